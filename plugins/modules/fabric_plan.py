@@ -1,0 +1,113 @@
+#!/usr/bin/python
+# Copyright: lossless.fabric contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The work happens on the controller, in plugins/action/fabric_plan.py; this
+# file carries the documentation ansible-doc renders.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: fabric_plan
+short_description: Validate the fabric intent and derive the plan every device gets
+version_added: 0.1.0
+description:
+  - Reads the fabric intent (the inventory variable C(lossless_fabric)) and the per-device data
+    (the host variable C(lossless_fabric_device) of every inventory host), validates them, and
+    derives what they imply - PFC headroom per lossless port, ECN thresholds per link speed, the
+    NCCL environment of benchmarks, and the plan each role applies to a switch, a GPU host or a
+    subnet manager.
+  - Validation reports every error at once, each naming the key path and the value, before any
+    device is touched. A string that could carry a newline or a second command to a device CLI is
+    an error.
+  - Runs on the controller and never contacts a device; it never reports C(changed).
+  - The intent is documented key by key in C(docs/intent.md) of the collection.
+extends_documentation_fragment:
+  - lossless.fabric._attributes
+  - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._attributes.info_module
+  - lossless.fabric._attributes.controller
+attributes:
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+options:
+  intent:
+    description:
+      - The fabric intent. Defaults to the value of the variable C(lossless_fabric).
+    type: dict
+  hosts:
+    description:
+      - Inventory hosts whose C(lossless_fabric_device) variable is planned.
+      - Defaults to every host in the inventory; hosts without C(lossless_fabric_device) are skipped.
+    type: list
+    elements: str
+  device_var:
+    description:
+      - Name of the host variable that holds a host's device data.
+    type: str
+    default: lossless_fabric_device
+  fail_on_warnings:
+    description:
+      - Fail when the intent validates but carries warnings (known traps such as RDMA-CM ToS 0).
+    type: bool
+    default: false
+author:
+  - lossless.fabric contributors (@lossless-fabric)
+"""
+
+EXAMPLES = r"""
+- name: Validate the intent and derive the plan
+  lossless.fabric.fabric_plan:
+  register: fabric
+  run_once: true
+  delegate_to: localhost
+
+- name: Show the NCCL environment the intent implies
+  ansible.builtin.debug:
+    var: fabric.nccl_env
+
+- name: Plan a subset of the inventory with an explicit intent, strict about warnings
+  lossless.fabric.fabric_plan:
+    intent: "{{ lossless_fabric }}"
+    hosts: "{{ groups['leaves'] + groups['gpu_hosts'] }}"
+    fail_on_warnings: true
+"""
+
+RETURN = r"""
+intent:
+  description: The validated intent with every default filled in.
+  returned: success
+  type: dict
+devices:
+  description:
+    - The plan per inventory host, keyed by inventory hostname. Its shape depends on the device's C(kind)
+      (C(switch), C(host) or C(subnet_manager)); C(docs/intent.md) documents each.
+  returned: success
+  type: dict
+  sample:
+    leaf1:
+      kind: switch
+      platform: eos
+      pfc_priorities: [3]
+      dscp_map: {"26": 3, "48": 6}
+nccl_env:
+  description: The NCCL environment variables the intent implies for benchmarks.
+  returned: success
+  type: dict
+  sample: {"NCCL_IB_TC": "106", "NCCL_IB_HCA": "=mlx5_0,mlx5_1"}
+summary:
+  description: A short summary for people (counts and the key values).
+  returned: success
+  type: dict
+fabric_warnings:
+  description: Known traps found in the intent; they are printed as warnings too.
+  returned: always
+  type: list
+  elements: str
+errors:
+  description: Every validation error, each naming the key path and the value.
+  returned: failed
+  type: list
+  elements: str
+"""

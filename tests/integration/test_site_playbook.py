@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The site playbook against the lab, as a user runs it from the repo root."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+LAB = os.path.join(ROOT, "inventories", "lab")
+
+
+def _run(argv, **kwargs):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600, **kwargs)
+
+
+def _playbook(*args):
+    return _run([os.path.join(BIN, "ansible-playbook"), "-i", LAB, *args])
+
+
+def _lab_intent():
+    with open(os.path.join(LAB, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["lossless_fabric"]
+
+
+@pytest.fixture
+def lab_run_dir(tmp_path):
+    return str(tmp_path / "run")
+
+
+def test_make_lab_runs_site_to_the_end_and_writes_the_plan(lab_run_dir, tmp_path):
+    # A copy of the lab inventory, so a lab the user has up is not disturbed.
+    inventory = str(tmp_path / "lab")
+    shutil.copytree(LAB, inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+    launcher = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py"), "run", "-i", inventory,
+                "--run-dir", lab_run_dir, "--report-dir", str(tmp_path / "report")]
+    out = _run([*launcher, "--", os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/site.yml"])
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "failed=0" in out.stdout
+    assert "lab: report folder:" in out.stdout
+    report = out.stdout.split("lab: report folder: ", 1)[1].splitlines()[0].strip()
+    with open(os.path.join(report, "plan.json"), encoding="utf-8") as handle:
+        plan = json.load(handle)
+    assert sorted(plan["devices"]) == ["gpu1", "gpu2", "leaf1", "leaf2", "spine1"]
+    assert plan["nccl_env"]["NCCL_IB_TC"] == "106"
+    assert os.path.exists(os.path.join(report, "plan.md"))
+    # down ran: no generated inventory left, no process left
+    assert not os.path.exists(os.path.join(inventory, "lab_run.generated.yml"))
+    pids = os.path.join(lab_run_dir, "pids")
+    assert not os.path.isdir(pids) or not os.listdir(pids)
+
+
+def test_site_is_idempotent_and_check_mode_clean():
+    first = _playbook("playbooks/site.yml")
+    assert first.returncode == 0, first.stdout + first.stderr
+    again = _playbook("playbooks/site.yml", "--check", "--diff")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "changed=0" in again.stdout
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda i: i["roce"]["pfc"].update(priorities=[3, 9]), ["lossless_fabric.roce.pfc.priorities[1]: 9"]),
+        (lambda i: i["roce"].update(pcf={}), ["lossless_fabric.roce.pcf", "did you mean 'pfc'"]),
+        (lambda i: i["roce"]["cnp"].update(priority=3), ["lossless_fabric.roce.cnp.priority"]),
+        (lambda i: i.update(name="lab\nreload"), ["lossless_fabric.name"]),
+    ],
+    ids=["priority-range", "typo", "cnp-on-roce-priority", "newline-in-name"],
+)
+def test_invalid_intent_fails_in_fabric_plan_before_anything_else(tmp_path, mutate, expected):
+    intent = _lab_intent()
+    mutate(intent)
+    extra = tmp_path / "bad.yml"
+    extra.write_text(yaml.safe_dump({"lossless_fabric": intent}))
+    out = _playbook("playbooks/site.yml", "-e", "@%s" % extra)
+    assert out.returncode != 0
+    text = out.stdout + out.stderr
+    assert "Validate the fabric intent and derive the plan" in text
+    for fragment in expected:
+        assert fragment in text, text
+    # nothing after the plan ran
+    assert "Keep the plan for the roles that follow" not in text
+
+
+def test_every_error_is_listed_at_once(tmp_path):
+    intent = _lab_intent()
+    intent["roce"]["pfc"]["priorities"] = [3, 8]
+    intent["roce"]["data"]["dscp"] = 64
+    intent["roce"]["mtu"]["host"] = 9216
+    intent["targets"]["collectives"]["all_reduce_perfx"] = [{"min_size": "1G", "min_busbw_gbps": 10}]
+    extra = tmp_path / "bad.yml"
+    extra.write_text(yaml.safe_dump({"lossless_fabric": intent}))
+    out = _playbook("playbooks/site.yml", "-e", "@%s" % extra)
+    assert out.returncode != 0
+    text = out.stdout + out.stderr
+    for fragment in ("priorities[1]: 8", "data.dscp: 64", "mtu.host", "all_reduce_perfx"):
+        assert fragment in text, text
+
+
+def test_ansible_doc_renders_fabric_plan():
+    out = _run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
+    assert out.returncode == 0, out.stderr
+    assert "fail_on_warnings" in out.stdout and "Validate the fabric intent" in out.stdout

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lab launcher: start and stop every simulator an inventory needs.
+
+    launcher.py up | down | status
+    launcher.py run -- COMMAND...     up, COMMAND, print the report folder, down (also on failure)
+
+Each simulator is a plug-in (``Simulator`` below) that says whether the
+inventory needs it, starts its processes and returns the variables the
+inventory must see (ports picked free at start). Those variables go to
+``<inventory>/lab_run.generated.yml`` (git-ignored), which Ansible reads as one
+more inventory source beside the static ``hosts.yml``; pids and logs go under
+``.run/lab/``. Nothing in plugins/ knows about any of this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_INVENTORY = os.path.join(ROOT, "inventories", "lab")
+GENERATED = "lab_run.generated.yml"
+
+
+class LabError(RuntimeError):
+    """A simulator could not start; the message says which and why."""
+
+
+class Context:
+    """What a simulator plug-in gets: the inventory and a place for its files."""
+
+    def __init__(self, inventory_dir: str, run_dir: str, inventory: dict):
+        self.inventory_dir = inventory_dir
+        self.run_dir = run_dir
+        self.inventory = inventory
+        self.python = sys.executable
+
+    def hostvars(self, host: str) -> dict:
+        return self.inventory.get("_meta", {}).get("hostvars", {}).get(host, {})
+
+    def devices(self, kind: str) -> dict:
+        """Inventory hosts whose lossless_fabric_device has this kind."""
+        found = {}
+        for host, hvars in sorted(self.inventory.get("_meta", {}).get("hostvars", {}).items()):
+            device = hvars.get("lossless_fabric_device")
+            if isinstance(device, dict) and device.get("kind") == kind:
+                found[host] = hvars
+        return found
+
+    def start_process(self, name: str, argv: list[str], env: dict | None = None) -> int:
+        """Start a simulator process in its own session, logging to run_dir/logs."""
+        logs = os.path.join(self.run_dir, "logs")
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, name + ".log"), "ab") as log:
+            proc = subprocess.Popen(  # pylint: disable=consider-using-with  # outlives this call by design
+                argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=dict(os.environ, **(env or {})), start_new_session=True,
+            )
+        _write_pid(self.run_dir, name, proc.pid)
+        return proc.pid
+
+
+class Simulator:
+    """Plug-in interface; later work adds switches, InfiniBand, Kubernetes, hosts."""
+
+    name = "simulator"
+
+    def wanted(self, ctx: Context) -> bool:
+        raise NotImplementedError
+
+    def start(self, ctx: Context) -> dict:
+        """Start; return inventory variables: {'all': {...}, 'hosts': {host: {...}}}."""
+        raise NotImplementedError
+
+
+SIMULATORS: list[Simulator] = []
+
+
+def _pid_dir(run_dir: str) -> str:
+    return os.path.join(run_dir, "pids")
+
+
+def _write_pid(run_dir: str, name: str, pid: int) -> None:
+    os.makedirs(_pid_dir(run_dir), exist_ok=True)
+    with open(os.path.join(_pid_dir(run_dir), name + ".pid"), "w", encoding="utf-8") as handle:
+        handle.write("%d\n" % pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _pids(run_dir: str) -> dict[str, int]:
+    found = {}
+    if os.path.isdir(_pid_dir(run_dir)):
+        for entry in sorted(os.listdir(_pid_dir(run_dir))):
+            if entry.endswith(".pid"):
+                with open(os.path.join(_pid_dir(run_dir), entry), encoding="utf-8") as handle:
+                    found[entry[:-4]] = int(handle.read().strip() or 0)
+    return found
+
+
+def load_inventory(inventory_dir: str) -> dict:
+    """The inventory as Ansible sees it (static part only: the generated file is ours)."""
+    ansible_inventory = os.path.join(os.path.dirname(sys.executable), "ansible-inventory")
+    cmd = [ansible_inventory, "-i", os.path.join(inventory_dir, "hosts.yml"), "--list"]
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
+    out = subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise LabError("ansible-inventory failed for %s:\n%s" % (inventory_dir, out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def _yaml_scalar(value) -> str:
+    # JSON is valid YAML; it quotes every string, so no value can break the file.
+    return json.dumps(value)
+
+
+def write_generated(inventory_dir: str, variables: dict) -> str:
+    path = os.path.join(inventory_dir, GENERATED)
+    lines = ["---", "# Written by tests/lab/launcher.py for this lab run; do not edit.", "all:", "  vars:"]
+    all_vars = variables.get("all", {})
+    if not all_vars:
+        lines[-1] = "  vars: {}"
+    for key in sorted(all_vars):
+        lines.append("    %s: %s" % (key, _yaml_scalar(all_vars[key])))
+    hosts = variables.get("hosts", {})
+    if hosts:
+        lines.append("  hosts:")
+        for host in sorted(hosts):
+            lines.append("    %s:" % host)
+            for key in sorted(hosts[host]):
+                lines.append("      %s: %s" % (key, _yaml_scalar(hosts[host][key])))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
+def up(inventory_dir: str, run_dir: str, report_dir: str | None = None) -> dict:
+    if any(_alive(pid) for pid in _pids(run_dir).values()):
+        down(inventory_dir, run_dir)
+    os.makedirs(run_dir, exist_ok=True)
+    ctx = Context(inventory_dir, run_dir, load_inventory(inventory_dir))
+    report_dir = report_dir or os.path.join(ROOT, "reports", os.path.basename(os.path.normpath(inventory_dir)))
+    variables: dict = {"all": {"lossless_fabric_report_dir": report_dir, "lab_run_dir": run_dir}, "hosts": {}}
+    started = []
+    try:
+        for sim in SIMULATORS:
+            if not sim.wanted(ctx):
+                continue
+            got = sim.start(ctx)
+            started.append(sim.name)
+            variables["all"].update(got.get("all", {}))
+            for host, hvars in got.get("hosts", {}).items():
+                variables["hosts"].setdefault(host, {}).update(hvars)
+    except Exception:
+        down(inventory_dir, run_dir)
+        raise
+    write_generated(inventory_dir, variables)
+    state = {"inventory": inventory_dir, "simulators": started, "report_dir": report_dir, "started_at": time.time()}
+    with open(os.path.join(run_dir, "state.json"), "w", encoding="utf-8") as handle:
+        json.dump(state, handle, indent=2)
+    return state
+
+
+def down(inventory_dir: str, run_dir: str, grace: float = 5.0) -> list[str]:
+    """Stop every process we started (its whole session), then forget the ports."""
+    stopped = []
+    pids = _pids(run_dir)
+    for pid in pids.values():
+        if pid and _alive(pid):
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + grace
+    for name, pid in pids.items():
+        while pid and _alive(pid) and time.monotonic() < deadline:
+            _reap(pid)
+            time.sleep(0.05)
+        if pid and _alive(pid):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap(pid)
+        os.unlink(os.path.join(_pid_dir(run_dir), name + ".pid"))
+        stopped.append(name)
+    generated = os.path.join(inventory_dir, GENERATED)
+    if os.path.exists(generated):
+        os.unlink(generated)
+    return stopped
+
+
+def _reap(pid: int) -> None:
+    # Our own children become zombies until waited for; others are not ours to wait.
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def status(run_dir: str) -> dict[str, bool]:
+    return {name: _alive(pid) for name, pid in _pids(run_dir).items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["up", "down", "status", "run"])
+    parser.add_argument("-i", "--inventory", default=DEFAULT_INVENTORY)
+    parser.add_argument("--run-dir", default=None, help="pids, logs and state (default .run/<inventory name>)")
+    parser.add_argument("--report-dir", default=None, help="where playbooks write reports (default reports/<inventory name>)")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    inventory_dir = os.path.abspath(args.inventory)
+    run_dir = args.run_dir or os.path.join(ROOT, ".run", os.path.basename(os.path.normpath(inventory_dir)))
+
+    if args.action == "down":
+        stopped = down(inventory_dir, run_dir)
+        print("lab: stopped %s" % (", ".join(stopped) or "nothing (no simulator was running)"))
+        return 0
+    if args.action == "status":
+        for name, alive in status(run_dir).items():
+            print("%-24s %s" % (name, "running" if alive else "dead"))
+        return 0
+
+    try:
+        state = up(inventory_dir, run_dir, args.report_dir and os.path.abspath(args.report_dir))
+    except LabError as exc:
+        print("lab: %s" % exc, file=sys.stderr)
+        return 2
+    print("lab: up (%s); logs in %s" % (", ".join(state["simulators"]) or "no simulators needed", os.path.join(run_dir, "logs")))
+    if args.action == "up":
+        return 0
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("run needs a command after --")
+    # Stop the lab whatever happens to the command, Ctrl-C included.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    rc = 1
+    try:
+        rc = subprocess.call(command, cwd=ROOT)
+    except KeyboardInterrupt:
+        rc = 130
+    finally:
+        print("lab: report folder: %s" % state["report_dir"])
+        stopped = down(inventory_dir, run_dir)
+        print("lab: down (%s)" % (", ".join(stopped) or "nothing to stop"))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Every Molecule scenario under extensions/molecule (ansible-creator layout).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT/extensions"
+export ANSIBLE_COLLECTIONS_PATH=$ROOT/.deps/self:$ROOT/.deps/collections
+export MOLECULE_NO_LOG=false
+for scenario in molecule/*/molecule.yml; do
+    name=$(basename "$(dirname "$scenario")")
+    echo "molecule: scenario $name"
+    "$ROOT/.venv/bin/molecule" test -s "$name"
+done
