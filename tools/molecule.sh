@@ -4,6 +4,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT/extensions"
+export PATH=$ROOT/.venv/bin:$PATH
 export ANSIBLE_COLLECTIONS_PATH=$ROOT/.deps/self:$ROOT/.deps/collections
 export MOLECULE_NO_LOG=false
 for scenario in molecule/*/molecule.yml; do

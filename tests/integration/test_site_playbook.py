@@ -97,7 +97,7 @@ def test_every_error_is_listed_at_once(tmp_path):
     intent["roce"]["pfc"]["priorities"] = [3, 8]
     intent["roce"]["data"]["dscp"] = 64
     intent["roce"]["mtu"]["host"] = 9216
-    intent["targets"]["collectives"]["all_reduce_perfx"] = [{"min_size": "1G", "min_busbw_gbps": 10}]
+    intent["targets"]["collectives"]["all_reduce_perfx"] = [{"min_size": "1G", "min_busbw": 10}]
     extra = tmp_path / "bad.yml"
     extra.write_text(yaml.safe_dump({"lossless_fabric": intent}))
     out = _playbook("playbooks/site.yml", "-e", "@%s" % extra)
@@ -110,4 +110,4 @@ def test_every_error_is_listed_at_once(tmp_path):
 def test_ansible_doc_renders_fabric_plan():
     out = _run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
     assert out.returncode == 0, out.stderr
-    assert "fail_on_warnings" in out.stdout and "Validate the fabric intent" in out.stdout
+    assert "fail_on_warnings" in out.stdout and "Reads the fabric intent" in out.stdout

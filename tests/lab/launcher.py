@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The lab launcher: start and stop every simulator an inventory needs.
 
@@ -222,8 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-i", "--inventory", default=DEFAULT_INVENTORY)
     parser.add_argument("--run-dir", default=None, help="pids, logs and state (default .run/<inventory name>)")
     parser.add_argument("--report-dir", default=None, help="where playbooks write reports (default reports/<inventory name>)")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     inventory_dir = os.path.abspath(args.inventory)
     run_dir = args.run_dir or os.path.join(ROOT, ".run", os.path.basename(os.path.normpath(inventory_dir)))
 
@@ -245,7 +245,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "up":
         return 0
 
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("run needs a command after --")
     # Stop the lab whatever happens to the command, Ctrl-C included.

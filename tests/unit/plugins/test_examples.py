@@ -71,5 +71,5 @@ def test_examples_validate_against_argument_spec(name):
             # A Jinja2 value is only known at run time: stand in a value of the documented type.
             concrete = {k: (_STAND_IN[spec[k].get("type", "str")] if _templated(v) else v) for k, v in args.items()}
             result = ArgumentSpecValidator(spec).validate(concrete)
-            assert not result.errors, "%s EXAMPLES task %r: %s" % (name, task.get("name"), result.error_messages)
+            assert not result.error_messages, "%s EXAMPLES task %r: %s" % (name, task.get("name"), result.error_messages)
     assert used, "%s: EXAMPLES never call the module" % name
