@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Control-channel client and a process launcher for tests and the lab launcher.
+
+    with SimProcess(config, workdir) as sim:          # starts python -m ... in a subprocess
+        port = sim.port("leaf1")
+        sim.set_counters("leaf1", "Ethernet1", {"pfc_rx": {"3": 1204}})
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class ControlClient:
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return json.loads(resp.read().decode())
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"{method} {path}: {e.code} {e.read().decode()}") from None
+
+    def state(self) -> dict:
+        return self._call("GET", "/state")
+
+    def running(self, sw: str) -> str:
+        return self._call("GET", f"/switches/{sw}/running")["running"]
+
+    def pending(self, sw: str) -> dict:
+        return self._call("GET", f"/switches/{sw}/pending")
+
+    def set_counters(self, sw: str, port: str, counters: dict, replace: bool = False) -> dict:
+        return self._call("POST", f"/switches/{sw}/counters",
+                          {"port": port, "counters": counters, "replace": replace})
+
+    def clear_counters(self, sw: str, port: str | None = None) -> dict:
+        return self._call("POST", f"/switches/{sw}/counters", {"clear": True, "port": port})
+
+    def counters(self, sw: str) -> dict:
+        return self._call("GET", f"/switches/{sw}/counters")["counters"]
+
+    def set_faults(self, sw: str, faults: dict, replace: bool = False) -> dict:
+        return self._call("POST", f"/switches/{sw}/faults", {"faults": faults, "replace": replace})
+
+    def rotate_host_key(self, sw: str) -> str:
+        return self._call("POST", f"/switches/{sw}/host_key")["host_key_fingerprint"]
+
+    def log(self, sw: str) -> dict:
+        return self._call("GET", f"/switches/{sw}/log")
+
+    def load(self, sw: str, config: str | list) -> str:
+        return self._call("POST", f"/switches/{sw}/load", {"config": config})["running"]
+
+    def set_time_scale(self, scale: float) -> float:
+        return self._call("POST", "/time_scale", {"time_scale": scale})["time_scale"]
+
+
+class SimProcess(ControlClient):
+    """Start the simulator as a subprocess; stop it (SIGTERM, then SIGKILL) on exit."""
+
+    def __init__(self, config: dict, workdir: str, python: str | None = None,
+                 start_timeout: float = 20.0) -> None:
+        self.config = config
+        self.workdir = workdir
+        self.python = python or sys.executable
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen | None = None
+        self.state_data: dict = {}
+        super().__init__("http://127.0.0.1:0")
+
+    def __enter__(self) -> SimProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        os.makedirs(self.workdir, exist_ok=True)
+        cfg_path = os.path.join(self.workdir, "switchsim.json")
+        state_path = os.path.join(self.workdir, "switchsim.state.json")
+        if os.path.exists(state_path):
+            os.remove(state_path)
+        with open(cfg_path, "w", encoding="utf-8") as fh:
+            json.dump(self.config, fh, indent=1)
+        self.log_path = os.path.join(self.workdir, "switchsim.log")
+        logf = open(self.log_path, "ab")
+        try:
+            self.proc = subprocess.Popen(
+                [self.python, os.path.join(PKG_DIR, "server.py"), "--config", cfg_path,
+                 "--state-file", state_path],
+                stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            logf.close()
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(state_path):
+                with open(state_path, encoding="utf-8") as fh:
+                    self.state_data = json.load(fh)
+                self.url = self.state_data["control"]["url"]
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+            raise RuntimeError("switchsim did not start:\n" + fh.read()[-4000:])
+
+    def port(self, sw: str) -> int:
+        return int(self.state_data["switches"][sw]["port"])
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        rc = self.proc.returncode
+        self.proc = None
+        return rc

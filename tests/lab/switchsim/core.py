@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Device state shared by all platform models: counters, faults, timers, log."""
+from __future__ import annotations
+
+import collections
+import copy
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+# Counter vectors are indexed by priority (PFC) or by queue / traffic class (0..7).
+VECTOR_COUNTERS = (
+    "pfc_rx",            # PFC pause frames received, per priority
+    "pfc_tx",            # PFC pause frames sent, per priority
+    "pfc_rx_duration",   # pause duration (vendor units; NVUE shows it), per priority
+    "pfc_tx_duration",
+    "ecn_marked",        # ECN CE-marked packets, per egress queue
+    "tx_packets",        # transmitted packets, per egress queue
+    "tx_bytes",          # transmitted bytes, per egress queue
+    "queue_drops",       # tail / buffer drops, per egress queue
+    "wred_drops",        # RED/WRED drops, per egress queue
+    "voq_drops",         # ingress VOQ drops (Arista VOQ platforms), per TC
+    "pg_rx_frames",      # ingress priority-group frames, per PG
+    "pg_discards",       # ingress priority-group (no-buffer) discards, per PG
+    "watchdog_storms",   # PFC watchdog storm / deadlock detections, per queue
+    "watchdog_restores",  # PFC watchdog restorations, per queue
+)
+SCALAR_COUNTERS = (
+    "in_discards",
+    "out_discards",
+    "rx_octets",
+    "tx_octets",
+    "cnp_packets",       # CNP packets sent (NVUE tx-cnp-stats)
+    "rx_pause",          # link-level pause
+    "tx_pause",
+)
+
+
+def blank_counters() -> dict:
+    c: dict[str, Any] = {k: [0] * 8 for k in VECTOR_COUNTERS}
+    c.update({k: 0 for k in SCALAR_COUNTERS})
+    c["watchdog_status"] = ["OK"] * 8
+    return c
+
+
+class SimError(Exception):
+    """Raised by control operations with a message for the caller."""
+
+
+class Device:
+    """One simulated switch. Platform models subclass this."""
+
+    platform = ""
+    default_ports: list[str] = []
+
+    def __init__(self, spec: dict, sim: Any) -> None:
+        self.sim = sim
+        self.name: str = spec["name"]
+        self.hostname: str = spec.get("hostname", self.name)
+        self.username: str = spec.get("username", "admin")
+        self._password: str = spec.get("password", "admin")
+        self.enable_secret: str | None = spec.get("enable_secret")
+        self.port: int = int(spec.get("port", 0))
+        self.host_key_file: str | None = spec.get("host_key_file")
+        self.ports: list[str] = list(spec.get("ports") or self.default_ports)
+        self.faults: dict = dict(spec.get("faults") or {})
+        self.lock = threading.RLock()
+        self.log: collections.deque = collections.deque(maxlen=2000)
+        self.counters: dict[str, dict] = {p: blank_counters() for p in self.ports}
+        self._timers: list[threading.Timer] = []
+        self.connections = 0
+        self.events: collections.deque = collections.deque(maxlen=200)
+
+    # --- authentication (the password never leaves this object) ----------
+    def check_password(self, username: str, password: str) -> bool:
+        import hmac
+
+        if self.faults.get("wrong_password"):
+            return False
+        ok_user = hmac.compare_digest(username.encode(), self.username.encode())
+        ok_pw = hmac.compare_digest(password.encode(), self._password.encode())
+        return ok_user and ok_pw
+
+    # --- time ------------------------------------------------------------
+    def scale(self) -> float:
+        return float(self.sim.time_scale)
+
+    def start_timer(self, device_seconds: float, fn: Callable[[], None]) -> TimerHandle:
+        """Run fn after device_seconds (scaled by the simulator's time_scale)."""
+        return TimerHandle(self, device_seconds, fn)
+
+    def cancel_timers(self) -> None:
+        for t in list(self._timers):
+            t.cancel()
+        self._timers.clear()
+
+    # --- counters --------------------------------------------------------
+    def set_counters(self, port: str, values: dict, replace: bool = False) -> None:
+        with self.lock:
+            targets = self.ports if port in ("*", "all") else [self.canonical_port(port)]
+            for p in targets:
+                if p not in self.counters:
+                    raise SimError(f"unknown port {port!r} on {self.name}")
+                cur = blank_counters() if replace else self.counters[p]
+                for k, v in values.items():
+                    if k in VECTOR_COUNTERS or k == "watchdog_status":
+                        if isinstance(v, dict):
+                            for idx, n in v.items():
+                                i = int(idx)
+                                if not 0 <= i <= 7:
+                                    raise SimError(f"index {idx} out of range for {k}")
+                                cur[k][i] = n if k == "watchdog_status" else int(n)
+                        elif isinstance(v, list) and len(v) == 8:
+                            cur[k] = list(v) if k == "watchdog_status" else [int(x) for x in v]
+                        else:
+                            raise SimError(f"{k} takes a dict index->value or a list of 8")
+                    elif k in SCALAR_COUNTERS:
+                        cur[k] = int(v)
+                    else:
+                        raise SimError(f"unknown counter {k!r}")
+                self.counters[p] = cur
+
+    def clear_counters(self, port: str | None = None) -> None:
+        with self.lock:
+            for p in ([self.canonical_port(port)] if port else self.ports):
+                self.counters[p] = blank_counters()
+
+    def canonical_port(self, port: str) -> str:
+        return port
+
+    # --- faults ----------------------------------------------------------
+    def set_faults(self, faults: dict, replace: bool = False) -> None:
+        known = {"drop_after_commands", "reject_lines", "delay", "wrong_password",
+                 "commit_error", "drop_on"}
+        bad = set(faults) - known
+        if bad:
+            raise SimError(f"unknown fault(s): {sorted(bad)}; known: {sorted(known)}")
+        for pat in faults.get("reject_lines") or []:
+            re.compile(pat)
+        if faults.get("drop_on"):
+            re.compile(faults["drop_on"])
+        with self.lock:
+            if replace:
+                self.faults = {}
+            for k, v in faults.items():
+                if v is None:
+                    self.faults.pop(k, None)
+                else:
+                    self.faults[k] = v
+
+    def rejected(self, line: str) -> bool:
+        for pat in self.faults.get("reject_lines") or []:
+            if re.search(pat, line):
+                return True
+        return False
+
+    # --- to be provided by platforms -------------------------------------
+    def new_shell(self, conn: Any) -> Shell:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def running_config(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pending_state(self) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def record(self, event: str, **kw: Any) -> None:
+        self.events.append(dict(time=time.time(), event=event, **kw))
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "platform": self.platform,
+            "host": "127.0.0.1",
+            "port": self.port,
+            "username": self.username,
+            "host_key_file": self.host_key_file,
+            "ports": list(self.ports),
+        }
+
+
+class TimerHandle:
+    """A scaled one-shot timer that can report the device-time remaining."""
+
+    def __init__(self, device: Device, device_seconds: float, fn: Callable[[], None]) -> None:
+        self.device = device
+        self.device_seconds = float(device_seconds)
+        self.real_seconds = self.device_seconds * device.scale()
+        self.deadline = time.monotonic() + self.real_seconds
+        self._fn = fn
+        self._fired = False
+        self._timer = threading.Timer(self.real_seconds, self._run)
+        self._timer.daemon = True
+        device._timers.append(self._timer)
+        self._timer.start()
+
+    def _run(self) -> None:
+        try:
+            if self._timer in self.device._timers:
+                self.device._timers.remove(self._timer)
+        except ValueError:
+            pass
+        self._fired = True
+        self._fn()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+        if self._timer in self.device._timers:
+            self.device._timers.remove(self._timer)
+
+    @property
+    def fired(self) -> bool:
+        return self._fired
+
+    def remaining(self) -> float:
+        """Device seconds left (unscaled)."""
+        left = max(0.0, self.deadline - time.monotonic())
+        scale = self.device.scale() or 1.0
+        return left / scale if self.real_seconds else 0.0
+
+
+class Shell:
+    """One interactive CLI session (one SSH channel)."""
+
+    def __init__(self, device: Device, conn: Any) -> None:
+        self.device = device
+        self.conn = conn
+        self.closed = False
+        # When set: (question text, callback(answer) -> output, echo answer?)
+        self.ask: tuple[str, Callable[[str], str], bool] | None = None
+
+    def banner(self) -> str:
+        return ""
+
+    def prompt(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def handle(self, line: str) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def reject(self, line: str) -> str:
+        """Vendor error for a line rejected by fault injection."""
+        return "% Invalid input"
+
+    def on_close(self) -> None:
+        pass
+
+
+def deepcopy(x: Any) -> Any:
+    return copy.deepcopy(x)
+
+
+def natural_key(s: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]

@@ -1,0 +1,1152 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Arista EOS model: modes, configure sessions, commit timer, QoS/PFC grammar, counters.
+
+Grammar sources: shared/reference/switch-lossless-cli.md section 1 (AVD templates and
+schemas, ANTA). Prompt/session/error forms: see README.md in this package.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+from typing import Any
+
+from . import grammar
+from .core import Device, Shell, SimError, natural_key
+
+ERR_INVALID = "% Invalid input (at token {pos}: '{tok}')"
+ERR_INCOMPLETE = "% Incomplete command (at token {pos}: '{tok}')"
+ERR_AMBIGUOUS = "% Ambiguous command (at token {pos}: '{tok}')"
+ERR_PRIV = "% Invalid input (privileged mode required)"
+WARN_NO_INTF = "! Interface does not exist. The configuration will not take effect until the module is inserted."
+
+INTF_TYPES = {
+    "ethernet": ("Ethernet", "Et"),
+    "port-channel": ("Port-Channel", "Po"),
+    "loopback": ("Loopback", "Lo"),
+    "management": ("Management", "Ma"),
+    "vlan": ("Vlan", "Vl"),
+}
+
+ECN_UNITS = "segments|bytes|kbytes|mbytes|milliseconds"
+_UNIT_BYTES = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000, "segments": 208}
+
+
+class Rule:
+    def __init__(self, pattern: str, kind: str, key: str | None = None, **kw: Any) -> None:
+        self.pattern = pattern
+        self.elems = grammar.parse_pattern(pattern)
+        self.kind = kind          # 'set' | 'block' | 'action' | 'show'
+        self.key = key
+        self.kw = kw
+
+    def __repr__(self) -> str:  # pragma: no cover
+        return f"Rule({self.pattern!r})"
+
+
+def R(pattern: str, kind: str = "set", key: str | None = None, **kw: Any) -> Rule:
+    return Rule(pattern, kind, key, **kw)
+
+
+SHOW_RULES = [
+    R("show version", "show", fn="show_version"),
+    R("show hostname", "show", fn="show_hostname"),
+    R("show running-config", "show", fn="show_running"),
+    R("show running-config section <re:line>", "show", fn="show_running_section"),
+    R("show running-config interfaces <intf:intf>+", "show", fn="show_running_intf"),
+    R("show session-config", "show", fn="show_session_config"),
+    R("show session-config diffs", "show", fn="show_session_diffs"),
+    R("show session-config named <name:word>", "show", fn="show_session_config"),
+    R("show session-config named <name:word> diffs", "show", fn="show_session_diffs"),
+    R("show configuration sessions [detail]", "show", fn="show_sessions"),
+    R("show priority-flow-control", "show", fn="show_pfc"),
+    R("show priority-flow-control status", "show", fn="show_pfc"),
+    R("show priority-flow-control counters", "show", fn="show_pfc_counters"),
+    R("show priority-flow-control counters detail", "show", fn="show_pfc_counters", detail=True),
+    R("show priority-flow-control counters watchdog", "show", fn="show_pfc_watchdog"),
+    R("show qos interfaces ecn counters queue", "show", fn="show_ecn_counters"),
+    R("show qos interfaces <intf:intf> ecn counters queue", "show", fn="show_ecn_counters"),
+    R("show qos maps", "show", fn="show_qos_maps"),
+    R("show interfaces counters queue", "show", fn="show_queue_counters"),
+    R("show interfaces counters queue detail", "show", fn="show_queue_counters"),
+    R("show interfaces <intf:intf> counters queue", "show", fn="show_queue_counters"),
+    R("show interfaces <intf:intf> counters queue detail", "show", fn="show_queue_counters"),
+    R("show interfaces counters queue drops", "show", fn="show_queue_drops"),
+    R("show interfaces counters discards", "show", fn="show_discards"),
+    R("show clock", "show", fn="show_clock"),
+]
+
+EXEC_RULES = [
+    R("enable", "action", fn="do_enable"),
+    R("terminal length <n:int:0-32767>", "action", fn="do_terminal_length"),
+    R("terminal width <n:int:10-32767>", "action", fn="do_terminal_width"),
+    R("exit", "action", fn="do_logout"),
+    R("logout", "action", fn="do_logout"),
+    R("quit", "action", fn="do_logout"),
+] + SHOW_RULES
+
+PRIV_ONLY_RULES = [
+    R("disable", "action", fn="do_disable"),
+    R("configure", "action", fn="do_configure"),
+    R("configure terminal", "action", fn="do_configure"),
+    R("configure session", "action", fn="do_configure_session"),
+    R("configure session <name:word>", "action", fn="do_configure_session"),
+    R("configure session <name:word> commit", "action", fn="do_session_commit_exec"),
+    R("configure session <name:word> abort", "action", fn="do_session_abort_exec"),
+    R("copy running-config startup-config", "action", fn="do_write"),
+    R("write", "action", fn="do_write"),
+    R("write memory", "action", fn="do_write"),
+]
+PRIV_RULES = EXEC_RULES + PRIV_ONLY_RULES
+
+COMMON_CONFIG_RULES = [
+    R("end", "action", fn="do_end"),
+    R("exit", "action", fn="do_exit"),
+    R("commit", "action", fn="do_commit"),
+    R("commit timer <t:hms>", "action", fn="do_commit_timer"),
+    R("abort", "action", fn="do_abort"),
+    R("rollback clean-config", "action", fn="do_rollback_clean"),
+] + SHOW_RULES
+
+GLOBAL_RULES = [
+    R("hostname <name:word>", key="hostname"),
+    R("interface <intf:intf>+", "block", fn="enter_interface"),
+    R("qos map dscp <dscp:int:0-63>+ to traffic-class <tc:int:0-7>", "action", fn="do_qos_map_dscp"),
+    R("qos map traffic-class <tcs:int:0-7>+ to tx-queue <q:int:0-7>", "action", fn="do_qos_map_tc"),
+    R("qos random-detect ecn allow non-ect [chip-based]", key="qos random-detect ecn allow non-ect"),
+    R("priority-flow-control all off", key="priority-flow-control all off"),
+    R("priority-flow-control pause watchdog default timeout <t:dec:0.01-60:2>",
+      key="priority-flow-control pause watchdog default timeout"),
+    R("priority-flow-control pause watchdog default recovery-time <t:dec:0.01-60:2>",
+      key="priority-flow-control pause watchdog default recovery-time"),
+    R("priority-flow-control pause watchdog default polling-interval <t:dec:0.005-60:3>",
+      key="priority-flow-control pause watchdog default polling-interval"),
+    R("priority-flow-control pause watchdog action <a:enum:drop|no-drop>",
+      key="priority-flow-control pause watchdog action"),
+    R("priority-flow-control pause watchdog override action drop",
+      key="priority-flow-control pause watchdog override action drop"),
+]
+
+INTF_RULES = [
+    R("description <d:line>", key="description"),
+    R("shutdown", key="shutdown"),
+    R("no switchport", key="switchport"),
+    R("switchport", key="switchport", store=False),
+    R("mtu <n:int:68-9214>", key="mtu"),
+    R("ip address <a:word>", key="ip address", validate="cidr"),
+    R("service-profile <name:word>", key="service-profile"),
+    R("qos trust <t:enum:dscp|cos>", key="qos trust"),
+    R("priority-flow-control on", key="priority-flow-control on"),
+    R("priority-flow-control priority <p:int:0-7> no-drop", key="priority-flow-control priority {p}"),
+    R("priority-flow-control pause watchdog", key="priority-flow-control pause watchdog"),
+    R("priority-flow-control pause watchdog port action <a:enum:drop|notify-only>",
+      key="priority-flow-control pause watchdog port action"),
+    R("priority-flow-control pause watchdog port timer timeout <t:dec:0.01-60:2> polling-interval auto "
+      "recovery-time <r:dec:0.01-60:2> [forced]", key="priority-flow-control pause watchdog port timer"),
+    R("priority-flow-control pause watchdog port timer timeout <t:dec:0.01-60:2> polling-interval "
+      "<pi:dec:0.005-60:3> recovery-time <r:dec:0.01-60:2> [forced]",
+      key="priority-flow-control pause watchdog port timer"),
+    R("tx-queue <q:int:0-7>", "block", fn="enter_txq"),
+]
+
+TXQ_RULES = [
+    R("priority strict", key="priority"),
+    R("no priority", key="priority"),
+    R("bandwidth percent <n:int:1-100>", key="bandwidth percent"),
+    R("bandwidth guaranteed percent <n:int:1-100>", key="bandwidth guaranteed"),
+    R("random-detect ecn minimum-threshold <min:int:1-4294967295> <mu:enum:" + ECN_UNITS + "> "
+      "maximum-threshold <max:int:1-4294967295> <xu:enum:" + ECN_UNITS + "> "
+      "[max-mark-probability <p:int:1-100>] [weight <w:int:0-15>]",
+      key="random-detect ecn minimum-threshold", validate="ecn"),
+    R("random-detect ecn count", key="random-detect ecn count"),
+]
+
+_INTF_LINE_ORDER = [
+    "description", "shutdown", "mtu", "switchport", "ip address", "service-profile", "qos trust",
+    "priority-flow-control on", "priority-flow-control priority",
+    "priority-flow-control pause watchdog port action", "priority-flow-control pause watchdog port timer",
+    "priority-flow-control pause watchdog",
+]
+_TXQ_LINE_ORDER = ["bandwidth", "priority", "random-detect ecn minimum-threshold", "random-detect ecn count"]
+_GLOBAL_ORDER = ["hostname", "qos map", "qos random-detect", "priority-flow-control"]
+
+
+def _order(key: str, order: list[str]) -> tuple:
+    for i, prefix in enumerate(order):
+        if key.startswith(prefix):
+            return (i, natural_key(key))
+    return (len(order), natural_key(key))
+
+
+class Block:
+    """A config block: keyed lines plus keyed sub-blocks (interface, tx-queue)."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, str] = {}
+        self.subs: dict[str, Block] = {}
+
+    def copy(self) -> Block:
+        b = Block()
+        b.lines = dict(self.lines)
+        b.subs = {k: v.copy() for k, v in self.subs.items()}
+        return b
+
+    def sub(self, header: str) -> Block:
+        if header not in self.subs:
+            self.subs[header] = Block()
+        return self.subs[header]
+
+
+# ---------------------------------------------------------------------------
+# interface names
+# ---------------------------------------------------------------------------
+_INTF_RE = re.compile(r"^([A-Za-z-]+)\s*([\d/,\-]+.*)$")
+
+
+def expand_interfaces(tokens: list[str]) -> tuple[list[str], str] | None:
+    """Expand EOS interface tokens (Et1, Ethernet1/1-4, Et1,3,5-6) to names + prompt label."""
+    text = ",".join(tokens)
+    text = re.sub(r"\s*-\s*", "-", text)
+    names: list[str] = []
+    current: tuple[str, str] | None = None
+    labels: list[str] = []
+    for piece in [p for p in text.split(",") if p]:
+        m = _INTF_RE.match(piece)
+        if m:
+            word = m.group(1).lower()
+            hits = [v for k, v in INTF_TYPES.items() if k.startswith(word)]
+            if len(hits) != 1:
+                return None
+            current = hits[0]
+            spec = m.group(2)
+        else:
+            if current is None or not re.match(r"^[\d/\-]+$", piece):
+                return None
+            spec = piece
+        if not re.match(r"^\d+(/\d+){0,2}(-\d+)?$", spec):
+            return None
+        head, _sep, last = spec.rpartition("/")
+        prefix = head + "/" if head else ""
+        if "-" in last:
+            a, b = (int(x) for x in last.split("-"))
+            if a > b:
+                return None
+            nums = range(a, b + 1)
+        else:
+            nums = [int(last)]
+        for n in nums:
+            names.append(f"{current[0]}{prefix}{n}")
+        labels.append(spec)
+    if not names:
+        return None
+    short = {v[0]: v[1] for v in INTF_TYPES.values()}
+    first = names[0]
+    typ = re.match(r"^[A-Za-z-]+", first).group(0)
+    label = short[typ] + ",".join(labels)
+    return names, label
+
+
+# ---------------------------------------------------------------------------
+# device
+# ---------------------------------------------------------------------------
+class EosDevice(Device):
+    platform = "eos"
+    default_ports = [f"Ethernet{i}" for i in range(1, 33)]
+
+    def __init__(self, spec: dict, sim: Any) -> None:
+        super().__init__(spec, sim)
+        self.model = spec.get("model", "DCS-7050CX3-32S")
+        self.version = spec.get("version", "4.32.2F")
+        self.running = Block()
+        self.running.lines["hostname"] = f"hostname {self.hostname}"
+        self.sessions: dict[str, dict] = {}
+        self.pending: dict | None = None   # the session waiting for confirmation
+        self.startup: Block = self.running.copy()
+        self.boot_time = time.time()
+        if spec.get("initial_config"):
+            self.load_lines(spec["initial_config"])
+
+    def canonical_port(self, port: str) -> str:
+        res = expand_interfaces([port])
+        if not res or len(res[0]) != 1:
+            raise SimError(f"bad interface {port!r}")
+        return res[0][0]
+
+    def load_lines(self, text: str | list) -> None:
+        """Apply config lines (as typed in configure terminal) to running-config."""
+        lines = text.splitlines() if isinstance(text, str) else list(text)
+        shell = EosShell(self, None)
+        shell.modes = ["exec", "enable"]
+        shell.handle("configure terminal")
+        for line in lines:
+            if not line.strip() or line.strip() in ("!", "end"):
+                continue
+            out = shell.handle(line)
+            if out.startswith("%"):
+                raise SimError(f"initial config line {line!r}: {out.strip()}")
+        shell.handle("end")
+
+    def new_shell(self, conn: Any) -> EosShell:
+        return EosShell(self, conn)
+
+    # --- rendering ---------------------------------------------------------
+    def render(self, block: Block) -> str:
+        out = [
+            "! Command: show running-config",
+            f"! device: {self._hostname(block)} ({self.model}, EOS-{self.version})",
+            "!",
+            "! boot system flash:/EOS.swi",
+            "!",
+        ]
+        glines: dict[str, str] = {}
+        dscp_map: dict[int, list[int]] = {}
+        tc_map: dict[int, list[int]] = {}
+        for key, line in block.lines.items():
+            m = re.match(r"^qos map dscp (\d+)$", key)
+            if m:
+                dscp_map.setdefault(int(line), []).append(int(m.group(1)))
+                continue
+            m = re.match(r"^qos map traffic-class (\d+)$", key)
+            if m:
+                tc_map.setdefault(int(line), []).append(int(m.group(1)))
+                continue
+            glines[key] = line
+        for tc in sorted(dscp_map):
+            ds = " ".join(str(d) for d in sorted(dscp_map[tc]))
+            glines[f"qos map dscp {min(dscp_map[tc]):02d}"] = f"qos map dscp {ds} to traffic-class {tc}"
+        for q in sorted(tc_map):
+            ts = " ".join(str(t) for t in sorted(tc_map[q]))
+            glines[f"qos map traffic-class {min(tc_map[q])}"] = f"qos map traffic-class {ts} to tx-queue {q}"
+        groups: list[list[str]] = []
+        cur_group = None
+        for key in sorted(glines, key=lambda k: _order(k, _GLOBAL_ORDER)):
+            grp = _order(key, _GLOBAL_ORDER)[0]
+            if grp != cur_group:
+                groups.append([])
+                cur_group = grp
+            groups[-1].append(glines[key])
+        for g in groups:
+            out.extend(g)
+            out.append("!")
+        intfs = set(self.ports) | {h.split(" ", 1)[1] for h in block.subs if h.startswith("interface ")}
+        for name in sorted(intfs, key=natural_key):
+            out.append(f"interface {name}")
+            ib = block.subs.get(f"interface {name}")
+            if ib is not None:
+                for key in sorted(ib.lines, key=lambda k: _order(k, _INTF_LINE_ORDER)):
+                    out.append("   " + ib.lines[key])
+                for hdr in sorted(ib.subs, key=natural_key):
+                    out.append("   !")
+                    out.append("   " + hdr)
+                    tb = ib.subs[hdr]
+                    for key in sorted(tb.lines, key=lambda k: _order(k, _TXQ_LINE_ORDER)):
+                        out.append("      " + tb.lines[key])
+            out.append("!")
+        out.append("end")
+        return "\n".join(out) + "\n"
+
+    @staticmethod
+    def _hostname(block: Block) -> str:
+        line = block.lines.get("hostname", "hostname localhost")
+        return line.split(" ", 1)[1]
+
+    def running_config(self) -> str:
+        with self.lock:
+            return self.render(self.running)
+
+    def pending_state(self) -> dict:
+        with self.lock:
+            p = self.pending
+            return {
+                "platform": "eos",
+                "pending_commit": bool(p),
+                "session": p["name"] if p else None,
+                "remaining_seconds": round(p["timer"].remaining(), 3) if p else None,
+                "sessions": {n: {"state": s["state"]} for n, s in self.sessions.items()},
+            }
+
+    # --- transactions --------------------------------------------------------
+    def commit_session(self, name: str, timer: int | None) -> str:
+        """Commit session `name` (optionally with a rollback timer). Returns error text or ''."""
+        with self.lock:
+            sess = self.sessions.get(name)
+            if sess is None:
+                return f"% Session {name} does not exist"
+            if self.faults.get("commit_error"):
+                return "% " + str(self.faults["commit_error"])
+            if self.pending and self.pending["name"] == name:
+                # second commit confirms the timer commit
+                self.pending["timer"].cancel()
+                if sess["block"] is not None:
+                    self.running = sess["block"].copy()
+                self.pending = None
+                sess["state"] = "completed"
+                self.record("commit_confirmed", session=name)
+                return ""
+            if sess["state"] in ("completed", "aborted"):
+                return f"% Session {name} has already been {sess['state']}"
+            if self.pending and timer is not None:
+                return (f"% Cannot commit session {name} with a timer while session "
+                        f"{self.pending['name']} has a pending commit timer")
+            before = self.running.copy()
+            self.running = sess["block"].copy()
+            if timer is None:
+                sess["state"] = "completed"
+                self.record("commit", session=name)
+                return ""
+            sess["state"] = "pendingCommitTimer"
+            handle = self.start_timer(timer, lambda: self._timer_expired(name))
+            self.pending = {"name": name, "before": before, "timer": handle, "seconds": timer}
+            self.record("commit_timer", session=name, seconds=timer)
+            return ""
+
+    def _timer_expired(self, name: str) -> None:
+        with self.lock:
+            if not self.pending or self.pending["name"] != name:
+                return
+            self.running = self.pending["before"]
+            self.pending = None
+            sess = self.sessions.get(name)
+            if sess:
+                sess["state"] = "aborted"
+            self.record("commit_timer_expired_rollback", session=name)
+
+    def abort_session(self, name: str) -> str:
+        with self.lock:
+            sess = self.sessions.get(name)
+            if sess is None:
+                return f"% Session {name} does not exist"
+            if self.pending and self.pending["name"] == name:
+                self.pending["timer"].cancel()
+                self.running = self.pending["before"]
+                self.pending = None
+                self.record("commit_timer_aborted_rollback", session=name)
+            del self.sessions[name]
+            return ""
+
+
+# ---------------------------------------------------------------------------
+# shell
+# ---------------------------------------------------------------------------
+class EosShell(Shell):
+    def __init__(self, device: EosDevice, conn: Any) -> None:
+        super().__init__(device, conn)
+        self.dev: EosDevice = device
+        self.modes: list[Any] = ["exec"]  # exec, enable, ("config", sess), ("if", names, label), ("txq", names, label, q)
+        self.session: str | None = None
+        self.width = 80
+        self.length = 24
+
+    # --- prompt --------------------------------------------------------------
+    def banner(self) -> str:
+        return "Last login: Thu Jan  1 00:00:00 2026 from 127.0.0.1\n"
+
+    def prompt(self) -> str:
+        host = EosDevice._hostname(self.dev.running)
+        m = self.modes[-1]
+        if m == "exec":
+            return f"{host}>"
+        if m == "enable":
+            return f"{host}#"
+        sess = f"s-{self.session[:6]}" if self.session else ""
+        base = "config" + ("-" + sess if sess else "")
+        if m[0] == "config":
+            return f"{host}({base})#"
+        if m[0] == "if":
+            return f"{host}({base}-if-{m[2]})#"
+        if m[0] == "txq":
+            return f"{host}({base}-if-{m[2]}-txq-{m[3]})#"
+        return f"{host}#"
+
+    def reject(self, line: str) -> str:
+        tok = line.split()[-1] if line.split() else ""
+        return ERR_INVALID.format(pos=max(0, len(line.split()) - 1), tok=tok) + "\n"
+
+    # --- the config being edited -----------------------------------------------
+    def target(self):
+        if self.session:
+            sess = self.dev.sessions.get(self.session)
+            if sess is None:
+                return None
+            return sess["block"]
+        return self.dev.running
+
+    # --- dispatch ------------------------------------------------------------------
+    def handle(self, line: str) -> str:
+        text = line.strip()
+        if not text or text.startswith("!"):
+            return ""
+        pipe = None
+        if " | " in text or text.endswith("|"):
+            text, _sep, pipe = text.partition("|")
+            text, pipe = text.strip(), pipe.strip()
+        tokens = text.split()
+        with self.dev.lock:
+            out = self._dispatch(tokens, pipe)
+        return out
+
+    def _rules_for(self, mode: Any) -> list[Rule]:
+        if mode == "exec":
+            return EXEC_RULES
+        if mode == "enable":
+            return PRIV_RULES
+        kind = mode[0]
+        if kind == "config":
+            return COMMON_CONFIG_RULES + GLOBAL_RULES
+        if kind == "if":
+            return COMMON_CONFIG_RULES + INTF_RULES
+        if kind == "txq":
+            return COMMON_CONFIG_RULES + TXQ_RULES
+        return []
+
+    def _error(self, res: grammar.Result, tokens: list[str]) -> str:
+        pos = min(res.pos, len(tokens) - 1)
+        tok = tokens[pos]
+        tmpl = {"invalid": ERR_INVALID, "incomplete": ERR_INCOMPLETE,
+                "ambiguous": ERR_AMBIGUOUS}[res.error]
+        return tmpl.format(pos=pos, tok=tok) + "\n"
+
+    def _dispatch(self, tokens: list[str], pipe: str | None) -> str:
+        mode = self.modes[-1]
+        if mode == "exec":
+            res = grammar.match(EXEC_RULES, tokens)
+            if not res.ok:
+                priv = grammar.match(PRIV_ONLY_RULES, tokens)
+                if priv.ok:
+                    return ERR_PRIV + "\n"
+                return self._error(res, tokens)
+            return self._run(res, tokens, pipe)
+        if mode == "enable":
+            res = grammar.match(PRIV_RULES, tokens)
+            if not res.ok:
+                return self._error(res, tokens)
+            return self._run(res, tokens, pipe)
+        # configuration modes: try the current mode, then its parents (EOS falls back)
+        negate = tokens[0].lower() in ("no", "default")
+        best_err = None
+        depth = len(self.modes) - 1
+        while depth >= 2:
+            m = self.modes[depth]
+            rules = self._rules_for(m)
+            res = grammar.match(rules, tokens)
+            if not res.ok and negate and len(tokens) > 1:
+                res2 = self._match_negated(m, tokens)
+                if res2 is not None:
+                    res = res2
+            if res.ok:
+                if depth != len(self.modes) - 1:
+                    del self.modes[depth + 1:]
+                return self._run(res, tokens, pipe)
+            if best_err is None or (res.error != "invalid" and best_err.error == "invalid") or \
+                    res.pos > best_err.pos:
+                best_err = res
+            depth -= 1
+        return self._error(best_err, tokens)
+
+    def _match_negated(self, mode: Any, tokens: list[str]) -> grammar.Result | None:
+        rules = [r for r in self._rules_for(mode) if r.kind in ("set", "block") or
+                 (r.kind == "action" and r.kw.get("fn", "").startswith("do_qos_map"))]
+        res = grammar.match(rules, tokens[1:], allow_partial=True)
+        if not res.ok:
+            res.pos += 1
+            return res
+        res.kw_negate = True  # type: ignore[attr-defined]
+        return res
+
+    # --- execution -------------------------------------------------------------------
+    def _run(self, res: grammar.Result, tokens: list[str], pipe: str | None) -> str:
+        rule: Rule = res.rule
+        b = res.bindings
+        if getattr(res, "kw_negate", False):
+            return self._negate(rule, res, tokens)
+        if rule.kind == "show":
+            return self._show(rule, b, pipe)
+        if rule.kind == "action" or rule.kind == "block":
+            return getattr(self, rule.kw["fn"])(b, tokens)
+        # set
+        if res.partial:
+            return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+        err = self._validate(rule, b)
+        if err:
+            return err
+        key = rule.key.format(**b)
+        line = " ".join(res.canon)
+        for blk in self._blocks():
+            if rule.kw.get("store") is False:
+                blk.lines.pop(key, None)
+            else:
+                blk.lines[key] = line
+        return ""
+
+    def _validate(self, rule: Rule, b: dict) -> str:
+        v = rule.kw.get("validate")
+        if v == "cidr":
+            if not re.match(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", b["a"]):
+                return ERR_INVALID.format(pos=2, tok=b["a"]) + "\n"
+        if v == "ecn":
+            mu, xu = b["mu"], b["xu"]
+            if (mu == "milliseconds") != (xu == "milliseconds"):
+                return "% Minimum and maximum thresholds must use the same unit type\n"
+            if mu != "milliseconds":
+                lo = b["min"] * _UNIT_BYTES[mu]
+                hi = b["max"] * _UNIT_BYTES[xu]
+            else:
+                lo, hi = b["min"], b["max"]
+            if lo > hi:
+                return "% Minimum threshold must be less than or equal to maximum threshold\n"
+        return ""
+
+    def _blocks(self) -> list[Block]:
+        """The blocks the current mode edits (several for an interface range)."""
+        tgt = self.target()
+        m = self.modes[-1]
+        if m[0] == "config":
+            return [tgt]
+        if m[0] == "if":
+            return [tgt.sub(f"interface {n}") for n in m[1]]
+        if m[0] == "txq":
+            return [tgt.sub(f"interface {n}").sub(f"tx-queue {m[3]}") for n in m[1]]
+        return []
+
+    def _negate(self, rule: Rule, res: grammar.Result, tokens: list[str]) -> str:
+        b = res.bindings
+        if rule.kind == "block":
+            if rule.kw["fn"] == "enter_interface":
+                exp = expand_interfaces(b.get("intf") or [])
+                if exp is None:
+                    return ERR_INVALID.format(pos=1, tok=tokens[1]) + "\n"
+                tgt = self.target()
+                for n in exp[0]:
+                    tgt.subs.pop(f"interface {n}", None)
+                return ""
+            if "q" not in b:
+                return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+            for blk in self._blocks():
+                blk.subs.pop(f"tx-queue {b['q']}", None)
+            return ""
+        if rule.kind == "action":  # no qos map ...
+            tgt = self.target()
+            if rule.kw["fn"] == "do_qos_map_dscp":
+                if "dscp" not in b:
+                    return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+                for d in b["dscp"]:
+                    tgt.lines.pop(f"qos map dscp {d}", None)
+            else:
+                if "tcs" not in b:
+                    return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+                for t in b["tcs"]:
+                    tgt.lines.pop(f"qos map traffic-class {t}", None)
+            return ""
+        try:
+            key = rule.key.format(**b)
+        except KeyError:
+            return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+        if rule.pattern.startswith("no "):
+            return ERR_INVALID.format(pos=1, tok=tokens[1]) + "\n"
+        for blk in self._blocks():
+            blk.lines.pop(key, None)
+        return ""
+
+    # --- exec/priv actions -------------------------------------------------------------
+    def do_enable(self, b, tokens) -> str:
+        if self.modes[-1] == "enable":
+            return ""
+        if self.dev.enable_secret:
+            def check(answer: str) -> str:
+                if answer == self.dev.enable_secret:
+                    self.modes.append("enable")
+                    return ""
+                return "% Access denied\n"
+            self.ask = ("Password: ", check, False)
+            return ""
+        self.modes.append("enable")
+        return ""
+
+    def do_disable(self, b, tokens) -> str:
+        self.modes = ["exec"]
+        return ""
+
+    def do_terminal_length(self, b, tokens) -> str:
+        self.length = b["n"]
+        return "Pagination disabled.\n" if b["n"] == 0 else ""
+
+    def do_terminal_width(self, b, tokens) -> str:
+        self.width = b["n"]
+        return f"Width set to {b['n']} columns.\n"
+
+    def do_logout(self, b, tokens) -> str:
+        self.closed = True
+        return ""
+
+    def do_write(self, b, tokens) -> str:
+        self.dev.startup = self.dev.running.copy()
+        return "Copy completed successfully.\n"
+
+    def do_configure(self, b, tokens) -> str:
+        self.session = None
+        self.modes.append(("config", None))
+        return ""
+
+    def do_configure_session(self, b, tokens) -> str:
+        name = b.get("name")
+        if name is None:
+            name = f"session{int(time.time() * 1000) % 10**9}"
+        if not re.match(r"^[A-Za-z0-9_.:\-]{1,64}$", name):
+            return ERR_INVALID.format(pos=2, tok=name) + "\n"
+        sess = self.dev.sessions.get(name)
+        if sess is None:
+            sess = {"name": name, "block": self.dev.running.copy(), "state": "pending",
+                    "created": time.time()}
+            self.dev.sessions[name] = sess
+        elif sess["state"] in ("completed", "aborted"):
+            return f"% Cannot enter session {name} (session has been committed or aborted)\n"
+        self.session = name
+        self.modes = self.modes[:2] + [("config", name)]
+        return ""
+
+    def do_session_commit_exec(self, b, tokens) -> str:
+        err = self.dev.commit_session(b["name"], None)
+        return err + "\n" if err else ""
+
+    def do_session_abort_exec(self, b, tokens) -> str:
+        err = self.dev.abort_session(b["name"])
+        return err + "\n" if err else ""
+
+    # --- config actions -----------------------------------------------------------------
+    def do_end(self, b, tokens) -> str:
+        self.modes = self.modes[:2]
+        self.session = None
+        return ""
+
+    def do_exit(self, b, tokens) -> str:
+        self.modes.pop()
+        if len(self.modes) == 2:
+            self.session = None
+        return ""
+
+    def do_commit(self, b, tokens) -> str:
+        if not self.session:
+            return ERR_INVALID.format(pos=0, tok=tokens[0]) + "\n"
+        name = self.session
+        err = self.dev.commit_session(name, None)
+        if err:
+            return err + "\n"
+        self.modes = self.modes[:2]
+        self.session = None
+        return ""
+
+    def do_commit_timer(self, b, tokens) -> str:
+        if not self.session:
+            return ERR_INVALID.format(pos=0, tok=tokens[0]) + "\n"
+        if b["t"] <= 0:
+            return ERR_INVALID.format(pos=2, tok=tokens[2]) + "\n"
+        err = self.dev.commit_session(self.session, b["t"])
+        if err:
+            return err + "\n"
+        self.modes = self.modes[:2]
+        self.session = None
+        return ""
+
+    def do_abort(self, b, tokens) -> str:
+        if not self.session:
+            return ERR_INVALID.format(pos=0, tok=tokens[0]) + "\n"
+        self.dev.abort_session(self.session)
+        self.modes = self.modes[:2]
+        self.session = None
+        return ""
+
+    def do_rollback_clean(self, b, tokens) -> str:
+        if not self.session:
+            return ERR_INVALID.format(pos=0, tok=tokens[0]) + "\n"
+        self.dev.sessions[self.session]["block"] = Block()
+        self.modes = self.modes[:2] + [("config", self.session)]
+        return ""
+
+    def enter_interface(self, b, tokens) -> str:
+        exp = expand_interfaces(b["intf"])
+        if exp is None:
+            return ERR_INVALID.format(pos=1, tok=tokens[1]) + "\n"
+        names, label = exp
+        warn = ""
+        for n in names:
+            if n.startswith("Ethernet") and n not in self.dev.ports:
+                warn = WARN_NO_INTF + "\n"
+        tgt = self.target()
+        for n in names:
+            tgt.sub(f"interface {n}")
+        base = self.modes[:3]
+        self.modes = base + [("if", names, label)]
+        return warn
+
+    def enter_txq(self, b, tokens) -> str:
+        m = self.modes[-1]
+        names, label = m[1], m[2]
+        for blk in self._blocks():
+            blk.sub(f"tx-queue {b['q']}")
+        self.modes.append(("txq", names, label, b["q"]))
+        return ""
+
+    def do_qos_map_dscp(self, b, tokens) -> str:
+        tgt = self.target()
+        for d in b["dscp"]:
+            tgt.lines[f"qos map dscp {d}"] = str(b["tc"])
+        return ""
+
+    def do_qos_map_tc(self, b, tokens) -> str:
+        tgt = self.target()
+        for t in b["tcs"]:
+            tgt.lines[f"qos map traffic-class {t}"] = str(b["q"])
+        return ""
+
+    # --- show -------------------------------------------------------------------------
+    def _show(self, rule: Rule, b: dict, pipe: str | None) -> str:
+        json_out = False
+        filters: list[tuple[str, str]] = []
+        if pipe is not None:
+            for part in [p.strip() for p in pipe.split("|")]:
+                words = part.split(None, 1)
+                if not words:
+                    return "% Incomplete command\n"
+                w = words[0].lower()
+                arg = words[1] if len(words) > 1 else ""
+                if "json".startswith(w) and len(w) >= 2 and not arg:
+                    json_out = True
+                elif w in ("include", "exclude", "begin", "section") and arg:
+                    filters.append((w, arg))
+                elif w in ("no-more",):
+                    pass
+                else:
+                    return ERR_INVALID.format(pos=0, tok=words[0]) + "\n"
+        fn = getattr(self, rule.kw["fn"])
+        extra = {k: v for k, v in rule.kw.items() if k != "fn"}
+        out = fn(b, json_out, **extra)
+        if isinstance(out, (dict, list)):
+            out = json.dumps(out, indent=2, sort_keys=False) + "\n"
+        for w, arg in filters:
+            out = _filter(out, w, arg)
+        return out
+
+    def show_version(self, b, json_out) -> Any:
+        d = self.dev
+        if json_out:
+            return {
+                "mfgName": "Arista", "modelName": d.model, "hardwareRevision": "11.00",
+                "serialNumber": "SIM" + d.name.upper()[:8], "systemMacAddress": "00:1c:73:00:00:01",
+                "hwMacAddress": "00:1c:73:00:00:01", "configMacAddress": "00:00:00:00:00:00",
+                "version": d.version, "architecture": "x86_64",
+                "internalVersion": f"{d.version}-00000000.{d.version.replace('.', '')}",
+                "internalBuildId": "00000000-0000-0000-0000-000000000000",
+                "imageFormatVersion": "3.0", "imageOptimization": "Strata-4GB",
+                "bootupTimestamp": d.boot_time, "uptime": time.time() - d.boot_time,
+                "memTotal": 8098984, "memFree": 5000000, "isIntlVersion": False,
+            }
+        up = int(time.time() - d.boot_time)
+        return (f"Arista {d.model}\nHardware version: 11.00\nSerial number: SIM{d.name.upper()[:8]}\n"
+                f"Hardware MAC address: 001c.7300.0001\nSystem MAC address: 001c.7300.0001\n\n"
+                f"Software image version: {d.version}\nArchitecture: x86_64\n"
+                f"Internal build version: {d.version}-00000000.{d.version.replace('.', '')}\n"
+                f"Image format version: 3.0\nImage optimization: Strata-4GB\n\n"
+                f"Uptime: {up // 60} minutes\nTotal memory: 8098984 kB\nFree memory: 5000000 kB\n\n")
+
+    def show_hostname(self, b, json_out) -> Any:
+        h = EosDevice._hostname(self.dev.running)
+        if json_out:
+            return {"hostname": h, "fqdn": h}
+        return f"Hostname: {h}\nFQDN:     {h}\n"
+
+    def show_clock(self, b, json_out) -> Any:
+        if json_out:
+            return {"utcTime": time.time(), "timezone": "UTC"}
+        return time.strftime("%a %b %d %H:%M:%S %Y\n", time.gmtime()) + "Timezone: UTC\n"
+
+    def _no_json(self, json_out) -> str | None:
+        if json_out:
+            return "% This is an unconverted command\n"
+        return None
+
+    def show_running(self, b, json_out) -> Any:
+        return self._no_json(json_out) or self.dev.render(self.dev.running)
+
+    def show_running_section(self, b, json_out) -> Any:
+        return self._no_json(json_out) or _filter(self.dev.render(self.dev.running), "section", b["re"])
+
+    def show_running_intf(self, b, json_out) -> Any:
+        if json_out:
+            return self._no_json(json_out)
+        exp = expand_interfaces(b["intf"])
+        if exp is None:
+            return ERR_INVALID.format(pos=3, tok=b["intf"][0]) + "\n"
+        text = self.dev.render(self.dev.running)
+        out = []
+        for n in exp[0]:
+            sec = _section_block(text, f"interface {n}")
+            out.append(sec)
+        return "".join(out)
+
+    def _session_name(self, b) -> str | None:
+        return b.get("name") or self.session
+
+    def show_session_config(self, b, json_out) -> Any:
+        name = self._session_name(b)
+        if not name or name not in self.dev.sessions:
+            return "% Not in a configuration session\n" if not name else f"% Session {name} does not exist\n"
+        return self.dev.render(self.dev.sessions[name]["block"])
+
+    def show_session_diffs(self, b, json_out) -> Any:
+        name = self._session_name(b)
+        if not name:
+            return "% Not in a configuration session\n"
+        sess = self.dev.sessions.get(name)
+        if sess is None:
+            return f"% Session {name} does not exist\n"
+        old = self.dev.render(self.dev.running).splitlines()
+        new = self.dev.render(sess["block"]).splitlines()
+        # the header comment lines are not part of the diff on a real box
+        old = [x for x in old if not x.startswith("! ")]
+        new = [x for x in new if not x.startswith("! ")]
+        diff = difflib.unified_diff(old, new, "system:/running-config",
+                                    f"session:/{name}-session-config", n=3, lineterm="")
+        return "\n".join(diff) + ("\n" if old != new else "")
+
+    def show_sessions(self, b, json_out) -> Any:
+        sessions = {}
+        for name, s in self.dev.sessions.items():
+            entry = {"state": s["state"], "completedTime": None, "commitUser": "",
+                     "description": "", "instances": {}}
+            p = self.dev.pending
+            if p and p["name"] == name:
+                entry["commitTimerExpireTime"] = time.time() + p["timer"].remaining()
+            sessions[name] = entry
+        if json_out:
+            return {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
+        lines = ["Maximum number of completed sessions: 1",
+                 "Maximum number of pending sessions: 5", "",
+                 "  Name               State                   User    Terminal",
+                 "  ------------------ ----------------------- ------- --------"]
+        for name, s in sessions.items():
+            mark = "*" if name == self.session else " "
+            lines.append(f"{mark} {name:<18} {s['state']:<23}")
+        return "\n".join(lines) + "\n"
+
+    # --- QoS / counters -----------------------------------------------------------------
+    def _intf_block(self, name: str) -> Block | None:
+        return self.dev.running.subs.get(f"interface {name}")
+
+    def _select_ports(self, b) -> list[str] | str:
+        if b.get("intf"):
+            exp = expand_interfaces(b["intf"] if isinstance(b["intf"], list) else [b["intf"]])
+            if exp is None:
+                return ERR_INVALID.format(pos=2, tok=str(b["intf"])) + "\n"
+            return [n for n in exp[0] if n in self.dev.counters]
+        return list(self.dev.ports)
+
+    def show_pfc(self, b, json_out) -> Any:
+        rows = {}
+        for p in self.dev.ports:
+            blk = self._intf_block(p)
+            lines = blk.lines if blk else {}
+            enabled = "priority-flow-control on" in lines and \
+                "priority-flow-control all off" not in self.dev.running.lines
+            prios = sorted(int(k.rsplit(" ", 1)[1]) for k in lines if k.startswith("priority-flow-control priority "))
+            wd = "priority-flow-control pause watchdog" in lines
+            rows[p] = {"enabled": enabled, "active": enabled, "priorities": prios, "watchdogEnabled": wd}
+        if json_out:
+            return {"interfaceStatuses": rows}
+        out = ["The hardware supports PFC on priorities 0 1 2 3 4 5 6 7",
+               "PFC receive processing : Enabled", "",
+               "Port       Enabled   Active   Priorities   Watchdog",
+               "---------  --------  -------  -----------  --------"]
+        for p, r in rows.items():
+            short = "Et" + p[len("Ethernet"):]
+            out.append(f"{short:<10} {'Yes' if r['enabled'] else 'No':<9} {'Yes' if r['active'] else 'No':<8} "
+                       f"{' '.join(str(x) for x in r['priorities']) or '-':<12} {'Yes' if r['watchdogEnabled'] else 'No'}")
+        return "\n".join(out) + "\n"
+
+    def show_pfc_counters(self, b, json_out, detail: bool = False) -> Any:
+        data = {}
+        for p in self.dev.ports:
+            c = self.dev.counters[p]
+            entry: dict[str, Any] = {"rxFrames": sum(c["pfc_rx"]), "txFrames": sum(c["pfc_tx"])}
+            if detail:
+                entry["priorities"] = {str(i): {"rxFrames": c["pfc_rx"][i], "txFrames": c["pfc_tx"][i]}
+                                       for i in range(8)}
+            data[p] = entry
+        if json_out:
+            return {"interfaceCounters": data}
+        if not detail:
+            out = ["Port             RxPfc         TxPfc", "--------  ------------  ------------"]
+            for p, e in data.items():
+                out.append(f"{'Et' + p[8:]:<8}  {e['rxFrames']:>12}  {e['txFrames']:>12}")
+            return "\n".join(out) + "\n"
+        out = []
+        for p, e in data.items():
+            out.append(f"{p}:")
+            out.append("  Priority       RxPfc       TxPfc")
+            for i in range(8):
+                pe = e["priorities"][str(i)]
+                out.append(f"  {i:>8}  {pe['rxFrames']:>10}  {pe['txFrames']:>10}")
+        return "\n".join(out) + "\n"
+
+    def show_pfc_watchdog(self, b, json_out) -> Any:
+        data = {}
+        for p in self.dev.ports:
+            c = self.dev.counters[p]
+            queues = {str(q): {"stuckCount": c["watchdog_storms"][q], "recoveryCount": c["watchdog_restores"][q]}
+                      for q in range(8) if c["watchdog_storms"][q] or c["watchdog_restores"][q]}
+            if queues:
+                data[p] = {"txQueues": queues}
+        if json_out:
+            return {"interfaces": data}
+        out = ["Port       TxQ   Stuck   Recovered", "---------  ----  ------  ---------"]
+        for p, e in data.items():
+            for q, v in e["txQueues"].items():
+                out.append(f"{'Et' + p[8:]:<10} {q:>4}  {v['stuckCount']:>6}  {v['recoveryCount']:>9}")
+        return "\n".join(out) + "\n"
+
+    def show_ecn_counters(self, b, json_out) -> Any:
+        ports = self._select_ports(b)
+        if isinstance(ports, str):
+            return ports
+        data = {}
+        for p in ports:
+            blk = self._intf_block(p)
+            qc = {}
+            for q in range(8):
+                tq = blk.subs.get(f"tx-queue {q}") if blk else None
+                counting = tq is not None and "random-detect ecn count" in tq.lines
+                qc[str(q)] = str(self.dev.counters[p]["ecn_marked"][q]) if counting else "-"
+            data[p] = {"queueCounters": qc}
+        if json_out:
+            return {"intfQueueCounters": data}
+        out = ["ECN Counters", "Port      TxQ    Marked Packets", "--------  -----  --------------"]
+        for p, e in data.items():
+            for q, v in e["queueCounters"].items():
+                out.append(f"{'Et' + p[8:]:<8}  {q:>5}  {v:>14}")
+        return "\n".join(out) + "\n"
+
+    def show_queue_counters(self, b, json_out) -> Any:
+        ports = self._select_ports(b)
+        if isinstance(ports, str):
+            return ports
+        intfs = {}
+        for p in ports:
+            c = self.dev.counters[p]
+            tcs = {f"TC{q}": {"dropPrecedences": {"DP0": {
+                "enqueuedPackets": c["tx_packets"][q], "enqueuedBytes": c["tx_bytes"][q],
+                "droppedPackets": c["queue_drops"][q] + c["wred_drops"][q], "droppedBytes": 0}}}
+                for q in range(8)}
+            mc = {f"TC{q}": {"dropPrecedences": {"DP0": {"enqueuedPackets": 0, "enqueuedBytes": 0,
+                                                         "droppedPackets": 0, "droppedBytes": 0}}}
+                  for q in range(8)}
+            intfs[p] = {"ucastQueues": {"trafficClasses": tcs}, "mcastQueues": {"trafficClasses": mc}}
+        if json_out:
+            return {"egressQueueCounters": {"interfaces": intfs}}
+        out = ["Port       TxQ   Counter/pkts   Counter/bytes   Drop/pkts", "---------  ----  ------------  -------------  ----------"]
+        for p, e in intfs.items():
+            for tc, v in e["ucastQueues"]["trafficClasses"].items():
+                dp = v["dropPrecedences"]["DP0"]
+                out.append(f"{'Et' + p[8:]:<10} UC{tc[2:]:<2}  {dp['enqueuedPackets']:>12}  {dp['enqueuedBytes']:>13}  {dp['droppedPackets']:>10}")
+        return "\n".join(out) + "\n"
+
+    def show_queue_drops(self, b, json_out) -> Any:
+        data = {}
+        for p in self.dev.ports:
+            c = self.dev.counters[p]
+            data[p] = {"trafficClasses": {f"TC{q}": {
+                "ingressVoqCounters": {"countersSum": {"droppedPackets": c["voq_drops"][q]}},
+                "egressQueueCounters": {"countersSum": {"droppedPackets": c["queue_drops"][q] + c["wred_drops"][q]}}}
+                for q in range(8)}}
+        if json_out:
+            return {"interfaces": data}
+        out = ["Port       TxQ   Ingress VOQ Drops   Egress Queue Drops", "---------  ----  -----------------  ------------------"]
+        for p, e in data.items():
+            for tc, v in e["trafficClasses"].items():
+                out.append(f"{'Et' + p[8:]:<10} {tc:<4}  {v['ingressVoqCounters']['countersSum']['droppedPackets']:>17}  "
+                           f"{v['egressQueueCounters']['countersSum']['droppedPackets']:>18}")
+        return "\n".join(out) + "\n"
+
+    def show_discards(self, b, json_out) -> Any:
+        data = {p: {"inDiscards": self.dev.counters[p]["in_discards"],
+                    "outDiscards": self.dev.counters[p]["out_discards"]} for p in self.dev.ports}
+        total_in = sum(v["inDiscards"] for v in data.values())
+        total_out = sum(v["outDiscards"] for v in data.values())
+        if json_out:
+            return {"interfaces": data, "inDiscardsTotal": total_in, "outDiscardsTotal": total_out}
+        out = ["Port              InDiscards        OutDiscards", "-------- ------------------ ------------------"]
+        for p, v in data.items():
+            out.append(f"{'Et' + p[8:]:<8} {v['inDiscards']:>18} {v['outDiscards']:>18}")
+        out.append(f"{'Totals':<8} {total_in:>18} {total_out:>18}")
+        return "\n".join(out) + "\n"
+
+    def show_qos_maps(self, b, json_out) -> Any:
+        if json_out:
+            return self._no_json(json_out)
+        dscp = {d: 0 for d in range(64)}
+        for d in range(64):
+            dscp[d] = d // 8  # [verify] default; see reference 1.2
+        for k, v in self.dev.running.lines.items():
+            m = re.match(r"^qos map dscp (\d+)$", k)
+            if m:
+                dscp[int(m.group(1))] = int(v)
+        out = ["Number of Traffic Classes supported: 8", "Number of Transmit Queues supported: 8", "",
+               "Dscp Tc map:", "    d1 :  d2 0  1  2  3  4  5  6  7  8  9", "  -------------------------------------"]
+        for row in range(7):
+            vals = []
+            for col in range(10):
+                d = row * 10 + col
+                vals.append(f"{dscp[d]:>2}" if d < 64 else "  ")
+            out.append(f"    {row} :    " + " ".join(vals).rstrip())
+        return "\n".join(out) + "\n"
+
+
+def _filter(text: str, how: str, arg: str) -> str:
+    lines = text.splitlines()
+    try:
+        rx = re.compile(arg)
+    except re.error:
+        rx = re.compile(re.escape(arg))
+    if how == "include":
+        keep = [x for x in lines if rx.search(x)]
+    elif how == "exclude":
+        keep = [x for x in lines if not rx.search(x)]
+    elif how == "begin":
+        keep = []
+        for i, x in enumerate(lines):
+            if rx.search(x):
+                keep = lines[i:]
+                break
+    else:  # section: top-level blocks whose header or any child matches
+        keep = []
+        block: list[str] = []
+
+        def flush() -> None:
+            if block and any(rx.search(x) for x in block):
+                keep.extend(x for x in block if x.strip() != "!" or x.startswith("   "))
+        for x in lines:
+            if x and not x.startswith(" ") and x != "!" :
+                flush()
+                block = [x]
+            elif x == "!":
+                flush()
+                block = []
+            else:
+                block.append(x)
+        flush()
+    return "\n".join(keep) + ("\n" if keep else "")
+
+
+def _section_block(text: str, header: str) -> str:
+    out: list[str] = []
+    inside = False
+    for x in text.splitlines():
+        if x == header:
+            inside = True
+            out.append(x)
+            continue
+        if inside:
+            if x.startswith(" "):
+                out.append(x)
+            else:
+                break
+    return "\n".join(out) + "\n" if out else ""

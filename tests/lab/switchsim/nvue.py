@@ -1,0 +1,807 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""NVIDIA Cumulus Linux 5.x NVUE model (Linux shell, ``cumulus_linux`` in netmiko).
+
+``nv set``/``nv unset`` edit a pending revision per SSH session; ``nv config diff``,
+``nv config apply [-y] [--confirm <t>]`` with automatic rollback, ``--confirm-yes``,
+``--confirm-no``, ``--confirm-status``, ``nv config detach``, ``nv config show``,
+``nv show`` read-back and counters of shared/reference/switch-lossless-cli.md section 3.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any
+
+import yaml
+
+from .core import Device, Shell, SimError, deepcopy, natural_key
+
+# --------------------------------------------------------------------------
+# schema: dict = container, Id(...) = identifier list, tuple = leaf type,
+# Presence(dict) = container that ``nv set`` may create with no attribute
+# --------------------------------------------------------------------------
+
+
+class Id:
+    def __init__(self, kind: str, child: Any, label: str) -> None:
+        self.kind = kind    # profile | tc | prio | dscp | pcp | intf
+        self.child = child
+        self.label = label
+
+
+class Presence(dict):
+    pass
+
+
+ENABLE = ("enum", ("enable", "disable"))
+TC_ATTRS = {
+    "min-threshold": ("int", 1, 100_000_000),
+    "max-threshold": ("int", 1, 100_000_000),
+    "probability": ("int", 1, 100),
+    "ecn": ENABLE,
+    "red": ENABLE,
+}
+SCHEMA: dict = {
+    "system": {"hostname": ("word",)},
+    "qos": {
+        "roce": Presence({"mode": ("enum", ("lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc"))}),
+        "mapping": Id("profile", {
+            "trust": ("enum", ("l2", "l3", "both", "port")),
+            "dscp": Id("dscp", {"switch-priority": ("int", 0, 7)}, "qos-dscp-id"),
+            "pcp": Id("pcp", {"switch-priority": ("int", 0, 7)}, "qos-pcp-id"),
+            "port-default-sp": ("int", 0, 7),
+        }, "profile-id"),
+        "egress-queue-mapping": Id("profile", {
+            "switch-priority": Id("prio", {"traffic-class": ("int", 0, 7)}, "qos-sp-id"),
+        }, "profile-id"),
+        "pfc": Id("profile", {
+            "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
+            "tx": ENABLE,
+            "rx": ENABLE,
+            "cable-length": ("int", 1, 100000),
+            "port-buffer": ("int", 1, 100_000_000),
+            "xoff-threshold": ("int", 1, 100_000_000),
+            "xon-threshold": ("int", 1, 100_000_000),
+        }, "profile-id"),
+        "congestion-control": Id("profile", {
+            "traffic-class": Id("tc", TC_ATTRS, "qos-tc-id"),
+        }, "profile-id"),
+        "egress-scheduler": Id("profile", {
+            "traffic-class": Id("tc", {"mode": ("enum", ("dwrr", "strict")),
+                                       "bw-percent": ("int", 1, 100)}, "qos-tc-id"),
+        }, "profile-id"),
+        "pfc-watchdog": {
+            "polling-interval": ("int", 100, 5000),
+            "robustness": ("int", 1, 1000),
+        },
+        "traffic-pool": Id("profile", {
+            "memory-percent": ("int", 0, 100),
+            "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
+        }, "traffic-pool-id"),
+    },
+    "interface": Id("intf", {
+        "link": {
+            "mtu": ("int", 552, 9216),
+            "state": ("enum", ("up", "down")),
+            "speed": ("word",),
+        },
+        "qos": {
+            "mapping": {"profile": ("word",)},
+            "pfc": {"profile": ("word",)},
+            "congestion-control": {"profile": ("word",)},
+            "egress-scheduler": {"profile": ("word",)},
+            "remark": {"profile": ("word",)},
+            "pfc-watchdog": Presence({"state": ENABLE}),
+        },
+    }, "interface-id"),
+}
+
+# Defaults that apply when a TC's scheduler is not set (reference 3.6).
+DEFAULT_SCHED = {tc: ("dwrr", 12 if tc % 2 == 0 else 13) for tc in range(8)}
+
+
+class NvError(Exception):
+    pass
+
+
+def _expand_ids(kind: str, text: str, ports: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in text.split(","):
+        if not piece:
+            raise NvError(f"Error: Invalid value '{text}'")
+        if kind == "intf":
+            m = re.match(r"^(swp)(\d+)(?:-(?:swp)?(\d+))?$", piece)
+            if m:
+                a = int(m.group(2))
+                b = int(m.group(3)) if m.group(3) else a
+                if a > b:
+                    raise NvError(f"Error: Invalid range '{piece}'")
+                names = [f"swp{i}" for i in range(a, b + 1)]
+            elif re.match(r"^(bond\d+|lo|eth0|swp\d+s\d)$", piece):
+                names = [piece]
+            else:
+                raise NvError(f"Error: '{piece}' is not a valid interface name")
+            for n in names:
+                if n.startswith("swp") and n not in ports:
+                    raise NvError(f"Error: Interface {n} does not exist")
+            out.extend(names)
+            continue
+        if kind == "profile":
+            if not re.match(r"^[A-Za-z0-9_\-]{1,63}$", piece):
+                raise NvError(f"Error: '{piece}' is not a valid profile name")
+            out.append(piece)
+            continue
+        hi = {"tc": 7, "prio": 7, "pcp": 7, "dscp": 63}[kind]
+        m = re.match(r"^(\d+)(?:-(\d+))?$", piece)
+        if not m:
+            raise NvError(f"Error: '{piece}' is not a valid {kind} value")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) else a
+        if not (0 <= a <= b <= hi):
+            raise NvError(f"Error: {piece} is out of range (0-{hi})")
+        out.extend(str(i) for i in range(a, b + 1))
+    return out
+
+
+def _check_leaf(ltype: tuple, val: str, attr: str) -> Any:
+    kind = ltype[0]
+    if kind == "int":
+        if not re.match(r"^\d+$", val):
+            raise NvError(f"Error: '{val}' is not a 'integer' for {attr}")
+        v = int(val)
+        if v < ltype[1]:
+            raise NvError(f"Error: {v} is less than the minimum of {ltype[1]}")
+        if v > ltype[2]:
+            raise NvError(f"Error: {v} is greater than the maximum of {ltype[2]}")
+        return v
+    if kind == "enum":
+        if val not in ltype[1]:
+            raise NvError(f"Error: '{val}' is not one of {list(ltype[1])}")
+        return val
+    return val
+
+
+def parse_path(tokens: list[str], ports: list[str], unset: bool = False) -> list[tuple[list[str], Any]]:
+    """Return [(path, value)] for ``nv set`` (value None = container) /``nv unset``."""
+    results: list[tuple[list[str], Any]] = [([], None)]
+    node: Any = SCHEMA
+    i = 0
+    where = "nv " + ("unset" if unset else "set")
+    if not tokens:
+        raise NvError(f"Error: Incomplete command: {where}")
+    while i < len(tokens):
+        tok = tokens[i]
+        if isinstance(node, Id):
+            ids = _expand_ids(node.kind, tok, ports)
+            results = [(p + [x], None) for p, _value in results for x in ids]
+            node = node.child
+            where += " " + tok
+            i += 1
+            continue
+        if isinstance(node, dict):
+            if tok not in node:
+                valid = ", ".join(sorted(node.keys()))
+                raise NvError(f"Error: Invalid argument '{tok}' for '{where}'. Valid arguments: {valid}")
+            child = node[tok]
+            where += " " + tok
+            i += 1
+            if isinstance(child, tuple):
+                results = [(p + [tok], None) for p, _value in results]
+                if i >= len(tokens):
+                    if unset:
+                        return results
+                    raise NvError(f"Error: Missing value for '{where}'")
+                if i != len(tokens) - 1:
+                    raise NvError(f"Error: Unexpected argument '{tokens[i + 1]}' after '{where} {tokens[i]}'")
+                v = _check_leaf(child, tokens[i], tok)
+                return [(p, v) for p, _value in results]
+            results = [(p + [tok], None) for p, _value in results]
+            node = child
+            continue
+        raise NvError(f"Error: Unexpected argument '{tok}'")
+    if not unset:
+        if isinstance(node, Id):
+            raise NvError(f"Error: Missing <{node.label}> for '{where}'")
+        if not isinstance(node, Presence):
+            raise NvError(f"Error: Incomplete command: '{where}' needs an attribute")
+    return results
+
+
+def tree_set(tree: dict, path: list[str], value: Any) -> None:
+    cur = tree
+    for p in path[:-1]:
+        nxt = cur.get(p)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            cur[p] = nxt
+        cur = nxt
+    if value is None:
+        if not isinstance(cur.get(path[-1]), dict):
+            cur[path[-1]] = {}
+    else:
+        cur[path[-1]] = value
+
+
+def tree_unset(tree: dict, path: list[str]) -> None:
+    stack = []
+    cur = tree
+    for p in path[:-1]:
+        if not isinstance(cur.get(p), dict):
+            return
+        stack.append((cur, p))
+        cur = cur[p]
+    cur.pop(path[-1], None)
+
+
+def diff_trees(old: dict, new: dict) -> tuple[dict, dict]:
+    sets: dict = {}
+    unsets: dict = {}
+    for k, v in new.items():
+        if k not in old:
+            sets[k] = deepcopy(v)
+        elif isinstance(v, dict) and isinstance(old[k], dict):
+            s, u = diff_trees(old[k], v)
+            if s:
+                sets[k] = s
+            if u:
+                unsets[k] = u
+        elif v != old[k]:
+            sets[k] = v
+    for k, v in old.items():
+        if k not in new:
+            unsets[k] = None if not isinstance(v, dict) else {}
+    return sets, unsets
+
+
+def to_commands(tree: dict, prefix: str = "nv set") -> list[str]:
+    out = []
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            if not v:
+                out.append(f"{prefix} {k}")
+            else:
+                out.extend(to_commands(v, f"{prefix} {k}"))
+        else:
+            out.append(f"{prefix} {k} {v}")
+    return out
+
+
+def _yaml(data: Any) -> str:
+    return yaml.safe_dump(data, default_flow_style=False, sort_keys=False)
+
+
+def human_bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} Bytes"
+    for unit, div in (("KB", 1024), ("MB", 1024 ** 2), ("GB", 1024 ** 3)):
+        if n < div * 1024 or unit == "GB":
+            return f"{n / div:.2f} {unit}"
+    return f"{n} Bytes"
+
+
+# --------------------------------------------------------------------------
+# validation at apply time
+# --------------------------------------------------------------------------
+def validate(tree: dict) -> list[str]:
+    errs = []
+    qos = tree.get("qos", {})
+    for prof, pv in qos.get("egress-scheduler", {}).items():
+        eff = dict(DEFAULT_SCHED) if prof == "default-global" else {}
+        for tc, tv in pv.get("traffic-class", {}).items():
+            mode = tv.get("mode", eff.get(int(tc), ("dwrr", 0))[0])
+            bw = tv.get("bw-percent", 0 if "mode" in tv else eff.get(int(tc), ("dwrr", 0))[1])
+            eff[int(tc)] = (mode, bw)
+        total = sum(bw for mode, bw in eff.values() if mode == "dwrr")
+        if total > 100:
+            errs.append(f"qos egress-scheduler {prof}: the sum of bw-percent of dwrr traffic classes "
+                        f"is {total}, it must not exceed 100")
+    for prof, pv in qos.get("congestion-control", {}).items():
+        for tc, tv in pv.get("traffic-class", {}).items():
+            lo, hi = tv.get("min-threshold"), tv.get("max-threshold")
+            if lo is not None and hi is not None and lo > hi:
+                errs.append(f"qos congestion-control {prof} traffic-class {tc}: min-threshold {lo} "
+                            f"must be less than max-threshold {hi}")
+    pfc_global = bool(qos.get("pfc", {}).get("default-global", {}).get("switch-priority")) or "roce" in qos \
+        and qos["roce"].get("mode", "lossless") in ("lossless", "lossless-single-ipool")
+    for sect in ("mapping", "pfc", "congestion-control", "egress-scheduler"):
+        known = set(qos.get(sect, {})) | {"default-global"}
+        for ifn, iv in tree.get("interface", {}).items():
+            prof = iv.get("qos", {}).get(sect, {}).get("profile")
+            if prof is not None and prof not in known:
+                errs.append(f"interface {ifn} qos {sect} profile {prof}: profile does not exist")
+    for ifn, iv in tree.get("interface", {}).items():
+        wd = iv.get("qos", {}).get("pfc-watchdog")
+        if wd is not None and wd.get("state", "enable") == "enable":
+            has_pfc = pfc_global or "profile" in iv.get("qos", {}).get("pfc", {})
+            if not has_pfc:
+                errs.append(f"interface {ifn} qos pfc-watchdog: PFC or link pause must be "
+                            f"configured on the interface")
+    return errs
+
+
+# --------------------------------------------------------------------------
+# device
+# --------------------------------------------------------------------------
+class NvueDevice(Device):
+    platform = "nvue"
+    default_ports = [f"swp{i}" for i in range(1, 33)]
+
+    def __init__(self, spec: dict, sim: Any) -> None:
+        super().__init__(spec, sim)
+        self.version = spec.get("version", "5.14.0")
+        self.applied: dict = {"system": {"hostname": self.hostname}}
+        self.rev = 1
+        self.history: list[dict] = []
+        self.confirm: dict | None = None
+        if spec.get("initial_config"):
+            self.load_lines(spec["initial_config"])
+
+    def load_lines(self, text: str | list) -> None:
+        lines = text.splitlines() if isinstance(text, str) else list(text)
+        tree = deepcopy(self.applied)
+        for line in lines:
+            toks = shlex.split(line)
+            if not toks:
+                continue
+            if toks[:2] not in (["nv", "set"], ["nv", "unset"]):
+                raise SimError(f"initial config: only nv set/unset lines: {line!r}")
+            try:
+                for path, value in parse_path(toks[2:], self.ports, toks[1] == "unset"):
+                    if toks[1] == "set":
+                        tree_set(tree, path, value)
+                    else:
+                        tree_unset(tree, path)
+            except NvError as e:
+                raise SimError(f"initial config line {line!r}: {e}") from None
+        self.applied = tree
+
+    def new_shell(self, conn: Any) -> NvueShell:
+        return NvueShell(self, conn)
+
+    def running_config(self) -> str:
+        with self.lock:
+            return "\n".join(to_commands(self.applied)) + "\n"
+
+    def pending_state(self) -> dict:
+        with self.lock:
+            c = self.confirm
+            return {"platform": "nvue", "pending_commit": bool(c), "rev_id": self.rev,
+                    "remaining_seconds": round(c["timer"].remaining(), 3) if c else None}
+
+    def apply(self, pending: dict, confirm_seconds: int | None) -> str:
+        with self.lock:
+            errs = validate(pending)
+            if self.faults.get("commit_error"):
+                errs.append(str(self.faults["commit_error"]))
+            if errs:
+                raise NvError("Error: Invalid config [rev_id: %d]\n" % (self.rev + 1) +
+                              "\n".join("  " + e for e in errs))
+            if confirm_seconds is not None and self.confirm:
+                raise NvError("Error: A confirmed apply is already pending; confirm it with "
+                              "'nv config apply --confirm-yes' or roll it back with '--confirm-no'")
+            before = self.applied
+            self.history.append(before)
+            self.applied = deepcopy(pending)
+            self.rev += 1
+            if confirm_seconds is not None:
+                h = self.start_timer(confirm_seconds, self._expired)
+                self.confirm = {"timer": h, "before": before, "rev": self.rev}
+                self.record("apply_confirm_started", seconds=confirm_seconds, rev=self.rev)
+            else:
+                self.record("apply", rev=self.rev)
+            return f"applied [rev_id: {self.rev}]\n"
+
+    def _expired(self) -> None:
+        with self.lock:
+            if not self.confirm:
+                return
+            self.applied = self.confirm["before"]
+            self.rev += 1
+            self.confirm = None
+            self.record("apply_confirm_expired_rollback", rev=self.rev)
+
+    def confirm_yes(self) -> str:
+        with self.lock:
+            if not self.confirm:
+                raise NvError("Error: There is no pending confirmed apply")
+            self.confirm["timer"].cancel()
+            rev = self.confirm["rev"]
+            self.confirm = None
+            self.record("apply_confirmed", rev=rev)
+            return f"applied [rev_id: {rev}]\n"
+
+    def confirm_no(self) -> str:
+        with self.lock:
+            if not self.confirm:
+                raise NvError("Error: There is no pending confirmed apply")
+            self.confirm["timer"].cancel()
+            self.applied = self.confirm["before"]
+            self.rev += 1
+            self.confirm = None
+            self.record("apply_confirm_rejected_rollback", rev=self.rev)
+            return f"applied [rev_id: {self.rev}]\n"
+
+
+def _parse_duration(text: str) -> int | None:
+    m = re.match(r"^(\d+)([smh]?)$", text)
+    if not m:
+        return None
+    n = int(m.group(1))
+    unit = m.group(2) or "m"
+    secs = n * {"s": 1, "m": 60, "h": 3600}[unit]
+    return secs if secs > 0 else None
+
+
+class NvueShell(Shell):
+    def __init__(self, device: NvueDevice, conn: Any) -> None:
+        super().__init__(device, conn)
+        self.dev: NvueDevice = device
+        self.user = getattr(conn, "user", None) or device.username
+        self.pending: dict | None = None
+
+    def banner(self) -> str:
+        return ("Linux cumulus 6.1.0-cl-1-amd64 #1 SMP PREEMPT_DYNAMIC Debian x86_64\n\n"
+                "Welcome to NVIDIA Cumulus (R) Linux (R)\n\n"
+                "Last login: Thu Jan  1 00:00:00 2026 from 127.0.0.1\n")
+
+    def prompt(self) -> str:
+        host = self.dev.applied.get("system", {}).get("hostname", self.dev.hostname)
+        return f"{self.user}@{host}:mgmt:~$ "
+
+    def reject(self, line: str) -> str:
+        return f"Error: Invalid argument '{line.split()[-1]}'\n"
+
+    def _pending(self) -> dict:
+        if self.pending is None:
+            self.pending = deepcopy(self.dev.applied)
+        return self.pending
+
+    def handle(self, line: str) -> str:
+        text = line.strip()
+        if not text:
+            return ""
+        try:
+            toks = shlex.split(text)
+        except ValueError:
+            return "-bash: syntax error: unexpected end of file\n"
+        cmd = toks[0]
+        if cmd in ("exit", "logout"):
+            self.closed = True
+            return "logout\n"
+        if cmd != "nv":
+            return f"-bash: {cmd}: command not found\n"
+        with self.dev.lock:
+            try:
+                return self._nv(toks[1:])
+            except NvError as e:
+                return str(e) + "\n"
+
+    def _nv(self, args: list[str]) -> str:
+        if not args:
+            return "Usage:\n  nv [options] <command> [<args>...]\n"
+        sub, rest = args[0], args[1:]
+        if sub in ("set", "unset"):
+            results = parse_path(rest, self.dev.ports, unset=sub == "unset")
+            tree = self._pending()
+            for path, value in results:
+                if sub == "set":
+                    tree_set(tree, path, value)
+                else:
+                    tree_unset(tree, path)
+            return ""
+        if sub == "config":
+            return self._config(rest)
+        if sub == "show":
+            return self._show(rest)
+        raise NvError(f"Error: Invalid argument '{sub}'. Valid arguments: action, config, set, show, unset")
+
+    # --- nv config -------------------------------------------------------------
+    def _config(self, args: list[str]) -> str:
+        if not args:
+            raise NvError("Error: Missing command for 'nv config'")
+        sub, rest = args[0], args[1:]
+        if sub == "diff":
+            fmt = self._fmt(rest, default="yaml")
+            base = self.dev.applied
+            sets, unsets = diff_trees(base, self.pending if self.pending is not None else base)
+            ops = []
+            if unsets:
+                ops.append({"unset": unsets})
+            if sets:
+                ops.append({"set": sets})
+            if not ops:
+                return ""
+            return json.dumps(ops, indent=2) + "\n" if fmt == "json" else _yaml(ops)
+        if sub == "detach":
+            self.pending = None
+            return ""
+        if sub == "show":
+            fmt = self._fmt(rest, default="yaml")
+            if fmt == "commands":
+                return "\n".join(to_commands(self.dev.applied)) + "\n"
+            doc = [{"header": {"model": "VX", "nvue-api-version": "nvue_v1",
+                               "rev-id": f"{self.dev.rev}.0.0", "version": f"Cumulus Linux {self.dev.version}"}},
+                   {"set": self.dev.applied}]
+            return json.dumps(doc, indent=2) + "\n" if fmt == "json" else _yaml(doc)
+        if sub == "save":
+            return "saved [rev_id: applied]\n"
+        if sub == "history":
+            return "\n".join(f"rev_id: {i + 1}  user: {self.user}" for i in range(self.dev.rev)) + "\n"
+        if sub == "apply":
+            return self._apply(rest)
+        raise NvError(f"Error: Invalid argument '{sub}' for 'nv config'. Valid arguments: apply, "
+                      f"detach, diff, history, patch, replace, save, show")
+
+    def _fmt(self, rest: list[str], default: str) -> str:
+        fmt = default
+        i = 0
+        while i < len(rest):
+            if rest[i] in ("-o", "--output") and i + 1 < len(rest):
+                fmt = rest[i + 1]
+                if fmt not in ("json", "yaml", "commands", "auto"):
+                    raise NvError(f"Error: Invalid value for '--output': '{fmt}' is not one of "
+                                  f"'auto', 'json', 'yaml', 'commands'")
+                i += 2
+            else:
+                raise NvError(f"Error: Unexpected argument '{rest[i]}'")
+        return fmt
+
+    def _apply(self, rest: list[str]) -> str:
+        assume: str | None = None
+        confirm: int | None = None
+        action = None
+        i = 0
+        while i < len(rest):
+            a = rest[i]
+            if a in ("-y", "--y", "--assume-yes"):
+                assume = "yes"
+            elif a == "--assume-no":
+                assume = "no"
+            elif a == "--confirm":
+                confirm = 600
+                if i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+                    secs = _parse_duration(rest[i + 1])
+                    if secs is None:
+                        raise NvError(f"Error: Invalid value for '--confirm': '{rest[i + 1]}'")
+                    confirm = secs
+                    i += 1
+            elif a in ("--confirm-yes", "--confirm-no", "--confirm-status"):
+                action = a
+            else:
+                raise NvError(f"Error: No such option: {a}")
+            i += 1
+        if action == "--confirm-yes":
+            return self.dev.confirm_yes()
+        if action == "--confirm-no":
+            self.pending = None
+            return self.dev.confirm_no()
+        if action == "--confirm-status":
+            c = self.dev.confirm
+            if not c:
+                return "No pending confirm\n"
+            return f"Confirm timer: {int(c['timer'].remaining())} seconds remaining [rev_id: {c['rev']}]\n"
+        pending = self.pending if self.pending is not None else self.dev.applied
+
+        def do() -> str:
+            out = self.dev.apply(pending, confirm)
+            self.pending = None
+            return out
+        if assume == "no":
+            return "Aborted apply\n"
+        if assume == "yes":
+            return do()
+
+        def answer(a: str) -> str:
+            if a.strip().lower() in ("y", "yes"):
+                try:
+                    return do()
+                except NvError as e:
+                    return str(e) + "\n"
+            return "Aborted apply\n"
+        self.ask = ("Are you sure? [y/N] ", answer, True)
+        return "Warning: The following changes will be applied; some may disrupt traffic.\n"
+
+    # --- nv show -----------------------------------------------------------------
+    def _show(self, args: list[str]) -> str:
+        fmt = "auto"
+        words = []
+        i = 0
+        while i < len(args):
+            if args[i] in ("-o", "--output") and i + 1 < len(args):
+                fmt = args[i + 1]
+                i += 2
+                continue
+            words.append(args[i])
+            i += 1
+        j = fmt == "json"
+        w = words
+        if w[:2] == ["qos", "roce"] and len(w) == 2:
+            return self._show_roce(None, j)
+        if w[:2] == ["qos", "congestion-control"] and len(w) == 4 and w[3] == "traffic-class":
+            return self._show_cc_tc(w[2], j)
+        if len(w) >= 2 and w[0] == "interface":
+            port = w[1]
+            if port not in self.dev.counters:
+                raise NvError(f"Error: The requested item does not exist: interface {port}")
+            tail = w[2:]
+            if tail[:2] == ["counters", "qos"] and len(tail) == 3:
+                return self._show_counters(port, tail[2], j)
+            if tail[:2] == ["qos", "counters"] and len(tail) == 3:   # 5.4 and older path
+                return self._show_counters(port, tail[2], j)
+            if tail == ["qos", "roce", "counters"]:
+                return self._show_roce_counters(port, j)
+            if tail == ["qos", "roce", "status"]:
+                return self._show_roce(port, j)
+            if tail == ["qos", "pfc-watchdog"]:
+                return self._show_pfcwd(port, j)
+        # generic: applied config subtree
+        node: Any = self.dev.applied
+        for x in w:
+            if isinstance(node, dict) and x in node:
+                node = node[x]
+            else:
+                raise NvError("Error: The requested item does not exist: " + " ".join(w))
+        if j:
+            return json.dumps(node, indent=2) + "\n"
+        if isinstance(node, dict):
+            return _yaml(node) if node else "\n"
+        return f"{node}\n"
+
+    @staticmethod
+    def _table(headers: list[str], rows: list[list[Any]], indent: str = "") -> str:
+        cols = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(h)
+                for i, h in enumerate(headers)]
+        out = [indent + "  ".join(str(h).ljust(c) for h, c in zip(headers, cols)).rstrip(),
+               indent + "  ".join("-" * c for c in cols)]
+        for r in rows:
+            out.append(indent + "  ".join(str(v).ljust(c) for v, c in zip(r, cols)).rstrip())
+        return "\n".join(out) + "\n"
+
+    def _show_counters(self, port: str, what: str, j: bool) -> str:
+        c = self.dev.counters[port]
+        if what == "pfc-stats":
+            rows = [[i, c["pfc_rx"][i], c["pfc_rx_duration"][i], c["pfc_tx"][i], c["pfc_tx_duration"][i]]
+                    for i in range(8)]
+            if j:
+                return json.dumps({str(r[0]): {"rx-pause-frames": r[1], "rx-pause-duration": r[2],
+                                               "tx-pause-frames": r[3], "tx-pause-duration": r[4]}
+                                   for r in rows}, indent=2) + "\n"
+            return self._table(["switch-priority", "rx-pause-frames", "rx-pause-duration",
+                                "tx-pause-frames", "tx-pause-duration"], rows)
+        if what == "egress-queue-stats":
+            rows = [[q, c["tx_packets"][q], human_bytes(c["tx_bytes"][q]), human_bytes(c["queue_drops"][q]),
+                     c["wred_drops"][q]] for q in range(8)]
+            if j:
+                return json.dumps({str(q): {"tx-frames": c["tx_packets"][q], "tx-bytes": c["tx_bytes"][q],
+                                            "tx-uc-buffer-discards": c["queue_drops"][q],
+                                            "wred-discards": c["wred_drops"][q]} for q in range(8)},
+                                  indent=2) + "\n"
+            return self._table(["traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards",
+                                "wred-discards"], rows)
+        if what == "ingress-buffer-stats":
+            rows = [[pg, c["pg_rx_frames"][pg], human_bytes(c["pg_discards"][pg]), human_bytes(0)]
+                    for pg in range(8)]
+            if j:
+                return json.dumps({str(pg): {"rx-frames": c["pg_rx_frames"][pg],
+                                             "rx-buffer-discards": c["pg_discards"][pg],
+                                             "rx-shared-buffer-discards": 0} for pg in range(8)},
+                                  indent=2) + "\n"
+            return self._table(["priority-group", "rx-frames", "rx-buffer-discards",
+                                "rx-shared-buffer-discards"], rows)
+        if what == "port-stats":
+            ecn = sum(c["ecn_marked"])
+            if j:
+                return json.dumps({"rx-stats": {"pause-frames": c["rx_pause"] + sum(c["pfc_rx"])},
+                                   "tx-stats": {"ecn-marked-packets": ecn, "mc-buffer-discards": 0,
+                                                "pause-frames": c["tx_pause"] + sum(c["pfc_tx"])}},
+                                  indent=2) + "\n"
+            rows = [["ECN Marked Packets", "n/a", ecn], ["MC Buffer Discards", "n/a", 0],
+                    ["Pause Frames", c["rx_pause"] + sum(c["pfc_rx"]), c["tx_pause"] + sum(c["pfc_tx"])]]
+            return self._table(["Counter", "Receive", "Transmit"], rows)
+        raise NvError(f"Error: The requested item does not exist: interface {port} counters qos {what}")
+
+    def _roce_cfg(self) -> dict:
+        qos = self.dev.applied.get("qos", {})
+        roce = qos.get("roce")
+        return {"enabled": roce is not None, "mode": (roce or {}).get("mode", "lossless")}
+
+    def _show_roce(self, port: str | None, j: bool) -> str:
+        r = self._roce_cfg()
+        qos = self.dev.applied.get("qos", {})
+        if not r["enabled"]:
+            mode = "disabled"
+        else:
+            mode = r["mode"]
+        cc = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
+        tc3 = cc.get("3", {})
+        minth = tc3.get("min-threshold", 150000 if r["enabled"] else None)
+        maxth = tc3.get("max-threshold", 1500000 if r["enabled"] else None)
+        prob = tc3.get("probability", 100 if r["enabled"] else None)
+        data = {"mode": mode,
+                "pfc": {"pfc-priority": 3 if r["enabled"] and "lossless" in r["mode"] else None},
+                "congestion-control": {"congestion-mode": "ecn, absolute", "enabled-tc": "0,3",
+                                       "min-threshold": minth, "max-threshold": maxth, "probability": prob},
+                "trust": {"trust-mode": "pcp,dscp"}}
+        if j:
+            return json.dumps(data, indent=2) + "\n"
+        rows = [("congestion-control", "", ""),
+                ("  congestion-mode", "ecn, absolute", "Congestion config mode"),
+                ("  enabled-tc", "0,3", "Congestion config enabled Traffic Class"),
+                ("  min-threshold", human_bytes(minth) if minth else "", "Congestion config min-threshold"),
+                ("  max-threshold", human_bytes(maxth) if maxth else "", "Congestion config max-threshold"),
+                ("  probability", prob if prob is not None else "", "Congestion config probability"),
+                ("pfc", "", ""),
+                ("  pfc-priority", data["pfc"]["pfc-priority"] if data["pfc"]["pfc-priority"] is not None else "",
+                 "switch-prio on which PFC is enabled"),
+                ("trust", "", ""),
+                ("  trust-mode", "pcp,dscp", "Trust Setting on the port for packet classification"),
+                ("mode", mode, "Roce Mode")]
+        out = [f"{'':<20}{'operational':<15}{'applied':<9}description",
+               f"{'-' * 18}  {'-' * 13}  {'-' * 7}  {'-' * 36}"]
+        for k, v, d in rows:
+            out.append(f"{k:<20}{str(v):<15}{'':<9}{d}".rstrip())
+        out += ["", "RoCE PCP/DSCP->SP mapping configurations", "=" * 43,
+                "          pcp  dscp  switch-prio", "    ----  ---  ----  -----------",
+                "    cnp   6    48    6", "    roce  3    26    3"]
+        return "\n".join(out) + "\n"
+
+    def _show_roce_counters(self, port: str, j: bool) -> str:
+        c = self.dev.counters[port]
+        data = {"rx-stats": {"rx-pfc-stats": {"pause-duration": c["pfc_rx_duration"][3],
+                                              "pause-packets": c["pfc_rx"][3]},
+                             "rx-roce-stats": {"no-buffer-discard": c["pg_discards"][3],
+                                               "roce-bytes": c["rx_octets"], "roce-packets": c["pg_rx_frames"][3]}},
+                "tx-stats": {"tx-cnp-stats": {"cnp-packets": c["cnp_packets"], "unicast-no-buffer-discard": c["queue_drops"][6]},
+                             "tx-ecn-stats": {"ecn-marked-packets": c["ecn_marked"][3]},
+                             "tx-pfc-stats": {"pause-duration": c["pfc_tx_duration"][3], "pause-packets": c["pfc_tx"][3]},
+                             "tx-roce-stats": {"roce-bytes": c["tx_bytes"][3], "roce-packets": c["tx_packets"][3],
+                                               "unicast-no-buffer-discard": c["queue_drops"][3]}}}
+        if j:
+            return json.dumps(data, indent=2) + "\n"
+        out = [f"{'':<31}{'operational':<14}{'applied':<9}description",
+               f"{'-' * 29}  {'-' * 12}  {'-' * 7}  {'-' * 33}"]
+
+        def walk(d: dict, ind: int) -> None:
+            for k, v in d.items():
+                if isinstance(v, dict):
+                    out.append(" " * ind + k)
+                    walk(v, ind + 2)
+                else:
+                    out.append(f"{' ' * ind + k:<31}{str(v):<14}")
+        walk(data, 0)
+        return "\n".join(x.rstrip() for x in out) + "\n"
+
+    def _show_pfcwd(self, port: str, j: bool) -> str:
+        iv = self.dev.applied.get("interface", {}).get(port, {}).get("qos", {})
+        wd = iv.get("pfc-watchdog")
+        state = "enabled" if wd is not None and wd.get("state", "enable") == "enable" else "disabled"
+        c = self.dev.counters[port]
+        tcs = [3, 6] if state == "enabled" else []
+        pfc_prios = self.dev.applied.get("qos", {}).get("pfc", {}).get("default-global", {}).get("switch-priority", {})
+        if pfc_prios:
+            tcs = sorted(int(x) for x in pfc_prios)
+        if j:
+            return json.dumps({"state": state, "status": {str(t): {"status": c["watchdog_status"][t],
+                                                                   "deadlock-count": c["watchdog_storms"][t]}
+                                                          for t in tcs}}, indent=2) + "\n"
+        out = [f"{'':<17}operational  applied", f"{'-' * 15}  {'-' * 11}  {'-' * 7}",
+               f"{'state':<17}{state:<13}{state}", "", "PFC WD Status", "=" * 27]
+        out.append(self._table(["traffic-class", "status", "deadlock-count"],
+                               [[t, c["watchdog_status"][t], c["watchdog_storms"][t]] for t in tcs],
+                               indent="    ").rstrip("\n"))
+        return "\n".join(out) + "\n"
+
+    def _show_cc_tc(self, prof: str, j: bool) -> str:
+        cc = self.dev.applied.get("qos", {}).get("congestion-control", {}).get(prof)
+        if cc is None:
+            raise NvError(f"Error: The requested item does not exist: qos congestion-control {prof}")
+        rows = []
+        for tc, tv in sorted(cc.get("traffic-class", {}).items(), key=lambda x: natural_key(x[0])):
+            rows.append([tc, tv.get("ecn", "disable"), tv.get("red", "disable"),
+                         human_bytes(tv["min-threshold"]) if "min-threshold" in tv else "",
+                         human_bytes(tv["max-threshold"]) if "max-threshold" in tv else "",
+                         tv.get("probability", "")])
+        if j:
+            return json.dumps(cc.get("traffic-class", {}), indent=2) + "\n"
+        return self._table(["traffic-class", "ECN", "RED", "Min Th", "Max Th", "Probability"], rows)

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Arista EOS simulator driven by netmiko (arista_eos) over real SSH."""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from switchsim.client import SimProcess  # noqa: E402
+
+netmiko = pytest.importorskip("netmiko")
+
+SCALE = 0.002  # 5 minutes of device time = 0.6 s
+
+LINES = [  # taken from shared/reference/switch-lossless-cli.md section 1
+    "qos map dscp 26 to traffic-class 3",
+    "qos map dscp 48 to traffic-class 6",
+    "priority-flow-control pause watchdog default timeout 0.05",
+    "interface Ethernet1",
+    "mtu 9214",
+    "qos trust dscp",
+    "priority-flow-control on",
+    "priority-flow-control priority 3 no-drop",
+    "priority-flow-control pause watchdog",
+    "tx-queue 3",
+    "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100",
+    "random-detect ecn count",
+    "bandwidth percent 50",
+    "tx-queue 6",
+    "priority strict",
+]
+
+
+@pytest.fixture
+def sim(tmp_path):
+    cfg = {"time_scale": SCALE, "switches": [
+        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos"}]}
+    with SimProcess(cfg, str(tmp_path)) as s:
+        yield s
+
+
+def connect(sim, **kw):
+    params = dict(device_type="arista_eos", host="127.0.0.1", port=sim.port("leaf1"),
+                  username="admin", password="s3cret-eos", conn_timeout=10)
+    params.update(kw)
+    conn = netmiko.ConnectHandler(**params)
+    conn.enable()
+    return conn
+
+
+def stage(conn, name="lossless"):
+    out = conn.send_config_set(LINES, config_mode_command=f"configure session {name}")
+    assert "% " not in out, out
+    assert f"(config-s-{name[:6]}-if-Et1-txq-3)#" in out  # EOS truncates the session name
+    diff = conn.send_command(f"show session-config named {name} diffs")
+    assert "--- system:/running-config" in diff
+    assert f"+++ session:/{name}-session-config" in diff
+    assert "+   priority-flow-control priority 3 no-drop" in diff
+    assert "+qos map dscp 26 to traffic-class 3" in diff
+    return diff
+
+
+def commit_timer(conn, name="lossless", hms="00:05:00"):
+    conn.send_command(f"configure session {name}", expect_string=r"\)#")
+    out = conn.send_command(f"commit timer {hms}", expect_string=r"#")
+    assert "%" not in out
+    assert conn.find_prompt() == "leaf1#"
+
+
+def test_session_commit_timer_confirm_keeps_config(sim):
+    before = sim.running("leaf1")
+    conn = connect(sim)
+    try:
+        stage(conn)
+        assert sim.running("leaf1") == before          # staged only
+        commit_timer(conn)
+        pend = sim.pending("leaf1")
+        assert pend["pending_commit"] and pend["session"] == "lossless"
+        sessions = json.loads(conn.send_command("show configuration sessions detail | json"))
+        assert sessions["sessions"]["lossless"]["state"] == "pendingCommitTimer"
+        out = conn.send_command("configure session lossless commit")
+        assert "%" not in out
+        assert not sim.pending("leaf1")["pending_commit"]
+        time.sleep(300 * SCALE + 0.5)
+        run = conn.send_command("show running-config interfaces Ethernet1")
+        assert "priority-flow-control priority 3 no-drop" in run
+        assert "      random-detect ecn count" in run
+        sec = conn.send_command("show running-config section qos map")
+        assert "qos map dscp 26 to traffic-class 3" in sec
+    finally:
+        conn.disconnect()
+
+
+def test_commit_timer_expiry_rolls_back(sim):
+    before = sim.running("leaf1")
+    conn = connect(sim)
+    try:
+        stage(conn, "roce-change")
+        commit_timer(conn, "roce-change", "00:05:00")
+        assert "priority-flow-control on" in sim.running("leaf1")
+        time.sleep(300 * SCALE + 0.6)
+        assert sim.running("leaf1") == before
+        assert not sim.pending("leaf1")["pending_commit"]
+        out = conn.send_command("configure session roce-change commit")
+        assert out.startswith("%")                     # nothing left to confirm
+    finally:
+        conn.disconnect()
+
+
+def test_abort_from_exec_rolls_back_pending_timer(sim):
+    before = sim.running("leaf1")
+    conn = connect(sim)
+    try:
+        stage(conn, "s2")
+        commit_timer(conn, "s2", "01:00:00")
+        assert sim.running("leaf1") != before
+        conn.send_command("configure session s2 abort")
+        assert sim.running("leaf1") == before
+    finally:
+        conn.disconnect()
+
+
+def test_invalid_input_uses_eos_error_text(sim):
+    conn = connect(sim)
+    try:
+        out = conn.send_config_set(["interface Ethernet1", "mtu 99999", "priority-flow-control priority",
+                                    "priority-flow-control pause watchdog action errdisable",
+                                    "random-detect ecn count"],
+                                   config_mode_command="configure session bad")
+        assert "% Invalid input (at token 1: '99999')" in out
+        assert "% Incomplete command (at token 1: 'priority')" in out
+        assert "% Invalid input (at token 4: 'errdisable')" in out
+        # tx-queue commands are not valid directly under the interface
+        assert "% Invalid input (at token 0: 'random-detect')" in out
+        conn.send_command("configure session bad abort")
+        conn.exit_enable_mode()
+        out = conn.send_command("configure terminal", expect_string=r">")
+        assert "% Invalid input (privileged mode required)" in out
+    finally:
+        conn.disconnect()
+
+
+def test_counters_settable_and_shown(sim):
+    sim.set_counters("leaf1", "Ethernet1", {"pfc_rx": {"3": 1204}, "pfc_tx": {"3": 57},
+                                            "ecn_marked": {"3": 81234}, "queue_drops": {"3": 2},
+                                            "in_discards": 5})
+    conn = connect(sim)
+    try:
+        pfc = json.loads(conn.send_command("show priority-flow-control counters | json"))
+        assert pfc["interfaceCounters"]["Ethernet1"] == {"rxFrames": 1204, "txFrames": 57}
+        ecn = json.loads(conn.send_command("show qos interfaces ecn counters queue | json"))
+        assert ecn["intfQueueCounters"]["Ethernet1"]["queueCounters"]["3"] == "-"  # not counting yet
+        conn.send_config_set(["interface Ethernet1", "tx-queue 3", "random-detect ecn count"],
+                             config_mode_command="configure session cnt")
+        conn.send_command("configure session cnt commit")
+        ecn = json.loads(conn.send_command("show qos interfaces Ethernet1 ecn counters queue | json"))
+        assert ecn["intfQueueCounters"]["Ethernet1"]["queueCounters"]["3"] == "81234"
+        q = json.loads(conn.send_command("show interfaces Ethernet1 counters queue detail | json"))
+        tc3 = q["egressQueueCounters"]["interfaces"]["Ethernet1"]["ucastQueues"]["trafficClasses"]["TC3"]
+        assert tc3["dropPrecedences"]["DP0"]["droppedPackets"] == 2
+        d = json.loads(conn.send_command("show interfaces counters discards | json"))
+        assert d["interfaces"]["Ethernet1"]["inDiscards"] == 5 and d["inDiscardsTotal"] == 5
+        sim.set_counters("leaf1", "Ethernet1", {"watchdog_storms": {"3": 1}})
+        wd = json.loads(conn.send_command("show priority-flow-control counters watchdog | json"))
+        assert wd["interfaces"]["Ethernet1"]["txQueues"]["3"]["stuckCount"] == 1
+    finally:
+        conn.disconnect()

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Juniper Junos simulator driven by netmiko (juniper_junos) over real SSH."""
+from __future__ import annotations
+
+import pathlib
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from switchsim.client import SimProcess  # noqa: E402
+
+netmiko = pytest.importorskip("netmiko")
+
+SCALE = 0.002  # commit confirmed 5 (minutes) = 0.6 s
+
+LINES = [  # shared/reference/switch-lossless-cli.md section 5
+    "set class-of-service forwarding-classes class ROCE queue-num 3 no-loss pfc-priority 3",
+    "set class-of-service forwarding-classes class CNP queue-num 6",
+    "set class-of-service classifiers dscp DSCP-ROCE forwarding-class ROCE loss-priority low code-points 011010",
+    "set class-of-service classifiers dscp DSCP-ROCE forwarding-class CNP loss-priority low code-points 110000",
+    "set class-of-service congestion-notification-profile CNP-ROCE input dscp code-point 011010 pfc",
+    "set class-of-service congestion-notification-profile CNP-ROCE output ieee-802.1 code-point 011 flow-control-queue 3",
+    "set class-of-service congestion-notification-profile CNP-ROCE pfc-watchdog",
+    "set class-of-service drop-profiles DP-ROCE interpolate fill-level [ 10 50 ] drop-probability [ 0 100 ]",
+    "set class-of-service schedulers S-ROCE transmit-rate percent 50",
+    "set class-of-service schedulers S-ROCE explicit-congestion-notification",
+    "set class-of-service schedulers S-ROCE drop-profile-map loss-priority low protocol any drop-profile DP-ROCE",
+    "set class-of-service schedulers S-CNP priority strict-high",
+    "set class-of-service scheduler-maps SM-ROCE forwarding-class ROCE scheduler S-ROCE",
+    "set class-of-service scheduler-maps SM-ROCE forwarding-class CNP scheduler S-CNP",
+    "set class-of-service interfaces et-0/0/0 congestion-notification-profile CNP-ROCE",
+    "set class-of-service interfaces et-0/0/0 classifiers dscp DSCP-ROCE",
+    "set class-of-service interfaces et-0/0/0 scheduler-map SM-ROCE",
+    "set interfaces et-0/0/0 mtu 9216",
+]
+
+
+@pytest.fixture
+def sim(tmp_path):
+    cfg = {"time_scale": SCALE, "switches": [
+        {"name": "qfx1", "platform": "junos", "port": 0, "username": "netops", "password": "s3cret-junos"}]}
+    with SimProcess(cfg, str(tmp_path)) as s:
+        yield s
+
+
+def connect(sim):
+    return netmiko.ConnectHandler(device_type="juniper_junos", host="127.0.0.1", port=sim.port("qfx1"),
+                                  username="netops", password="s3cret-junos", conn_timeout=10)
+
+
+def stage(conn):
+    out = conn.config_mode(config_command="configure private")
+    assert "warning: uncommitted changes will be discarded on exit" in out
+    out = conn.send_config_set(LINES, exit_config_mode=False)
+    assert "error" not in out and "syntax error" not in out, out
+    cmp_ = conn.send_command("show | compare")
+    assert "[edit]" in cmp_ and "+   class-of-service {" in cmp_
+    assert "+           class ROCE queue-num 3 no-loss pfc-priority 3;" in cmp_
+    assert "configuration check succeeds" in conn.commit(check=True)
+
+
+def test_commit_confirmed_then_commit_keeps_config(sim):
+    conn = connect(sim)
+    try:
+        stage(conn)
+        out = conn.commit(confirm=True, confirm_delay=5)
+        assert "commit confirmed will be automatically rolled back in 5 minutes unless confirmed" in out
+        assert sim.pending("qfx1")["pending_commit"]
+        assert "commit complete" in conn.commit()
+        assert not sim.pending("qfx1")["pending_commit"]
+        time.sleep(300 * SCALE + 0.5)
+        conn.exit_config_mode()
+        run = conn.send_command("show configuration class-of-service | display set")
+        assert "set class-of-service forwarding-classes class ROCE pfc-priority 3" in run
+        assert "set class-of-service interfaces et-0/0/0 scheduler-map SM-ROCE" in run
+    finally:
+        conn.disconnect()
+
+
+def test_commit_confirmed_expiry_rolls_back(sim):
+    before = sim.running("qfx1")
+    conn = connect(sim)
+    try:
+        stage(conn)
+        conn.commit(confirm=True, confirm_delay=5)
+        assert "class-of-service" in sim.running("qfx1")
+        time.sleep(300 * SCALE + 0.6)
+        assert sim.running("qfx1") == before
+        assert not sim.pending("qfx1")["pending_commit"]
+    finally:
+        conn.disconnect()
+
+
+def test_syntax_errors_and_commit_check_failure(sim):
+    conn = connect(sim)
+    try:
+        conn.config_mode(config_command="configure private")
+        out = conn.send_command("set class-of-service forwarding-classes class ROCE queue-num 99")
+        assert "Value 99 is not within range (0..15) at '99'" in out
+        out = conn.send_command("set class-of-service forwarding-clases class ROCE queue-num 3",
+                                strip_prompt=False)
+        lines = out.splitlines()
+        caret = next(x for x in lines if x.strip() == "^")
+        # the caret sits under the bad token, counted from the start of the prompt
+        assert caret.index("^") == len("netops@qfx1# set class-of-service ")
+        assert "syntax error." in out
+        conn.send_command("set class-of-service interfaces et-0/0/0 scheduler-map SM-MISSING")
+        out = conn.send_command("commit check")
+        assert "Scheduler map SM-MISSING is not defined" in out
+        assert "error: configuration check-out failed" in out
+        with pytest.raises(ValueError):
+            conn.commit()
+        conn.exit_config_mode()   # answers "Exit with uncommitted changes?"
+        assert conn.find_prompt() == "netops@qfx1>"
+    finally:
+        conn.disconnect()
+
+
+def test_counters_shown_in_junos_shape(sim):
+    counters = {"pfc_rx": {"3": 1204}, "pfc_tx": {"3": 57}, "ecn_marked": {"3": 81234}}
+    sim.set_counters("qfx1", "et-0/0/0", counters)
+    conn = connect(sim)
+    try:
+        ext = conn.send_command("show interfaces et-0/0/0 extensive")
+        assert "MAC Priority Flow Control Statistics:" in ext
+        row = next(x for x in ext.splitlines() if x.strip().startswith("Priority :  3"))
+        assert row.split()[-2:] == ["1204", "57"]
+        q = conn.send_command("show interfaces queue et-0/0/0")
+        assert "Queue: 3, Forwarding classes: fcoe" in q
+        assert "ECN-CE packets       :                81234" in q
+    finally:
+        conn.disconnect()

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""NVIDIA Cumulus NVUE simulator driven by netmiko (cumulus_linux) over real SSH."""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from switchsim.client import SimProcess  # noqa: E402
+
+netmiko = pytest.importorskip("netmiko")
+
+SCALE = 0.002
+
+LINES = [  # shared/reference/switch-lossless-cli.md section 3
+    "nv set qos roce mode lossless",
+    "nv set qos mapping default-global trust l3",
+    "nv set qos mapping default-global dscp 26 switch-priority 3",
+    "nv set qos egress-queue-mapping default-global switch-priority 3 traffic-class 3",
+    "nv set qos pfc default-global switch-priority 3",
+    "nv set qos pfc default-global tx enable",
+    "nv set qos pfc default-global rx enable",
+    "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000",
+    "nv set qos congestion-control default-global traffic-class 3 max-threshold 1500000",
+    "nv set qos congestion-control default-global traffic-class 3 probability 100",
+    "nv set qos congestion-control default-global traffic-class 3 ecn enable",
+    "nv set qos egress-scheduler default-global traffic-class 6 mode strict",
+    "nv set qos egress-scheduler default-global traffic-class 0,3 mode dwrr",
+    "nv set qos egress-scheduler default-global traffic-class 0,3 bw-percent 50",
+    "nv set qos egress-scheduler default-global traffic-class 1,2,4,5,7 mode strict",
+    "nv set interface swp1-2 qos pfc-watchdog state enable",
+    "nv set interface swp1 link mtu 9216",
+]
+
+
+@pytest.fixture
+def sim(tmp_path):
+    cfg = {"time_scale": SCALE, "switches": [
+        {"name": "leaf3", "platform": "nvue", "port": 0, "username": "cumulus", "password": "s3cret-nv"}]}
+    with SimProcess(cfg, str(tmp_path)) as s:
+        yield s
+
+
+def connect(sim):
+    return netmiko.ConnectHandler(device_type="cumulus_linux", host="127.0.0.1", port=sim.port("leaf3"),
+                                  username="cumulus", password="s3cret-nv", conn_timeout=10)
+
+
+def stage(conn):
+    for line in LINES:
+        out = conn.send_command(line)
+        assert out == "", (line, out)
+    diff = conn.send_command("nv config diff")
+    assert diff.startswith("- set:")
+    assert "tx: enable" in diff and "mtu: 9216" in diff
+    return diff
+
+
+def test_apply_confirm_then_confirm_yes_keeps(sim):
+    conn = connect(sim)
+    try:
+        assert conn.find_prompt() == "cumulus@leaf3:mgmt:~$"
+        stage(conn)
+        out = conn.send_command("nv config apply --confirm 300s -y")
+        assert out.startswith("applied [rev_id: ")
+        assert sim.pending("leaf3")["pending_commit"]
+        assert "seconds remaining" in conn.send_command("nv config apply --confirm-status")
+        conn.send_command("nv config apply --confirm-yes")
+        time.sleep(300 * SCALE + 0.5)
+        cmds = conn.send_command("nv config show -o commands")
+        assert "nv set qos pfc default-global switch-priority 3" in cmds
+        assert "nv set interface swp2 qos pfc-watchdog state enable" in cmds
+        assert conn.send_command("nv config diff") == ""
+        cc = conn.send_command("nv show qos congestion-control default-global traffic-class")
+        assert "146.48 KB" in cc and "1.43 MB" in cc
+    finally:
+        conn.disconnect()
+
+
+def test_apply_confirm_expiry_rolls_back(sim):
+    before = sim.running("leaf3")
+    conn = connect(sim)
+    try:
+        stage(conn)
+        conn.send_command("nv config apply --confirm 5m -y")
+        assert "roce" in sim.running("leaf3")
+        time.sleep(300 * SCALE + 0.6)
+        assert sim.running("leaf3") == before
+        assert not sim.pending("leaf3")["pending_commit"]
+    finally:
+        conn.disconnect()
+
+
+def test_invalid_set_and_apply_validation(sim):
+    conn = connect(sim)
+    try:
+        out = conn.send_command("nv set qos foo bar")
+        assert out.startswith("Error: Invalid argument 'foo'")
+        assert conn.send_command("nv set interface swp1 link mtu 99999").startswith(
+            "Error: 99999 is greater than the maximum of 9216")
+        assert conn.send_command("nv set qos roce mode fast").startswith("Error: 'fast' is not one of")
+        # only TC0/TC3 at 50 % leaves the default 12/13 % on the others: > 100 % is rejected at apply
+        conn.send_command("nv set qos egress-scheduler default-global traffic-class 0,3 bw-percent 50")
+        out = conn.send_command("nv config apply -y")
+        assert out.startswith("Error: Invalid config") and "must not exceed 100" in out
+        conn.send_command("nv config detach")
+        assert conn.send_command("nv config diff") == ""
+        # the watchdog needs PFC on the port
+        conn.send_command("nv set interface swp3 qos pfc-watchdog")
+        assert "PFC or link pause must be configured" in conn.send_command("nv config apply -y")
+        assert "command not found" in conn.send_command("vtysh-bogus")
+    finally:
+        conn.disconnect()
+
+
+def test_counters_settable_and_shown(sim):
+    counters = {"pfc_rx": {"3": 1204}, "pfc_tx": {"3": 57}, "ecn_marked": {"3": 812334}, "watchdog_storms": {"3": 2}}
+    sim.set_counters("leaf3", "swp1", counters)
+    conn = connect(sim)
+    try:
+        out = conn.send_command("nv show interface swp1 counters qos pfc-stats")
+        row = next(x for x in out.splitlines() if x.startswith("3 "))
+        assert row.split() == ["3", "1204", "0", "57", "0"]
+        js = json.loads(conn.send_command("nv show interface swp1 counters qos pfc-stats -o json"))
+        assert js["3"]["rx-pause-frames"] == 1204
+        roce = conn.send_command("nv show interface swp1 qos roce counters")
+        assert any(x.split()[:2] == ["ecn-marked-packets", "812334"] for x in roce.splitlines())
+        for line in ["nv set qos pfc default-global switch-priority 3",
+                     "nv set interface swp1 qos pfc-watchdog state enable"]:
+            conn.send_command(line)
+        assert conn.send_command("nv config apply -y").startswith("applied")
+        wd = conn.send_command("nv show interface swp1 qos pfc-watchdog")
+        assert "PFC WD Status" in wd
+        assert any(x.split() == ["3", "OK", "2"] for x in wd.splitlines())
+    finally:
+        conn.disconnect()
