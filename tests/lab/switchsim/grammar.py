@@ -244,7 +244,7 @@ def match(rules: list, tokens: list[str], allow_partial: bool = False) -> Result
     for rule in rules:
         m = _Matcher(tokens)
         m.run(rule.elems, True)
-        for end, b, canon, part in m.results:
+        for _end, b, canon, part in m.results:
             if part and not allow_partial:
                 others.append((rule, b, canon))
             else:
