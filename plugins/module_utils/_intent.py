@@ -110,6 +110,8 @@ class Platform(NamedTuple):
     interface_example: str
     supported: bool = True
     notes: tuple[str, ...] = ()
+    # Largest interface MTU the OS accepts (EOS: 'mtu 68-9214'; reference section 1.7).
+    max_mtu: int = 9216
 
 
 # The platform registry: adding NX-OS or SONiC means flipping ``supported``
@@ -117,7 +119,7 @@ class Platform(NamedTuple):
 PLATFORMS: dict[str, Platform] = {
     p.name: p
     for p in (
-        Platform("eos", r"Ethernet\d+(/\d+){0,2}", "Ethernet1/1"),
+        Platform("eos", r"Ethernet\d+(/\d+){0,2}", "Ethernet1/1", max_mtu=9214),
         Platform("nvue", r"swp\d+(s\d+)?", "swp1s0"),
         Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0"),
         Platform("nxos", r"Ethernet\d+/\d+(/\d+)?", "Ethernet1/1", supported=False),
@@ -591,7 +593,7 @@ def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     out["dcqcn"] = {"enabled": ctx.boolean(dcqcn, "enabled", f"{path}.dcqcn", True)}
     mtu = ctx.mapping(src.get("mtu"), f"{path}.mtu", ("switch", "host"))
     out["mtu"] = {
-        "switch": ctx.integer(mtu, "switch", f"{path}.mtu", 9216, 1500, 9216, "a switch MTU"),
+        "switch": ctx.integer(mtu, "switch", f"{path}.mtu", 9214, 1500, 9216, "a switch MTU"),
         "host": ctx.integer(mtu, "host", f"{path}.mtu", 9000, 1280, 9216, "a host MTU"),
     }
     out["rdma_cm_tos"] = ctx.integer(src, "rdma_cm_tos", path, None, 0, 255, "a ToS byte", nullable=True)
@@ -1111,6 +1113,10 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         ctx.error(f"{path}.ports", f"{_type_name(ports_raw)} is not a mapping of interface name to port")
         return _BAD
     roce = intent.get("roce") or {}
+    switch_mtu = (roce.get("mtu") or {}).get("switch")
+    if platform is not _BAD and _is_int(switch_mtu) and switch_mtu > platform.max_mtu:
+        ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
+        platform = _BAD
     default_cable = roce.get("cable_length_m", 5)
     ports: dict[str, Any] = {}
     good = True

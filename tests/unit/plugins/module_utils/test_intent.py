@@ -299,7 +299,7 @@ def test_roce_plan_switches():
     assert leaf1["cnp"] == {"dscp": 48, "priority": 6, "queue": 6, "strict": True}
     assert leaf1["ecn_queue"] == 3
     assert leaf1["watchdog"] == {"enabled": True, "detection_time_ms": 200, "restoration_time_ms": 400, "action": "drop"}
-    assert leaf1["mtu"] == 9216
+    assert leaf1["mtu"] == 9214
     # Natural interface order: Ethernet2/1 before Ethernet10.
     assert list(leaf1["ports"]) == ["Ethernet2/1", "Ethernet10"]
     assert leaf1["ports"]["Ethernet10"] == {
@@ -311,12 +311,12 @@ def test_roce_plan_switches():
         "ecn": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 20},
         "headroom": {"xoff_bytes": 120 * KIB, "xon_bytes": 18 * KIB, "size_bytes": 138 * KIB, "total_bytes": 138 * KIB},
     }
-    # Port MTU in the plan is mtu.switch (9216), hence 120 KiB here vs 119 KiB at 9100.
+    # Port MTU in the plan is mtu.switch (9214), hence 120 KiB here vs 119 KiB at 9100.
     assert leaf1["ports"]["Ethernet2/1"]["cable_length_m"] == 5
-    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _intent.headroom(400, 5, port_mtu=9216)["xoff_bytes"]
+    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _intent.headroom(400, 5, port_mtu=9214)["xoff_bytes"]
     leaf2 = plan["devices"]["leaf2"]
     assert leaf2["platform"] == "junos"
-    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _intent.headroom(200, 100, port_mtu=9216)["size_bytes"]
+    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _intent.headroom(200, 100, port_mtu=9214)["size_bytes"]
 
 
 def test_roce_plan_hosts_and_env():

@@ -213,9 +213,9 @@ ERROR_CASES = [
     (
         "host-mtu-above-switch",
         roce_base,
-        {"roce.mtu": {"switch": 9216, "host": 9216}},
+        {"roce.mtu": {"switch": 9214, "host": 9214}},
         None,
-        "lossless_fabric.roce.mtu.host: 9216 exceeds mtu.switch 9216 - 18 (Ethernet + 802.1Q header) = 9198",
+        "lossless_fabric.roce.mtu.host: 9214 exceeds mtu.switch 9214 - 18 (Ethernet + 802.1Q header) = 9196",
     ),
     (
         "host-mtu-one-above",
@@ -318,6 +318,13 @@ ERROR_CASES = [
         None,
         {"leaf1.platform": "sonic"},
         "leaf1: lossless_fabric_device.platform: 'sonic' is not supported yet (supported: eos, junos, nvue)",
+    ),
+    (
+        "platform-mtu-above-max",
+        roce_base,
+        {"roce.mtu": {"switch": 9216, "host": 9000}},
+        None,
+        "leaf1: lossless_fabric_device.platform: eos takes an interface MTU up to 9214; lossless_fabric.roce.mtu.switch is 9216",
     ),
     ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue)"),
     (
