@@ -541,10 +541,11 @@ def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     out: dict[str, Any] = {"trust": ctx.choice(src, "trust", path, "dscp", ("dscp",), "a trust mode")}
 
     data_path = f"{path}.data"
-    data = ctx.mapping(src.get("data"), data_path, ("dscp", "priority"))
+    data = ctx.mapping(src.get("data"), data_path, ("dscp", "priority", "bandwidth_percent"))
     out["data"] = {
         "dscp": ctx.integer(data, "dscp", data_path, 26, 0, 63, "a DSCP"),
         "priority": ctx.integer(data, "priority", data_path, 3, 0, 7, "a priority"),
+        "bandwidth_percent": ctx.integer(data, "bandwidth_percent", data_path, 50, 1, 99, "a bandwidth share in percent"),
     }
     cnp_path = f"{path}.cnp"
     cnp = ctx.mapping(src.get("cnp"), cnp_path, ("dscp", "priority", "strict"))
@@ -1315,15 +1316,32 @@ def _port_ecn(roce: dict, speed_gbps: int) -> dict[str, int]:
     return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}
 
 
+def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int) -> None:
+    """ETS/DWRR shares (reference 1.5, 3.6, 7.3: RoCE class ~50 %, the rest
+    shared): the data class gets data_percent, the other weighted classes
+    split what is left evenly (the lowest class takes the remainder); strict
+    classes get none, since a strict queue is served before any weight."""
+    weighted = sorted(tc for tc, cls in classes.items() if not cls["strict"])
+    others = [tc for tc in weighted if tc != data_prio]
+    data_share = data_percent if others else 100
+    rest = 100 - data_share
+    for tc, cls in classes.items():
+        cls["bandwidth_percent"] = None if cls["strict"] else 0
+    classes[data_prio]["bandwidth_percent"] = data_share
+    for index, tc in enumerate(others):
+        classes[tc]["bandwidth_percent"] = rest // len(others) + (rest % len(others) if index == 0 else 0)
+
+
 def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
     """Switch QoS: DSCP plan (reference 7.3), per-port headroom (7.1) and ECN (7.2)."""
     roce = intent["roce"]
     data_prio, cnp_prio = roce["data"]["priority"], roce["cnp"]["priority"]
     pfc = roce["pfc"]["priorities"]
-    classes: dict[int, dict[str, bool]] = {0: {"lossless": 0 in pfc, "ecn": data_prio == 0, "strict": False}}
+    classes: dict[int, dict[str, Any]] = {0: {"lossless": 0 in pfc, "ecn": data_prio == 0, "strict": False}}
     for prio in pfc:
         classes[prio] = {"lossless": True, "ecn": prio == data_prio, "strict": False}
     classes[cnp_prio] = {"lossless": False, "ecn": False, "strict": roce["cnp"]["strict"]}
+    _share_bandwidth(classes, data_prio, roce["data"]["bandwidth_percent"])
     hr = roce["headroom"]
     ports = {}
     for ifname, port in device["ports"].items():

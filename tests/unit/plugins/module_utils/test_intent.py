@@ -291,9 +291,9 @@ def test_roce_plan_switches():
     assert leaf1["dscp_map"] == {"26": 3, "48": 6}
     assert leaf1["default_traffic_class"] == 0
     assert leaf1["traffic_classes"] == {
-        "0": {"lossless": False, "ecn": False, "strict": False},
-        "3": {"lossless": True, "ecn": True, "strict": False},
-        "6": {"lossless": False, "ecn": False, "strict": True},
+        "0": {"lossless": False, "ecn": False, "strict": False, "bandwidth_percent": 50},
+        "3": {"lossless": True, "ecn": True, "strict": False, "bandwidth_percent": 50},
+        "6": {"lossless": False, "ecn": False, "strict": True, "bandwidth_percent": None},
     }
     assert leaf1["pfc_priorities"] == [3]
     assert leaf1["cnp"] == {"dscp": 48, "priority": 6, "queue": 6, "strict": True}
@@ -398,8 +398,11 @@ def test_roce_custom_plan_two_lossless_priorities():
     leaf = plan["devices"]["leaf1"]
     assert leaf["dscp_map"] == {"16": 3, "24": 2}
     assert leaf["pfc_priorities"] == [2, 4]
-    assert leaf["traffic_classes"]["4"] == {"lossless": True, "ecn": False, "strict": False}
-    assert leaf["traffic_classes"]["2"] == {"lossless": True, "ecn": True, "strict": False}
+    # data class 2 takes the default 50 %; classes 0 and 4 split the rest; CNP class 3 is strict
+    assert leaf["traffic_classes"]["4"] == {"lossless": True, "ecn": False, "strict": False, "bandwidth_percent": 25}
+    assert leaf["traffic_classes"]["2"] == {"lossless": True, "ecn": True, "strict": False, "bandwidth_percent": 50}
+    assert leaf["traffic_classes"]["0"]["bandwidth_percent"] == 25
+    assert leaf["traffic_classes"]["3"] == {"lossless": False, "ecn": False, "strict": True, "bandwidth_percent": None}
     assert leaf["ports"]["Ethernet10"]["headroom"]["total_bytes"] == 2 * leaf["ports"]["Ethernet10"]["headroom"]["size_bytes"]
     host = plan["devices"]["gpu2"]
     assert host["pfc_bitmap"] == "0,0,1,0,1,0,0,0"
