@@ -6,8 +6,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # Outside the repo: inside it, ansible-test would see the git checkout and its ignores.
-DEST=${TMPDIR:-/tmp}/lossless-fabric-sanity-$(id -u)/ansible_collections/lossless/fabric
-rm -rf "$DEST"
+TOP=$(mktemp -d "${TMPDIR:-/tmp}/lossless-fabric-sanity.XXXXXX")
+trap 'rm -rf "$TOP"' EXIT
+DEST=$TOP/ansible_collections/lossless/fabric
 mkdir -p "$DEST"
 # Files deleted in the work tree but still in the index are left out.
 cd "$ROOT"
@@ -18,4 +19,4 @@ cd "$DEST"
 # A git checkout makes ansible-test lint only tracked files; the copy is not one.
 export HOME=$ROOT/.deps/ansible-test-home
 export ANSIBLE_COLLECTIONS_PATH=$ROOT/.deps/collections
-exec "$ROOT/.venv/bin/ansible-test" sanity --local --python 3.11 --color no "$@"
+"$ROOT/.venv/bin/ansible-test" sanity --local --python 3.11 --color no "$@"

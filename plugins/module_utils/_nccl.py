@@ -1401,37 +1401,108 @@ def gate(result: dict, targets: list, require_transport=None, require_gdr=None, 
     line.  ``require_transport`` is a name or a list of accepted names and
     ``require_gdr`` a bool; "unknown" never satisfies either.
     """
+    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete)
+            if c['line']]
+
+
+def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False):  # noqa: C901
+    """Every requirement ``gate`` checks, in its order: {requirement, passed, measured, line}; ``line`` is None when met."""
     result = result if isinstance(result, dict) else {}
     rows = result.get('rows') or []
     coll = result.get('collective')
     label = _label(coll)
     out = []
+
+    def check(requirement, lines, measured=None):
+        lines = [x for x in lines if x]
+        out.append({'requirement': requirement, 'passed': not lines, 'measured': measured, 'line': None})
+        if lines:
+            out[-1]['line'] = lines[0]
+            out.extend({'requirement': requirement, 'passed': False, 'measured': measured, 'line': x} for x in lines[1:])
+
+    base = []
     if not rows:
-        out.append('%s: no result rows in the log (run crashed, hung or was cut before the table)' % label)
+        base.append('%s: no result rows in the log (run crashed, hung or was cut before the table)' % label)
     for failure in (result.get('failures') or [])[:1]:
-        out.append('%s: the run reported a failure: %s' % (label, failure))
+        base.append('%s: the run reported a failure: %s' % (label, failure))
     if result.get('independent_runs'):
-        out.append('%s: the log holds several independent runs (a non-MPI binary under a launcher?); refusing to gate on it' % label)
+        base.append('%s: the log holds several independent runs (a non-MPI binary under a launcher?); refusing to gate on it' % label)
+    check('%s: result rows from one run that reported no failure' % label, base,
+          '%d row(s), %d failure(s)' % (len(rows), len(result.get('failures') or [])))
     for tgt in targets or []:
-        line = _gate_target(result, rows, coll, tgt)
-        if line:
-            out.append(line)
-    out.extend(_gate_wrong(result, rows, label, max_wrong))
+        if isinstance(tgt, dict) and tgt.get('collective') and coll is not None and _norm_collective(tgt.get('collective')) != coll:
+            continue    # a target for another collective: not this log's business
+        check(_target_text(tgt, coll), [_gate_target(result, rows, coll, tgt)], _target_measured(rows, tgt))
+    wrong_cells = [r[k]['wrong'] for r in rows for k in ('out_of_place', 'in_place') if r.get(k) and r[k].get('wrong') is not None]
+    check('%s: #wrong <= %d in every checked cell, and correctness checked' % (label, max_wrong),
+          _gate_wrong(result, rows, label, max_wrong), ('max #wrong %d' % max(wrong_cells)) if wrong_cells else None)
     if require_transport:
         accepted = [require_transport] if isinstance(require_transport, str) else list(require_transport)
         have = result.get('transport') or 'unknown'
+        line = None
         if have.lower() not in [a.lower() for a in accepted]:
-            out.append('%s: transport %s is not proven to be %s (evidence: %s)' % (
-                label, have, ' or '.join(accepted), '; '.join(result.get('transport_evidence') or []) or 'no NCCL_DEBUG=INFO transport lines'))
+            line = '%s: transport %s is not proven to be %s (evidence: %s)' % (
+                label, have, ' or '.join(accepted), '; '.join(result.get('transport_evidence') or []) or 'no NCCL_DEBUG=INFO transport lines')
+        check('%s: transport %s' % (label, ' or '.join(accepted)), [line], have)
     if require_gdr is not None:
         have = result.get('gdr_active', 'unknown')
+        line = None
         if have is not bool(require_gdr):
-            out.append('%s: GPUDirect RDMA is %s, required %s (evidence: %s)' % (
+            line = '%s: GPUDirect RDMA is %s, required %s (evidence: %s)' % (
                 label, {True: 'active', False: 'not active'}.get(have, 'not proven'), 'active' if require_gdr else 'off',
-                '; '.join(result.get('gdr_evidence') or []) or 'no NCCL_DEBUG=INFO GDR lines'))
-    if require_complete and rows and not result.get('complete'):
-        out.append('%s: the log is incomplete: %s' % (label, '; '.join(result.get('truncated_reasons') or ['run reported failures'])))
+                '; '.join(result.get('gdr_evidence') or []) or 'no NCCL_DEBUG=INFO GDR lines')
+        check('%s: GPUDirect RDMA %s' % (label, 'active' if require_gdr else 'off'), [line], str(have))
+    if require_complete:
+        line = None
+        if rows and not result.get('complete'):
+            line = '%s: the log is incomplete: %s' % (label, '; '.join(result.get('truncated_reasons') or ['run reported failures']))
+        check('%s: a complete log' % label, [line], 'complete' if result.get('complete') else 'incomplete')
     return out
+
+
+def _target_span(tgt):
+    try:
+        lo = int(tgt.get('min_size') or 0)
+        hi = tgt.get('max_size')
+        hi = int(hi) if hi is not None else None
+    except (TypeError, ValueError):
+        return None, None, '?'
+    if hi == lo:
+        return lo, hi, '%d B (%s)' % (lo, human_size(lo))
+    return lo, hi, '%s..%s' % (human_size(lo), human_size(hi) if hi is not None else 'max')
+
+
+def _target_text(tgt, coll):
+    if not isinstance(tgt, dict):
+        return 'invalid target %r' % (tgt,)
+    want = _norm_collective(tgt.get('collective')) if tgt.get('collective') else None
+    _lo, _hi, span = _target_span(tgt)
+    placement = tgt.get('placement') or 'both'
+    halves = ' and '.join(_PLACEMENT_TEXT[k] for k in _PLACEMENTS.get(placement, ()))
+    return '%s %s busbw >= %s GB/s at %s' % (_label(want or coll), halves or placement, tgt.get('min_busbw'), span)
+
+
+def _target_measured(rows, tgt):
+    """The lowest busbw in the target's size range and placement, as text (None without data)."""
+    if not isinstance(tgt, dict):
+        return None
+    lo, hi, _span = _target_span(tgt)
+    if lo is None:
+        return None
+    worst = None
+    for r in rows:
+        if r['size'] < lo or (hi is not None and r['size'] > hi):
+            continue
+        for key in _PLACEMENTS.get(tgt.get('placement') or 'both', ()):
+            half = r.get(key)
+            bw = half.get('busbw') if half else None
+            if bw is None:
+                return 'N/A at %d B %s' % (r['size'], _PLACEMENT_TEXT[key])
+            if worst is None or bw < worst[0]:
+                worst = (bw, r['size'], key)
+    if worst is None:
+        return None
+    return 'min %.2f GB/s at %d B (%s) %s' % (worst[0], worst[1], human_size(worst[1]), _PLACEMENT_TEXT[worst[2]])
 
 
 def _gate_target(result, rows, coll, tgt):  # noqa: C901
@@ -1715,6 +1786,10 @@ def _compare_size(pre, post, size, tolerance, alpha, targets):  # noqa: C901
     threshold = max(tolerance, 2.0 * (ent['noise_percent'] or 0.0))
     ent['threshold_percent'] = threshold
     p, min_p, method = mann_whitney_less(a, b)
+    if method == 'exact':
+        # the bound the sample sizes set (1 / C(n+m, m)); the tie-conditional bound can be 1 when all values tie,
+        # and that says nothing about how many launches are needed
+        min_p = 1.0 / math.comb(len(a) + len(b), len(b))
     ent['p_value'] = p
     ent['min_p_value'] = min_p
     ent['test'] = method
@@ -1747,3 +1822,312 @@ def _compare_size(pre, post, size, tolerance, alpha, targets):  # noqa: C901
         ent['reason'] = 'no significant drop (p=%.3g), but the interval [%s, %s] cannot exclude a drop beyond %.1f%%' % (
             p, '-' if lo is None else '%.3f' % lo, '-' if hi is None else '%.3f' % hi, threshold)
     return ent
+
+
+# ---------------------------------------------------------------------------
+# module glue: the gate options nccl_result and nccl_compare share
+# (documented once in plugins/doc_fragments/_nccl_gate.py; keep the two in step)
+
+GATE_TRANSPORTS = ('IB', 'RoCE', 'Socket', 'EFA', 'NVLink-only')
+PLACEMENTS = ('out_of_place', 'in_place', 'both')
+
+GATE_ARG_SPEC = {
+    'targets': {
+        'type': 'list', 'elements': 'dict',
+        'options': {
+            'min_size': {'type': 'raw', 'required': True},
+            'max_size': {'type': 'raw'},
+            'min_busbw': {'type': 'float', 'required': True},
+            'placement': {'type': 'str', 'default': 'both', 'choices': list(PLACEMENTS)},
+            'collective': {'type': 'str', 'choices': list(COLLECTIVES)},
+        },
+    },
+    'fabric_targets': {'type': 'dict'},
+    'require_transport': {'type': 'list', 'elements': 'str', 'choices': list(GATE_TRANSPORTS)},
+    'require_gdr': {'type': 'bool'},
+    'max_wrong': {'type': 'int', 'default': 0},
+    'require_complete': {'type': 'bool', 'default': False},
+}
+
+_RE_SIZE = re.compile(r'(\d+)\s*(?:([KMGkmg])(iB)?)?')
+
+
+def parse_size(value):
+    """Bytes from 8, '8', '1K', '64M', '1G' or '1GiB' (powers of 1024, as nccl-tests -b/-e; same rules as _intent.parse_size).
+
+    '1GB' is refused: it is ambiguous (1000 or 1024).  Raises ValueError.
+    """
+    if isinstance(value, bool):
+        raise ValueError('%r is not a size' % (value,))
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError('%r is not a size (negative)' % (value,))
+        return value
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    m = _RE_SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if not m:
+        raise ValueError("%r is not a size (bytes, or digits with a K, M or G suffix in powers of 1024, e.g. '64M', '1G', '1GiB')" % (value,))
+    return int(m.group(1)) * {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}[(m.group(2) or '').upper()]
+
+
+def size_option(value, path, errors):
+    if value is None:
+        return None
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        errors.append('%s: %s' % (path, exc))
+        return None
+
+
+def gate_settings(params: dict) -> tuple:
+    """Module parameters (GATE_ARG_SPEC keys) -> (settings, errors).
+
+    settings: targets (normalized, each with collective or None), require_transport (list or None),
+    require_gdr, max_wrong, require_complete, tolerance_percent (from fabric_targets, or None) and active
+    (a gate option is set).
+    Explicit options win over fabric_targets; explicit targets add to the intent's.
+    """
+    errors = []
+    targets = []
+    for i, tgt in enumerate(params.get('targets') or []):
+        path = 'targets[%d]' % i
+        lo = size_option(tgt.get('min_size'), path + '.min_size', errors)
+        hi = size_option(tgt.get('max_size'), path + '.max_size', errors)
+        if lo is not None and hi is not None and lo > hi:
+            errors.append('%s: min_size %d B is above max_size %d B' % (path, lo, hi))
+        if tgt.get('min_busbw') is None or not tgt['min_busbw'] > 0 or math.isinf(tgt['min_busbw']):
+            errors.append('%s.min_busbw: %r is not a bus bandwidth (GB/s above 0)' % (path, tgt.get('min_busbw')))
+        targets.append({'min_size': lo, 'max_size': hi, 'min_busbw': tgt.get('min_busbw'),
+                        'placement': tgt.get('placement') or 'both', 'collective': tgt.get('collective')})
+    settings = {
+        'require_transport': params.get('require_transport') or None,
+        'require_gdr': params.get('require_gdr'),
+        'max_wrong': params.get('max_wrong') or 0,
+        'require_complete': bool(params.get('require_complete')),
+        'tolerance_percent': None,
+    }
+    if settings['max_wrong'] < 0:
+        errors.append('max_wrong: %d is below 0' % settings['max_wrong'])
+    fabric = params.get('fabric_targets')
+    if fabric is not None:
+        targets.extend(_fabric_targets(fabric, settings, errors))
+    settings['targets'] = targets
+    settings['active'] = bool(params.get('targets') is not None or fabric is not None or settings['require_transport']
+                              or settings['require_gdr'] is not None or settings['require_complete'])
+    return settings, errors
+
+
+def _fabric_targets(fabric, settings, errors):  # noqa: C901
+    """The fabric intent's ``targets`` section (normalized by fabric_plan, or as written) -> gate targets."""
+    out = []
+    path = 'fabric_targets'
+    if not isinstance(fabric, dict):
+        errors.append('%s: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)' % path)
+        return out
+    unknown = sorted(set(fabric) - {'tolerance_percent', 'require_transport', 'require_gdr', 'collectives'}, key=str)
+    if unknown:
+        errors.append('%s: unknown key(s) %s (expected collectives, tolerance_percent, require_transport, require_gdr)' % (
+            path, ', '.join(str(k) for k in unknown)))
+    tol = fabric.get('tolerance_percent')
+    if tol is not None:
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 100:
+            errors.append('%s.tolerance_percent: %r is not a tolerance (0 < x < 100 percent)' % (path, tol))
+        else:
+            settings['tolerance_percent'] = float(tol)
+    req = fabric.get('require_transport')
+    if req is not None and settings['require_transport'] is None:
+        accepted = [req] if isinstance(req, str) else req
+        if not isinstance(accepted, list) or any(a not in GATE_TRANSPORTS for a in accepted):
+            errors.append('%s.require_transport: %r is not one of %s' % (path, req, ', '.join(GATE_TRANSPORTS)))
+        else:
+            settings['require_transport'] = list(accepted)
+    gdr = fabric.get('require_gdr')
+    if gdr is not None and settings['require_gdr'] is None:
+        if not isinstance(gdr, bool):
+            errors.append('%s.require_gdr: %r is not a boolean' % (path, gdr))
+        else:
+            settings['require_gdr'] = gdr
+    colls = fabric.get('collectives') or {}
+    if not isinstance(colls, dict):
+        errors.append('%s.collectives: not a mapping of collective -> list of targets' % path)
+        return out
+    for coll in sorted(colls, key=str):
+        cpath = '%s.collectives.%s' % (path, coll)
+        if _norm_collective(coll) is None:
+            errors.append('%s: unknown collective (one of %s)' % (cpath, ', '.join(COLLECTIVES)))
+            continue
+        entries = colls[coll]
+        if not isinstance(entries, list):
+            errors.append('%s: not a list of targets' % cpath)
+            continue
+        for i, ent in enumerate(entries):
+            epath = '%s[%d]' % (cpath, i)
+            if not isinstance(ent, dict):
+                errors.append('%s: not a mapping with min_size, max_size and min_busbw' % epath)
+                continue
+            if ent.get('min_size') is None:
+                errors.append('%s.min_size: required' % epath)
+            lo = size_option(ent.get('min_size'), epath + '.min_size', errors)
+            hi = size_option(ent.get('max_size'), epath + '.max_size', errors)
+            bw = ent.get('min_busbw')
+            if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not 0 < bw < float('inf'):
+                errors.append('%s.min_busbw: %r is not a bus bandwidth (GB/s above 0)' % (epath, bw))
+                continue
+            out.append({'min_size': lo, 'max_size': hi, 'min_busbw': float(bw), 'placement': 'both', 'collective': _norm_collective(coll)})
+    return out
+
+
+def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
+    """{passed, unmet (one line each), checked ([{requirement, passed, measured}])} of one result under ``settings``."""
+    checks = _gate_checks(result, settings['targets'], settings['require_transport'], settings['require_gdr'],
+                          settings['max_wrong'], settings['require_complete'])
+    coll = (result or {}).get('collective')
+    targets = settings['targets']
+    if coll is not None and targets and all(t.get('collective') and t['collective'] != coll for t in targets):
+        # targets exist, but none for this collective: a busbw gate that checks nothing must not pass
+        wanted = sorted({t['collective'] for t in targets})
+        checks.insert(1, {'requirement': '%s: a busbw target for %s' % (_label(coll), coll), 'passed': False, 'measured': coll,
+                          'line': '%s: no busbw target applies to %s (targets exist for: %s)' % (_label(coll), coll, ', '.join(wanted))})
+    unmet = [prefix + c['line'] for c in checks if c['line']]
+    checked = []
+    for c in checks:
+        if checked and checked[-1]['requirement'] == c['requirement']:
+            continue    # a requirement with several unmet lines is one entry
+        checked.append({'requirement': prefix + c['requirement'], 'passed': c['passed'], 'measured': c['measured']})
+    return {'passed': not unmet, 'unmet': unmet, 'checked': checked}
+
+
+# ---------------------------------------------------------------------------
+# module glue: launches for nccl_compare
+
+def load_launch(item, path: str) -> dict:
+    """One launch for ``compare``: a raw log string, an nccl_result result, a registered command result
+    (``stdout``), a slurp result (``content`` + ``encoding: base64``) or an nccl-tests ``-J`` document.
+    Raises ValueError naming ``path``."""
+    if isinstance(item, (str, bytes)):
+        return parse(item)
+    if not isinstance(item, dict):
+        raise ValueError('%s: %s is not a log or an nccl_result result' % (path, type(item).__name__))
+    if 'rows' in item:
+        rows = item['rows']
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get('size'), int) for r in rows):
+            raise ValueError('%s.rows: not the rows of an nccl_result result' % path)
+        return item
+    if isinstance(item.get('stdout'), str):
+        return parse(item['stdout'])
+    if isinstance(item.get('content'), str):
+        if item.get('encoding') == 'base64':
+            import base64
+            import binascii
+            try:
+                return parse(base64.b64decode(item['content']))
+            except (binascii.Error, ValueError) as exc:
+                raise ValueError('%s.content: not base64: %s' % (path, exc)) from None
+        return parse(item['content'])
+    if 'results' in item or 'config' in item:
+        return parse(json.dumps(item))
+    raise ValueError('%s: a mapping without rows, stdout or content is not an nccl_result result' % path)
+
+
+def median_result(results: list) -> dict:
+    """Several launches as one result: per size that every launch printed, the median of each number and the
+    largest #wrong; transport, GPUDirect and collective only when every launch agrees."""
+    results = [r for r in results if isinstance(r, dict)]
+    common = None
+    for r in results:
+        sizes = {row['size'] for row in r.get('rows') or []}
+        common = sizes if common is None else common & sizes
+    rows = []
+    for size in sorted(common or []):
+        per = [next(row for row in r['rows'] if row['size'] == size) for r in results]
+        row = {k: per[0].get(k) for k in ('size', 'count', 'type', 'redop', 'root')}
+        for key in ('out_of_place', 'in_place'):
+            halves = [p.get(key) for p in per]
+            if any(h is None for h in halves):
+                row[key] = None
+                continue
+            half = {}
+            for num in ('time_us', 'algbw', 'busbw'):
+                vals = [h.get(num) for h in halves]
+                half[num] = None if any(v is None for v in vals) else _median(vals)
+            wrongs = [h.get('wrong') for h in halves]
+            half['wrong'] = None if any(w is None for w in wrongs) else max(wrongs)
+            deltas = [h.get('max_delta') for h in halves if h.get('max_delta') is not None]
+            half['max_delta'] = max(deltas) if deltas else None
+            row[key] = half
+        rows.append(row)
+
+    def agreed(key, default):
+        vals = {str(r.get(key, default)) for r in results}
+        if len(vals) != 1:
+            return default
+        return results[0].get(key, default)
+
+    oob = [r for r in results if r.get('out_of_bounds_count')]
+    oob_worst = max(oob, key=lambda r: r['out_of_bounds_count']) if oob else None
+    out = {
+        'rows': rows, 'size_rows': len(rows), 'largest_size_bytes': rows[-1]['size'] if rows else None,
+        'collective': agreed('collective', None), 'transport': agreed('transport', 'unknown'),
+        'gdr_active': agreed('gdr_active', 'unknown'),
+        'transport_evidence': ['launch %d: %s' % (i + 1, r.get('transport', 'unknown')) for i, r in enumerate(results)],
+        'gdr_evidence': ['launch %d: %s' % (i + 1, r.get('gdr_active', 'unknown')) for i, r in enumerate(results)],
+        'failures': list(dict.fromkeys(f for r in results for f in r.get('failures') or [])),
+        'independent_runs': any(r.get('independent_runs') for r in results),
+        'complete': bool(results) and all(r.get('complete') for r in results),
+        'truncated_reasons': ['launch %d: %s' % (i + 1, reason) for i, r in enumerate(results) for reason in r.get('truncated_reasons') or []],
+        'out_of_bounds_count': oob_worst['out_of_bounds_count'] if oob_worst else None,
+        'out_of_bounds': oob_worst.get('out_of_bounds') if oob_worst else None,
+    }
+    return out
+
+
+def compare_report(pre: list, post: list, settings: dict, sizes=None, tolerance_percent=None, alpha=0.05,
+                   allow_inconclusive=False) -> dict:
+    """``compare`` plus the absolute gate on the post medians; ``unmet`` holds one line per reason to fail."""
+    tol = tolerance_percent if tolerance_percent is not None else settings.get('tolerance_percent')
+    tol = 5.0 if tol is None else float(tol)
+    colls = {r.get('collective') for r in pre + post}
+    coll = next(iter(colls)) if len(colls) == 1 else None
+    targets = [t for t in settings['targets'] if t.get('collective') in (None, coll)]
+    res = compare(pre, post, sizes, tol, targets, alpha)
+    res['collective'] = coll
+    res['n_pre'] = len(pre)
+    res['n_post'] = len(post)
+    label = _label(coll)
+    unmet = []
+    notes = []
+    for side, launches in (('pre', pre), ('post', post)):
+        if not launches:
+            unmet.append('%s: %s: no launches to compare' % (label, side))
+        elif len(launches) < 5:
+            notes.append('%s: %d launch(es); 5 a side is the default, and with 3 or fewer a side no drop can be significant (p < %g)' % (
+                side, len(launches), alpha))
+    res['compare_warnings'] = notes
+    if len(colls) > 1:
+        unmet.append('%s: pre and post ran different collectives: %s' % (label, ', '.join(sorted(str(c) for c in colls))))
+    for ent in res['sizes']:
+        where = '%s out-of-place busbw at %d B (%s)' % (label, ent['size'], ent['size_human'])
+        if ent['verdict'] == 'regressed':
+            unmet.append('%s: regressed: post median %.2f GB/s vs pre median %.2f GB/s, post/pre %.3f (%s), p=%.3g; '
+                         'drop %.1f%% > threshold %.1f%% (tolerance %.1f%%, 2 x pre noise %.1f%%)' % (
+                             where, ent['post_median'], ent['pre_median'], ent['hl_ratio'], _ci_text(ent), ent['p_value'],
+                             -ent['change_percent'], ent['threshold_percent'], tol, 2 * (ent['noise_percent'] or 0.0)))
+        elif ent['verdict'] == 'inconclusive' and not allow_inconclusive:
+            unmet.append('%s: inconclusive (%d pre vs %d post launches): %s' % (where, ent['n_pre'], ent['n_post'], ent['reason']))
+    if pre and post and not res['sizes'] and not allow_inconclusive:
+        unmet.append('%s: inconclusive: %s' % (label, res['reason']))
+    for flag in res['flags']:
+        unmet.append('%s: %s' % (label, flag))
+    if settings.get('active'):
+        res['gate'] = gate_report(median_result(post), settings, 'post (median of %d launch(es)): ' % len(post))
+        unmet.extend(res['gate']['unmet'])
+    res['unmet'] = unmet
+    return res
+
+
+def _ci_text(ent):
+    if ent.get('ci_low') is None:
+        return 'no interval'
+    return '%.0f%% CI %.3f..%.3f' % (100 * ent['ci_level'], ent['ci_low'], ent['ci_high'])

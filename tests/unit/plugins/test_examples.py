@@ -30,9 +30,25 @@ def _spec(name: str) -> dict:
     return spec
 
 
+def _fragment_options(ref: str) -> dict:
+    """Options of one of our doc fragments ("lossless.fabric._nccl_gate" or "lossless.fabric._attributes.info_module")."""
+    assert ref.startswith("lossless.fabric."), "%s: only lossless.fabric fragments are resolved here" % ref
+    parts = ref[len("lossless.fabric."):].split(".")
+    fragment = importlib.import_module("%s.doc_fragments.%s" % (PREFIX, parts[0])).ModuleDocFragment
+    text = getattr(fragment, parts[1].upper() if len(parts) > 1 else "DOCUMENTATION")
+    return yaml.safe_load(text).get("options") or {}
+
+
 def _docs(name: str) -> tuple[dict, list]:
     module = importlib.import_module("%s.modules.%s" % (PREFIX, name))
-    return yaml.safe_load(module.DOCUMENTATION), yaml.safe_load(module.EXAMPLES)
+    doc = yaml.safe_load(module.DOCUMENTATION)
+    # ansible-doc and validate-modules merge the fragments' options; so does this test.
+    options = {}
+    for ref in doc.get("extends_documentation_fragment") or []:
+        options.update(_fragment_options(ref))
+    options.update(doc.get("options") or {})
+    doc["options"] = options
+    return doc, yaml.safe_load(module.EXAMPLES)
 
 
 _STAND_IN = {"str": "x", "list": ["x"], "dict": {}, "bool": True, "int": 1, "float": 1.0, "path": "/x", "raw": "x", "jsonarg": "{}"}

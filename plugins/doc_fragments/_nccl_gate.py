@@ -1,0 +1,106 @@
+# Copyright: lossless.fabric contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""The NCCL gate options nccl_result and nccl_compare share.
+
+The argument spec is GATE_ARG_SPEC in plugins/module_utils/_nccl.py; keep the two in step
+(validate-modules compares them in every module that uses both).
+"""
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    """Bus-bandwidth targets, transport, GPUDirect, correctness and completeness requirements."""
+
+    DOCUMENTATION = r"""
+options:
+  targets:
+    description:
+      - Bus-bandwidth targets, each for a range of message sizes.
+      - A target is met when every row of the log whose size is in the range has a busbw of at least O(targets[].min_busbw)
+        in each O(targets[].placement). The failure line names the collective, the placement, the size, the measured busbw
+        and the target.
+      - A log that lacks the data a target needs fails it, never passes it - no row in the range (the run crashed or the log
+        was cut before that size), a log that stops below O(targets[].max_size), or an C(N/A) cell.
+      - Added to the targets taken from O(fabric_targets).
+      - Setting this option, even to an empty list, turns the gate on.
+    type: list
+    elements: dict
+    suboptions:
+      min_size:
+        description:
+          - Smallest message size of the range, in bytes, as an integer or a string with a C(K), C(M) or C(G) suffix
+            in powers of 1024, as nccl-tests C(-b)/C(-e) take them (V(64M), V(1G), V(1GiB)). V(1GB) is refused as ambiguous.
+        type: raw
+        required: true
+      max_size:
+        description:
+          - Largest message size of the range, written like O(targets[].min_size).
+          - When set, a log that stops below it fails the target.
+          - Without it the range runs up to the largest size in the log.
+        type: raw
+      min_busbw:
+        description:
+          - The bus bandwidth every size in the range must reach, in GB/s (nccl-tests C(busbw), 10^9 bytes per second).
+        type: float
+        required: true
+      placement:
+        description:
+          - Which of the two measurements nccl-tests prints per size must reach O(targets[].min_busbw).
+        type: str
+        choices: [out_of_place, in_place, both]
+        default: both
+      collective:
+        description:
+          - Gate only logs of this collective; a log of another collective skips the target. When every target
+            is skipped so, the gate fails - a busbw gate that checks nothing never passes.
+          - A log whose collective cannot be told from the output fails a target that names one.
+          - Without it the target applies to any collective.
+        type: str
+        choices: [all_reduce, all_gather, reduce_scatter, alltoallv, alltoall, broadcast, reduce, sendrecv, scatter, gather, hypercube]
+  fabric_targets:
+    description:
+      - The C(targets) section of the fabric intent, so the numbers live in one place. Pass the validated intent from
+        M(lossless.fabric.fabric_plan), for example C({{ fabric_plan_result.intent.targets }}), or the section as written
+        in C(lossless_fabric.targets).
+      - Keys - C(collectives) (collective name to a list of C(min_size), C(max_size), C(min_busbw)), C(require_transport),
+        C(require_gdr) and C(tolerance_percent).
+      - Every target in C(collectives) becomes a target for that collective with O(targets[].placement=both).
+        A log of a collective the intent has no target for fails, unless O(targets) has a target without
+        O(targets[].collective). An intent without C(collectives) gates transport, GPUDirect and C(#wrong) only.
+      - C(require_transport) and C(require_gdr) apply unless O(require_transport) or O(require_gdr) is set.
+        C(tolerance_percent) is the tolerance of M(lossless.fabric.nccl_compare) unless its own option is set.
+      - Setting this option turns the gate on.
+    type: dict
+  require_transport:
+    description:
+      - Fail unless the log proves the inter-node transport is one of these.
+      - Only C(NCCL_DEBUG=INFO) lines prove a transport; a log without them is C(unknown) and fails.
+      - Setting this option turns the gate on.
+    type: list
+    elements: str
+    choices: [IB, RoCE, Socket, EFA, NVLink-only]
+  require_gdr:
+    description:
+      - V(true) fails unless the log proves GPUDirect RDMA was active; V(false) fails unless it proves it was off.
+      - Only C(NCCL_DEBUG=INFO) lines prove either; without them it is C(unknown) and fails.
+      - Setting this option turns the gate on.
+    type: bool
+  max_wrong:
+    description:
+      - The largest C(#wrong) count allowed in any cell once the gate is on.
+      - A log run without correctness checks (C(-c 0), C(#wrong) printed as C(N/A)) fails, and so does
+        an C(Out of bounds values) count above 0.
+      - On its own this option does not turn the gate on; set O(targets=[]) to gate on correctness only.
+    type: int
+    default: 0
+  require_complete:
+    description:
+      - Fail when the log is not complete - cut before the requested maximum size, missing its C(Avg bus bandwidth)
+        footer, with elided or damaged rows, or with failures reported.
+      - V(true) turns the gate on.
+    type: bool
+    default: false
+"""
