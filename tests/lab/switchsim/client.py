@@ -40,6 +40,9 @@ class ControlClient:
     def running(self, sw: str) -> str:
         return self._call("GET", f"/switches/{sw}/running")["running"]
 
+    def startup(self, sw: str) -> list[str]:
+        return self._call("GET", f"/switches/{sw}/startup")["lines"]
+
     def pending(self, sw: str) -> dict:
         return self._call("GET", f"/switches/{sw}/pending")
 

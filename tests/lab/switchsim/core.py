@@ -160,6 +160,10 @@ class Device:
     def new_shell(self, conn: Any) -> Shell:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def startup_lines(self) -> list[str]:  # pragma: no cover - abstract
+        """The saved configuration as lines initial_config accepts (a reboot keeps it)."""
+        raise NotImplementedError
+
     def running_config(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 

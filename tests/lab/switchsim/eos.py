@@ -262,10 +262,10 @@ class EosDevice(Device):
         self.running.lines["hostname"] = f"hostname {self.hostname}"
         self.sessions: dict[str, dict] = {}
         self.pending: dict | None = None   # the session waiting for confirmation
-        self.startup: Block = self.running.copy()
         self.boot_time = time.time()
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
+        self.startup: Block = self.running.copy()  # booted from it
 
     def canonical_port(self, port: str) -> str:
         res = expand_interfaces([port])
@@ -354,6 +354,12 @@ class EosDevice(Device):
     def running_config(self) -> str:
         with self.lock:
             return self.render(self.running)
+
+    def startup_lines(self) -> list[str]:
+        """startup-config as config lines: what the switch boots with next time."""
+        with self.lock:
+            text = self.render(self.startup)
+        return [line for line in text.splitlines() if line.strip() and line.strip() not in ("!", "end")]
 
     def pending_state(self) -> dict:
         with self.lock:

@@ -688,6 +688,11 @@ class JunosDevice(Device):
         with self.lock:
             return "\n".join(render_curly(self.committed)) + "\n"
 
+    def startup_lines(self) -> list[str]:
+        """A Junos commit is persistent: the committed config as set lines."""
+        with self.lock:
+            return render_set(self.committed)
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending
@@ -1036,6 +1041,9 @@ class JunosShell(Shell):
             else:
                 return self._caret(line, tk, i + 1, "syntax error.")
             i += 1
+        if confirm is not None and self.private:
+            # Real Junos refuses a timed commit from a private candidate (Juniper XML API guide; py-junos-eznc).
+            return "error: commit confirmed not supported for private configuration\n"
         cand = self._cand()
         if check:
             errs = check_config(cand)

@@ -81,6 +81,7 @@ SCHEMA: dict = {
         }, "traffic-pool-id"),
     },
     "interface": Id("intf", {
+        "description": ("text", 256),
         "link": {
             "mtu": ("int", 552, 9216),
             "state": ("enum", ("up", "down")),
@@ -158,6 +159,10 @@ def _check_leaf(ltype: tuple, val: str, attr: str) -> Any:
     if kind == "enum":
         if val not in ltype[1]:
             raise NvError(f"Error: '{val}' is not one of {list(ltype[1])}")
+        return val
+    if kind == "text":
+        if len(val) > ltype[1] or any(ord(ch) < 32 for ch in val):
+            raise NvError(f"Error: '{val}' is not a valid {attr} (at most {ltype[1]} printable characters)")
         return val
     return val
 
@@ -254,16 +259,18 @@ def diff_trees(old: dict, new: dict) -> tuple[dict, dict]:
     return sets, unsets
 
 
-def to_commands(tree: dict, prefix: str = "nv set") -> list[str]:
+def to_commands(tree: dict, prefix: str = "nv set", quote: bool = False) -> list[str]:
+    """``nv config show -o commands`` lines (values unquoted, as NVUE prints
+    them), or with quote=True lines a shell can run again."""
     out = []
     for k, v in tree.items():
         if isinstance(v, dict):
             if not v:
                 out.append(f"{prefix} {k}")
             else:
-                out.extend(to_commands(v, f"{prefix} {k}"))
+                out.extend(to_commands(v, f"{prefix} {k}", quote))
         else:
-            out.append(f"{prefix} {k} {v}")
+            out.append(f"{prefix} {k} {shlex.quote(str(v)) if quote else v}")
     return out
 
 
@@ -336,6 +343,7 @@ class NvueDevice(Device):
         self.confirm: dict | None = None
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
+        self.saved: dict = deepcopy(self.applied)  # startup configuration (nv config save)
 
     def load_lines(self, text: str | list) -> None:
         lines = text.splitlines() if isinstance(text, str) else list(text)
@@ -362,6 +370,11 @@ class NvueDevice(Device):
     def running_config(self) -> str:
         with self.lock:
             return "\n".join(to_commands(self.applied)) + "\n"
+
+    def startup_lines(self) -> list[str]:
+        """What `nv config save` stored: the switch boots with it."""
+        with self.lock:
+            return to_commands(self.saved, quote=True)
 
     def pending_state(self) -> dict:
         with self.lock:
@@ -525,6 +538,8 @@ class NvueShell(Shell):
                    {"set": self.dev.applied}]
             return json.dumps(doc, indent=2) + "\n" if fmt == "json" else _yaml(doc)
         if sub == "save":
+            with self.dev.lock:
+                self.dev.saved = deepcopy(self.dev.applied)
             return "saved [rev_id: applied]\n"
         if sub == "history":
             return "\n".join(f"rev_id: {i + 1}  user: {self.user}" for i in range(self.dev.rev)) + "\n"

@@ -176,6 +176,8 @@ def route(sim: Simulator, method: str, parts: list[str], body: dict) -> Any:
             return dev.describe()
         if what == "running" and method == "GET":
             return {"running": dev.running_config()}
+        if what == "startup" and method == "GET":
+            return {"lines": dev.startup_lines()}
         if what == "pending" and method == "GET":
             return dev.pending_state()
         if what == "counters":

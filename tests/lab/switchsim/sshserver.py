@@ -154,6 +154,9 @@ class Listener:
                 sock, addr = self.sock.accept()
             except OSError:
                 break
+            # OpenSSH sets TCP_NODELAY on interactive sessions; without it every
+            # small reply waits on Nagle + delayed ACK (~40 ms), which real switches do not.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn = Connection(self, sock, addr)
             t = threading.Thread(target=self._serve, args=(conn,),
                                  name=f"conn-{self.device.name}-{addr[1]}")

@@ -132,7 +132,7 @@ def test_commit_error_fault(sim):
     j = netmiko.ConnectHandler(device_type="juniper_junos", host="127.0.0.1", port=sim.port("qfx1"),
                                username="netops", password="pw-junos", conn_timeout=10)
     try:
-        j.config_mode(config_command="configure private")
+        j.config_mode(config_command="configure exclusive")
         j.send_command("set interfaces et-0/0/1 mtu 9216")
         with pytest.raises(ValueError, match="configuration check-out failed"):
             j.commit(confirm=True, confirm_delay=1)

@@ -53,8 +53,9 @@ def connect(sim):
 
 
 def stage(conn):
-    out = conn.config_mode(config_command="configure private")
-    assert "warning: uncommitted changes will be discarded on exit" in out
+    # commit confirmed needs a shared or exclusive candidate: Junos refuses it in private mode.
+    out = conn.config_mode(config_command="configure exclusive")
+    assert "Entering configuration mode" in out
     out = conn.send_config_set(LINES, exit_config_mode=False)
     assert "error" not in out and "syntax error" not in out, out
     cmp_ = conn.send_command("show | compare")
@@ -132,5 +133,17 @@ def test_counters_shown_in_junos_shape(sim):
         q = conn.send_command("show interfaces queue et-0/0/0")
         assert "Queue: 3, Forwarding classes: fcoe" in q
         assert "ECN-CE packets       :                81234" in q
+    finally:
+        conn.disconnect()
+
+
+def test_commit_confirmed_refused_in_private_mode(sim):
+    conn = connect(sim)
+    try:
+        conn.config_mode(config_command="configure private")
+        conn.send_config_set(LINES, exit_config_mode=False)
+        out = conn.send_command("commit confirmed 5", expect_string=r"#")
+        assert "error: commit confirmed not supported for private configuration" in out
+        assert not sim.pending("qfx1")["pending_commit"]
     finally:
         conn.disconnect()
