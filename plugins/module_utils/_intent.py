@@ -112,6 +112,9 @@ class Platform(NamedTuple):
     notes: tuple[str, ...] = ()
     # Largest interface MTU the OS accepts (EOS: 'mtu 68-9214'; reference section 1.7).
     max_mtu: int = 9216
+    # Junos takes ECN thresholds only as a fill level in percent of the queue's
+    # buffer (drop-profile fill-level 0-100), so the plan needs that buffer size.
+    ecn_in_percent_of_queue_buffer: bool = False
 
 
 # The platform registry: adding NX-OS or SONiC means flipping ``supported``
@@ -121,7 +124,7 @@ PLATFORMS: dict[str, Platform] = {
     for p in (
         Platform("eos", r"Ethernet\d+(/\d+){0,2}", "Ethernet1/1", max_mtu=9214),
         Platform("nvue", r"swp\d+(s\d+)?", "swp1s0"),
-        Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0"),
+        Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0", ecn_in_percent_of_queue_buffer=True),
         Platform("nxos", r"Ethernet\d+/\d+(/\d+)?", "Ethernet1/1", supported=False),
         Platform(
             "sonic",
@@ -1041,7 +1044,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1147,9 +1150,32 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         if _ok(speed) and roce.get("ecn") and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed"):
             good = False
         ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
-    if not (good and _ok(platform)):
+    buffer_path = f"{path}.queue_buffer_bytes"
+    queue_buffer = raw.get("queue_buffer_bytes")
+    if queue_buffer is not None:
+        queue_buffer = ctx.check_int(queue_buffer, buffer_path, 1024, 2**40, "a buffer size in bytes")
+    if platform is not _BAD and platform.ecn_in_percent_of_queue_buffer:
+        if queue_buffer is None:
+            ctx.error(
+                buffer_path,
+                f"required for {platform.name}: it sets ECN thresholds as a percent of the RoCE queue's buffer, so give that buffer in bytes",
+            )
+            queue_buffer = _BAD
+        elif _ok(queue_buffer):
+            for ifname, port in ports.items():
+                if not _ok(port["speed_gbps"]):
+                    continue
+                ecn = roce.get("ecn") or {}
+                if not ecn or not _ok(*ecn.values()):
+                    break  # the intent's ECN section has its own errors
+                top = _port_ecn(roce, port["speed_gbps"])["max_threshold_bytes"]
+                if top >= queue_buffer:
+                    ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
+                    queue_buffer = _BAD
+                    break
+    if not (good and _ok(platform, queue_buffer)):
         return _BAD
-    return {"kind": "switch", "platform": platform.name, "ports": ports}
+    return {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
 
 
 def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str) -> bool:
@@ -1325,7 +1351,7 @@ def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int
     others = [tc for tc in weighted if tc != data_prio]
     data_share = data_percent if others else 100
     rest = 100 - data_share
-    for tc, cls in classes.items():
+    for cls in classes.values():
         cls["bandwidth_percent"] = None if cls["strict"] else 0
     classes[data_prio]["bandwidth_percent"] = data_share
     for index, tc in enumerate(others):
@@ -1381,6 +1407,8 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         "ecn_queue": data_prio,
         "watchdog": dict(roce["pfc"]["watchdog"]),
         "mtu": roce["mtu"]["switch"],
+        # The RoCE queue's buffer, for platforms that set ECN in percent of it (None elsewhere).
+        "queue_buffer_bytes": device.get("queue_buffer_bytes"),
         "ports": ports,
     }
 

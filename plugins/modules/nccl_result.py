@@ -75,7 +75,7 @@ EXAMPLES = r"""
     fabric_targets: "{{ fabric_plan_result.intent.targets }}"
   register: nccl_gate
 
-- name: Gate on correctness only (no #wrong above 0, checks not switched off)
+- name: Gate on correctness only (no wrong results above 0, checks not switched off)
   lossless.fabric.nccl_result:
     src: /var/tmp/nccl/all_gather_perf.log
     targets: []

@@ -77,8 +77,111 @@ class Simulator:
         """Start; return inventory variables: {'all': {...}, 'hosts': {host: {...}}}."""
         raise NotImplementedError
 
+    def before_stop(self, run_dir: str) -> None:
+        """Called while the processes still run, before down() stops them."""
 
-SIMULATORS: list[Simulator] = []
+
+class Switches(Simulator):
+    """Every inventory host whose lossless_fabric_device is a switch, served by
+    one tests/lab/switchsim process (one SSH port each, picked free)."""
+
+    name = "switchsim"
+
+    def wanted(self, ctx: Context) -> bool:
+        return bool(ctx.devices("switch"))
+
+    def start(self, ctx: Context) -> dict:
+        keys = os.path.join(ctx.run_dir, "keys")
+        os.makedirs(keys, exist_ok=True)
+        switches = []
+        for host, hvars in ctx.devices("switch").items():
+            device = hvars["lossless_fabric_device"]
+            switches.append({
+                "initial_config": _load_startup(ctx.run_dir, host, device.get("platform")),
+                "name": host,
+                "platform": device.get("platform"),
+                "port": 0,
+                "username": hvars.get("ansible_user", "admin"),
+                "password": hvars.get("ansible_password", ""),
+                "host_key_file": os.path.join(keys, host + ".key"),
+                "ports": sorted(device.get("ports") or {}),
+            })
+        first = next(iter(ctx.devices("switch").values()))
+        config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches}
+        config_path = os.path.join(ctx.run_dir, "switchsim.json")
+        state_path = os.path.join(ctx.run_dir, "switchsim.state.json")
+        if os.path.exists(state_path):
+            os.unlink(state_path)
+        # The config holds the lab's switch passwords: readable by us only.
+        fd = os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(config, handle)
+        server = os.path.join(ROOT, "tests", "lab", "switchsim", "server.py")
+        pid = ctx.start_process(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path])
+        state = _wait_for_file(state_path, pid, self.name, ctx)
+        known_hosts = os.path.join(ctx.run_dir, "known_hosts")
+        hosts = {}
+        with open(known_hosts, "w", encoding="utf-8") as handle:
+            for host, info in sorted(state["switches"].items()):
+                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
+                hosts[host] = {"ansible_host": info["host"], "ansible_port": info["port"], "lossless_fabric_known_hosts": known_hosts}
+        return {"all": {"lab_switchsim_control": state["control"]["url"]}, "hosts": hosts}
+
+    def before_stop(self, run_dir: str) -> None:
+        """Keep each switch's saved configuration for the next lab run, as a
+        real switch keeps its startup config across a reboot: a second
+        `make lab` then finds the fabric configured and changes nothing."""
+        state_path = os.path.join(run_dir, "switchsim.state.json")
+        if not os.path.exists(state_path):
+            return
+        with open(state_path, encoding="utf-8") as handle:
+            state = json.load(handle)
+        sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+        from switchsim.client import ControlClient  # pylint: disable=import-outside-toplevel
+
+        client = ControlClient(state["control"]["url"])
+        os.makedirs(os.path.join(run_dir, "startup"), exist_ok=True)
+        for host, info in state["switches"].items():
+            with open(os.path.join(run_dir, "startup", host + ".json"), "w", encoding="utf-8") as handle:
+                json.dump({"platform": info["platform"], "lines": client.startup(host)}, handle)
+
+
+def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
+    """The startup config a switch saved in an earlier lab run (none if its platform changed)."""
+    path = os.path.join(run_dir, "startup", host + ".json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as handle:
+        saved = json.load(handle)
+    return saved["lines"] if saved.get("platform") == platform else []
+
+
+def _public_key(key_file: str) -> str:
+    import paramiko  # pylint: disable=import-outside-toplevel  # only this plug-in needs it
+
+    key = paramiko.ECDSAKey.from_private_key_file(key_file)
+    return "%s %s" % (key.get_name(), key.get_base64())
+
+
+def _wait_for_file(path: str, pid: int, name: str, ctx: Context, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                return json.load(handle)
+        if not _alive(pid):
+            break
+        _reap(pid)
+        time.sleep(0.05)
+    log = os.path.join(ctx.run_dir, "logs", name + ".log")
+    tail = ""
+    if os.path.exists(log):
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            tail = handle.read()[-2000:]
+    raise LabError("%s did not start (see %s):\n%s" % (name, log, tail))
+
+
+SIMULATORS: list[Simulator] = [Switches()]
 
 
 def _pid_dir(run_dir: str) -> str:
@@ -178,6 +281,12 @@ def down(inventory_dir: str, run_dir: str, grace: float = 5.0) -> list[str]:
     """Stop every process we started (its whole session), then forget the ports."""
     stopped = []
     pids = _pids(run_dir)
+    for sim in SIMULATORS:
+        if sim.name in pids and _alive(pids[sim.name]):
+            try:
+                sim.before_stop(run_dir)
+            except (OSError, ValueError, KeyError) as exc:
+                print("lab: %s: could not keep its state: %s" % (sim.name, exc), file=sys.stderr)
     for pid in pids.values():
         if pid and _alive(pid):
             try:

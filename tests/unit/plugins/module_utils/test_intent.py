@@ -36,7 +36,7 @@ def roce_fabric():
                 "Ethernet2/1": {"speed": "400G"},
             },
         },
-        "leaf2": {"kind": "switch", "platform": "junos", "ports": {"et-0/0/1:0": {"speed": "200G", "cable_length_m": 100}}},
+        "leaf2": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1:0": {"speed": "200G", "cable_length_m": 100}}},
         "gpu1": {
             "kind": "host",
             "gpus": 8,

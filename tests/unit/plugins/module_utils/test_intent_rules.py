@@ -326,6 +326,21 @@ ERROR_CASES = [
         None,
         "leaf1: lossless_fabric_device.platform: eos takes an interface MTU up to 9214; lossless_fabric.roce.mtu.switch is 9216",
     ),
+    (
+        "junos-needs-queue-buffer",
+        roce_base,
+        None,
+        {"leaf1": {"kind": "switch", "platform": "junos", "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.queue_buffer_bytes: required for junos: it sets ECN thresholds as a percent of the RoCE queue's buffer,"
+        " so give that buffer in bytes",
+    ),
+    (
+        "queue-buffer-below-ecn-max",
+        roce_base,
+        None,
+        {"leaf1": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 1000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.queue_buffer_bytes: 1000000 is not above the ECN max threshold of et-0/0/1 (1500000 bytes)",
+    ),
     ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue)"),
     (
         "port-speed",
@@ -373,7 +388,7 @@ ERROR_CASES = [
         "port-name-junos",
         roce_base,
         None,
-        {"leaf1": {"kind": "switch", "platform": "junos", "ports": {"et-0/0/1/1": {"speed": "100G"}}}},
+        {"leaf1": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1/1": {"speed": "100G"}}}},
         "leaf1: lossless_fabric_device.ports[et-0/0/1/1]: 'et-0/0/1/1' is not a junos interface name (like et-0/0/1:0)",
     ),
     (

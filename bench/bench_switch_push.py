@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Push + read-back to N simulated EOS switches: lossless.fabric.switch_config
+against arista.eos.eos_config over ansible.netcommon.network_cli, the same
+configuration, the same simulator, side by side in one run.
+
+    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16]
+
+Prints one JSON line. Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.dirname(sys.executable)
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
+
+from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos  # noqa: E402  # pylint: disable=wrong-import-position
+
+PASSWORD = "bench-pw"
+INTENT = {"name": "bench", "transport": "roce"}
+PORTS = {"Ethernet1": {"speed": "400G", "cable_length_m": 3}, "Ethernet2": {"speed": "400G", "cable_length_m": 3}}
+
+
+def _public_key(key_file):
+    import paramiko  # pylint: disable=import-outside-toplevel
+
+    key = paramiko.ECDSAKey.from_private_key_file(key_file)
+    return "%s %s" % (key.get_name(), key.get_base64())
+
+
+def _sim(workdir, count):
+    cfg = {"time_scale": 1.0, "switches": [
+        {"name": "sw%03d" % i, "platform": "eos", "port": 0, "username": "admin", "password": PASSWORD,
+         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS)} for i in range(count)]}
+    os.makedirs(os.path.join(workdir, "keys"), exist_ok=True)
+    sim = SimProcess(cfg, os.path.join(workdir, "sim"), start_timeout=60)
+    sim.start()
+    return sim
+
+
+def _play(workdir, inventory, plays, forks):
+    path = os.path.join(workdir, "play.yml")
+    with open(path, "w", encoding="utf-8") as handle:
+        yaml.safe_dump(plays, handle, sort_keys=False)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    start = time.monotonic()
+    out = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "-f", str(forks), path],
+                         cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    took = time.monotonic() - start
+    if out.returncode != 0:
+        raise RuntimeError("playbook failed:\n" + out.stdout[-4000:] + out.stderr[-2000:])
+    changed = sum(int(line.split("changed=")[1].split()[0]) for line in out.stdout.splitlines() if " changed=" in line)
+    return took, changed
+
+
+def ours(workdir, count, forks):
+    sim = _sim(workdir, count)
+    try:
+        known = os.path.join(workdir, "known_hosts")
+        with open(known, "w", encoding="utf-8") as handle:
+            for info in sim.state_data["switches"].values():
+                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
+        hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": info["port"], "ansible_user": "admin", "ansible_password": PASSWORD,
+                        "lossless_fabric_known_hosts": known, "lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": PORTS}}
+                 for name, info in sim.state_data["switches"].items()}
+        inventory = os.path.join(workdir, "ours.yml")
+        with open(inventory, "w", encoding="utf-8") as handle:
+            yaml.safe_dump({"all": {"vars": {"lossless_fabric": INTENT}, "hosts": hosts}}, handle)
+        plays = [{"name": "push", "hosts": "all", "gather_facts": False,
+                  "roles": [{"role": "lossless.fabric.fabric_plan", "vars": {"fabric_plan_show_summary": False}}],
+                  "tasks": [{"name": "push + read-back", "lossless.fabric.switch_config": {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}}]}]
+        return _play(workdir, inventory, plays, forks), _play(workdir, inventory, plays, forks)
+    finally:
+        sim.stop()
+
+
+def eos_config(workdir, count, forks, lines):
+    sim = _sim(workdir, count)
+    try:
+        src = os.path.join(workdir, "qos.cfg")
+        with open(src, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+        hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": info["port"], "ansible_user": "admin", "ansible_password": PASSWORD}
+                 for name, info in sim.state_data["switches"].items()}
+        inventory = os.path.join(workdir, "eos.yml")
+        with open(inventory, "w", encoding="utf-8") as handle:
+            yaml.safe_dump({"all": {"vars": {"ansible_connection": "ansible.netcommon.network_cli", "ansible_network_os": "arista.eos.eos",
+                                             "ansible_become": True, "ansible_become_method": "enable", "ansible_host_key_checking": False},
+                                    "hosts": hosts}}, handle)
+        plays = [{"name": "push", "hosts": "all", "gather_facts": False,
+                  "tasks": [{"name": "eos_config", "arista.eos.eos_config": {"src": src}},
+                            {"name": "read back", "arista.eos.eos_command": {"commands": ["show running-config"]}}]}]
+        return _play(workdir, inventory, plays, forks), _play(workdir, inventory, plays, forks)
+    finally:
+        sim.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--counts", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--forks", type=int, default=16)
+    args = parser.parse_args()
+    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "eos", "ports": PORTS}})["devices"]["sw"]
+    lines = eos.Driver.render(plan)
+    rows = []
+    for count in args.counts:
+        with tempfile.TemporaryDirectory() as tmp:
+            (first, changed1), (rerun, changed2) = ours(os.path.join(tmp, "ours"), count, args.forks)
+            (base_first, bchanged1), (base_rerun, bchanged2) = eos_config(os.path.join(tmp, "base"), count, args.forks, lines)
+        rows.append({
+            "switches": count, "forks": args.forks, "lines": len(lines),
+            "ours_first_s": round(first, 2), "ours_rerun_s": round(rerun, 2),
+            "eos_config_first_s": round(base_first, 2), "eos_config_rerun_s": round(base_rerun, 2),
+            "first_ratio": round(first / base_first, 3), "rerun_ratio": round(rerun / base_rerun, 3),
+            "ours_rerun_over_first": round(rerun / first, 3),
+            "changed": [changed1, changed2, bchanged1, bchanged2],
+        })
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    print(json.dumps({"bench": "switch_push", "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

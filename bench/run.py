@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""make bench: run every benchmark and write docs/performance.md.
+
+Each bench_*.py prints one JSON line on stdout; this script renders them.
+Benchmarks are not tests: they assert nothing about time.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(script: str, *args: str) -> dict:
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit("%s failed:\n%s%s" % (script, out.stdout[-3000:], out.stderr[-3000:]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    push = _run("bench_switch_push.py")
+    parser = _run("bench_nccl_parser.py")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Performance",
+        "",
+        "Written by `make bench` (`bench/run.py`) on %s: %d cores, Python %s, %s." % (now, os.cpu_count() or 0, platform.python_version(), platform.machine()),
+        "Numbers are ratios against a baseline run side by side in the same run; the absolute seconds move with the machine.",
+        "",
+        "## Switch push + read-back (`bench/bench_switch_push.py`)",
+        "",
+        "Simulated EOS switches (`tests/lab/switchsim`), forks %d, the same %d-line configuration: `lossless.fabric.switch_config`"
+        % (push["rows"][0]["forks"], push["rows"][0]["lines"]),
+        "(session, load, device diff, commit timer, read-back, confirm, save) against `arista.eos.eos_config` with `src` over",
+        "`ansible.netcommon.network_cli` followed by `eos_command: show running-config`.",
+        "",
+        "| switches | ours first (s) | eos_config first (s) | first ratio | ours rerun (s) | eos_config rerun (s) | rerun ratio | our rerun / our first |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in push["rows"]:
+        lines.append("| %(switches)d | %(ours_first_s).2f | %(eos_config_first_s).2f | %(first_ratio).3f | %(ours_rerun_s).2f | %(eos_config_rerun_s).2f "
+                     "| %(rerun_ratio).3f | %(ours_rerun_over_first).3f |" % row)
+    lines += [
+        "",
+        "Aim (issue 3): at 64 switches our first run at most 0.15x the eos_config play, and our no-change rerun at most a third of our first run.",
+        "",
+        "## nccl-tests parser throughput (`bench/bench_nccl_parser.py`)",
+        "",
+        "```json",
+        json.dumps(parser, indent=1, sort_keys=True),
+        "```",
+        "",
+        "Aim (issue 4): at least 50 MB/s on one core.",
+        "",
+    ]
+    with open(os.path.join(ROOT, "docs", "performance.md"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    print("bench: wrote docs/performance.md")
+
+
+if __name__ == "__main__":
+    main()

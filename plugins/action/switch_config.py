@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Controller side of lossless.fabric.switch_config: netmiko runs in the
+worker process (no module start-up per switch); the transaction logic is in
+module_utils/_switch_config.py, the per-OS work in module_utils/_platforms."""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config
+from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import INVENTORY_DEFAULTS
+
+ARGUMENT_SPEC = _switch_config.ARGUMENT_SPEC
+
+
+class ActionModule(ActionBase):
+    """Apply a switch plan as a transaction, or render/gather/parse/confirm/roll back."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super().run(tmp, task_vars)
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_if=_switch_config.REQUIRED_IF)
+        for option, variables in INVENTORY_DEFAULTS.items():
+            if args.get(option) is None:
+                for var in variables:
+                    if var in task_vars:
+                        args[option] = self._templar.template(task_vars[var])
+                        break
+        if args.get("host_key_checking") is None:
+            args["host_key_checking"] = bool(_config_host_key_checking())
+        if args.get("platform") is None:
+            device = task_vars.get("lossless_fabric_device")
+            plan_platform = (args.get("plan") or {}).get("platform")
+            args["platform"] = plan_platform or (self._templar.template(device).get("platform") if isinstance(device, dict) else None)
+        device_name = task_vars.get("inventory_hostname", args.get("host") or "switch")
+        outcome = _switch_config.run(
+            args,
+            device=device_name,
+            check_mode=bool(self._task.check_mode),
+            diff_mode=bool(self._task.diff),
+        )
+        result.update(outcome)
+        return result
+
+
+def _config_host_key_checking():
+    # The [defaults] host_key_checking setting, as ansible's ssh connection reads it.
+    from ansible import constants as C  # pylint: disable=import-outside-toplevel
+
+    return C.config.get_config_value("HOST_KEY_CHECKING")

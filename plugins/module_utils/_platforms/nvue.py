@@ -1,0 +1,694 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""NVIDIA Cumulus Linux 5.x (NVUE) switch driver.
+
+The device is a Linux shell (netmiko ``cumulus_linux``); every command is an
+``nv`` command run by bash. A transaction is NVUE's pending revision:
+
+    nv config detach                      start from a clean pending revision
+    nv set ... (one chunk per round trip) build the pending revision
+    nv config diff                        the device's own diff ('' = nothing to do)
+    nv config detach                      abort
+    nv config apply --confirm <t> -y      commit with NVUE's automatic rollback timer
+    nv config apply --confirm-yes | --confirm-no | --confirm-status
+    nv config show -o commands            read-back (what gather/parse/readback read)
+    nv config save                        startup config (5.9+ already auto-saves on apply)
+
+Real NVUE keeps one pending revision per *user* (changeset/<user>/<time>),
+shared by that user's shells, not one per SSH session: the driver therefore
+detaches before it loads, and two runs must not push to one switch as the
+same user at the same time (the lab simulator keeps one per SSH session).
+
+Command syntax: shared/reference/switch-lossless-cli.md section 3 and the
+NVUE command reference (CumulusNetworks/docs content/nvue-reference/
+Set-and-Unset-Commands/QoS.md, Interface.md, Config-Commands.md; user guide
+NVUE-CLI.md, Quality-of-Service.md), which show every ``nv set`` form used
+here, comma id lists ('traffic-class 4,5,7', 'interface swp1,swp3,swp18'),
+'swpA-B' ranges, ``--confirm <time>`` and ``--confirm-status``. Not in those
+pages (from the reference and a third-party lab guide): ``--confirm-yes`` /
+``--confirm-no`` and the ``s`` suffix of the confirm time; the text NVUE
+prints for them is not known, so it is matched loosely. Newer reference pages
+spell some on/off values ``enabled``; read-back treats the spellings alike.
+"""
+
+from __future__ import annotations
+
+import re
+import select
+import shlex
+import time
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+
+# Profile names are stable (derived from the plan's values only), so rendering
+# the same plan twice gives the same lines and an empty device diff.
+PROFILE = "lf-roce"
+
+# Explicit per-object configuration, NOT the one-shot ``nv set qos roce``:
+# ``qos roce`` programs NVIDIA's own numbers (ECN 150,000/1,500,000 B at
+# 100 %, ECN also on TC0, DWRR 50/50, trust pcp+dscp, PFC on SP3 with
+# default-global cable length) and re-derives them per release and ASIC;
+# our plan's thresholds, probability, priorities, shares, cable lengths and
+# watchdog timers would then be NVIDIA's, not the intent's. Explicit objects
+# (reference 3.3-3.8) carry every number from the plan, and named profiles
+# attached to the plan's ports leave the switch's other ports alone.
+# NVUE has no per-port SP->TC map (egress-queue-mapping is global only) and
+# the PFC watchdog timers are global, so those two are set on default-global.
+# Buffers/headroom: NVIDIA recommends leaving xoff/xon/port-buffer dynamic;
+# NVUE computes headroom from the PFC profile's cable-length, which is what
+# the plan's per-port cable_length_m feeds (reference 3.4, 7.1).
+# PFC watchdog: NVUE detects a storm after ``robustness`` polling intervals
+# (NVUE command reference: "how many polling intervals the PFC watchdog must
+# wait before it mitigates"); polling-interval = detection_time_ms with
+# robustness 1 makes the detection time the plan's number (both 100-5000 ms).
+# NVUE has no restoration timer (it restores at the first poll without
+# pauses) and its only action is to drop, so restoration_time_ms and
+# action have no NVUE line.
+TEMPLATE = """\
+nv set qos mapping {{ profile }} trust {{ trust }}
+{% for dscp, prio in dscp_map %}
+nv set qos mapping {{ profile }} dscp {{ dscp }} switch-priority {{ prio }}
+{% endfor %}
+{% if other_dscps %}
+nv set qos mapping {{ profile }} dscp {{ other_dscps }} switch-priority {{ default_tc }}
+{% endif %}
+{% for tc in tcs %}
+nv set qos egress-queue-mapping default-global switch-priority {{ tc }} traffic-class {{ tc }}
+{% endfor %}
+{% if other_sps %}
+nv set qos egress-queue-mapping default-global switch-priority {{ other_sps }} traffic-class {{ default_tc }}
+{% endif %}
+{% for group in pfc_groups %}
+nv set qos pfc {{ group.name }} switch-priority {{ group.priorities }}
+nv set qos pfc {{ group.name }} tx enable
+nv set qos pfc {{ group.name }} rx enable
+nv set qos pfc {{ group.name }} cable-length {{ group.cable_length_m }}
+{% endfor %}
+{% for group in ecn_groups %}
+{% for tc in ecn_tcs %}
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} ecn enable
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} min-threshold {{ group.min_threshold_bytes }}
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} max-threshold {{ group.max_threshold_bytes }}
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} probability {{ group.max_probability_percent }}
+{% endfor %}
+{% endfor %}
+{% for tc in sched %}
+{% if tc.strict %}
+nv set qos egress-scheduler {{ profile }} traffic-class {{ tc.id }} mode strict
+{% else %}
+nv set qos egress-scheduler {{ profile }} traffic-class {{ tc.id }} mode dwrr
+{% if tc.bandwidth_percent %}
+nv set qos egress-scheduler {{ profile }} traffic-class {{ tc.id }} bw-percent {{ tc.bandwidth_percent }}
+{% endif %}
+{% endif %}
+{% endfor %}
+{% if watchdog.enabled %}
+nv set qos pfc-watchdog polling-interval {{ watchdog.detection_time_ms }}
+nv set qos pfc-watchdog robustness 1
+{% endif %}
+nv set interface {{ all_ports }} qos mapping profile {{ profile }}
+nv set interface {{ all_ports }} qos egress-scheduler profile {{ profile }}
+{% for group in pfc_groups %}
+nv set interface {{ group.ports }} qos pfc profile {{ group.name }}
+{% endfor %}
+{% for group in ecn_groups %}
+nv set interface {{ group.ports }} qos congestion-control profile {{ group.name }}
+{% endfor %}
+nv set interface {{ all_ports }} qos pfc-watchdog state {{ 'enable' if watchdog.enabled else 'disable' }}
+nv set interface {{ all_ports }} link mtu {{ mtu }}
+{% for port in described %}
+nv set interface {{ port.name }} description '{{ port.description }}'
+{% endfor %}
+"""
+
+TRUST = {"dscp": "l3"}  # plan trust -> NVUE qos mapping trust (reference 3.3)
+
+# Every token that follows one of these is an identifier list NVUE may
+# print compressed ("swp1-2,32", "0,3", "1-3").
+_ID_KEYS = frozenset(("interface", "dscp", "pcp", "switch-priority", "traffic-class"))
+_PIECE = re.compile(r"([A-Za-z_]*)(\d+)(?:-([A-Za-z_]*)(\d+))?")
+_SWP = re.compile(r"swp(\d+)")
+_IFNAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:/-]*")
+# Outside single quotes a configuration line carries no shell syntax.
+_SHELL_META = re.compile(r"[;&|`$<>()\\\"!*?\[\]{}~#]")
+_APPLIED = re.compile(r"^\s*applied(?:_and_saved)?\b", re.IGNORECASE | re.MULTILINE)
+_ERROR = re.compile(r"^\s*(?:Error\b|Invalid\b|-bash:|bash:|Usage:|usage:|Traceback)", re.MULTILINE)
+_SWITCH = {"enabled": "enable", "on": "enable", "disabled": "disable", "off": "disable"}
+_NO_PENDING = re.compile(r"no pending|nothing to confirm|not pending", re.IGNORECASE)
+
+
+class _Lost(Exception):
+    """The SSH channel closed or the device stopped answering."""
+
+
+def _natural(name: str) -> list:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _ids(values) -> str:
+    """Comma list of integer ids, ascending (the form the NVUE reference shows: '0,3')."""
+    return ",".join(str(v) for v in sorted(set(int(v) for v in values)))
+
+
+def _ports(names) -> str:
+    """Interface list for one nv set line: swpN first, consecutive ones as
+    'swpA-B' (every piece keeps its 'swp' prefix: 'swp1-2,swp31'), then any
+    other names (breakouts 'swp1s0', ...) in natural order."""
+    numbers = sorted(int(m.group(1)) for m in (_SWP.fullmatch(name) for name in set(names)) if m)
+    others = sorted((name for name in set(names) if not _SWP.fullmatch(name)), key=_natural)
+    pieces: list[str] = []
+    for number in numbers:
+        if pieces and pieces[-1][1] == number - 1:
+            pieces[-1][1] = number
+        else:
+            pieces.append([number, number])
+    return ",".join(["swp%d" % a if a == b else "swp%d-%d" % (a, b) for a, b in pieces] + others)
+
+
+def _expand(token: str) -> list[str]:
+    """'swp1-2,32' -> swp1 swp2 swp32; '0,3-4' -> 0 3 4; anything else as is."""
+    out: list[str] = []
+    prefix = ""
+    for piece in token.split(","):
+        match = _PIECE.fullmatch(piece)
+        if not match:
+            out.append(piece)
+            continue
+        prefix = match.group(1) or prefix
+        first = int(match.group(2))
+        last = int(match.group(4)) if match.group(4) is not None else first
+        if last < first or last - first > 4096:
+            out.append(piece)
+            continue
+        out.extend("%s%d" % (prefix, i) for i in range(first, last + 1))
+    return out
+
+
+def _tokens(line: str) -> list[str] | None:
+    """Tokens of one ``nv set``/``nv unset`` line after 'nv'; the interface
+    description (printed unquoted by NVUE, quoted by us) is one token."""
+    text = line.strip()
+    if not text.startswith(("nv set ", "nv unset ")):
+        return None
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    if len(words) > 5 and words[2] == "interface" and words[4] == "description":
+        words = words[:5] + [" ".join(" ".join(words[5:]).split())]
+    return words[1:]
+
+
+def _atoms(line: str) -> list[tuple]:
+    """One line as atomic (verb, path..., value) tuples, id lists expanded and
+    on/off values in one spelling (NVUE releases print enable, enabled or on)."""
+    words = _tokens(line)
+    if not words:
+        return []
+    words[-1] = _SWITCH.get(words[-1], words[-1])
+    combos: list[list[str]] = [[]]
+    for index, word in enumerate(words):
+        choices = _expand(word) if index > 0 and words[index - 1] in _ID_KEYS else [word]
+        combos = [done + [choice] for done in combos for choice in choices]
+    return [tuple(combo) for combo in combos]
+
+
+def _config_atoms(text: str) -> list[tuple]:
+    atoms: list[tuple] = []
+    for line in text.splitlines():
+        atoms.extend(atom for atom in _atoms(line) if atom[0] == "set")
+    return atoms
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _on(value: Any) -> bool:
+    return str(value).lower() in ("enable", "enabled", "on", "true", "yes")
+
+
+class Driver(_base.Driver):
+    """Cumulus Linux 5.x over SSH (bash), NVUE CLI."""
+
+    platform = "nvue"
+    device_type = "cumulus_linux"
+
+    # Seconds. nv set costs ~1 s on a real switch (each is a call into nvued);
+    # an apply reloads switchd and can take minutes.
+    line_timeout = 15.0
+    command_timeout = 60.0
+    apply_timeout = 600.0
+    # Bytes per chunk: below the 4 KiB tty line-discipline buffer, so a whole
+    # chunk is typed ahead while bash waits at its prompt (no kernel echo
+    # interleaved with output).
+    chunk_bytes = 3000
+
+    def __init__(self, conn: Any, device: str):
+        super().__init__(conn, device)
+        self._committed_with_timer = False
+        self._detach_first = False
+
+    # -- netmiko ---------------------------------------------------------
+    @staticmethod
+    def connection_class():
+        from netmiko.cumulus.cumulus_linux_ssh import CumulusLinuxSSH  # pylint: disable=import-outside-toplevel
+
+        return CumulusLinuxSSH
+
+    # -- pure ------------------------------------------------------------
+    @staticmethod
+    def render(plan: dict) -> list[str]:
+        import jinja2  # pylint: disable=import-outside-toplevel
+
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
+        text = env.from_string(TEMPLATE).render(**Driver._context(plan))
+        lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+        for line in lines:
+            _base.check_cli_line("nvue render", line)
+        return lines
+
+    @staticmethod
+    def _context(plan: dict) -> dict:
+        """Template values, each taken from the plan (grouping only, no arithmetic)."""
+        trust = plan["trust"]
+        if trust not in TRUST:
+            raise ValueError("trust %r has no NVUE mapping (only %s)" % (trust, ", ".join(sorted(TRUST))))
+        default_tc = int(plan["default_traffic_class"])
+        dscp_map = sorted((int(dscp), int(prio)) for dscp, prio in plan["dscp_map"].items())
+        classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
+        mapped = set(dscp for dscp, _prio in dscp_map)
+        ports = plan["ports"]
+        if not ports:
+            raise ValueError("the plan has no ports")
+        pfc_groups: dict[tuple, list[str]] = {}
+        ecn_groups: dict[tuple, list[str]] = {}
+        for name, port in ports.items():
+            pfc_key = (int(port["cable_length_m"]), tuple(sorted(int(p) for p in port["pfc_priorities"])))
+            pfc_groups.setdefault(pfc_key, []).append(name)
+            ecn = port["ecn"]
+            ecn_key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
+            ecn_groups.setdefault(ecn_key, []).append(name)
+        described = []
+        for name in sorted(ports, key=_natural):
+            if not _IFNAME.fullmatch(name):
+                raise ValueError("port %r is not an NVUE interface name" % name)
+            text = ports[name].get("description") or ""
+            # Checked before rendering: a line break in a value would otherwise
+            # become a line of its own.
+            _base.check_cli_line("nvue render", text)
+            if "'" in text:
+                raise ValueError("port %s: a description with a single quote cannot be sent" % name)
+            if text:
+                described.append({"name": name, "description": text})
+        return {
+            "profile": PROFILE,
+            "trust": TRUST[trust],
+            "dscp_map": dscp_map,
+            "other_dscps": _ids(d for d in range(64) if d not in mapped),
+            "default_tc": default_tc,
+            "tcs": sorted(classes),
+            "other_sps": _ids(p for p in range(8) if p not in classes),
+            "pfc_groups": [
+                {
+                    "name": "%s-pfc%s-%dm" % (PROFILE, "".join(str(p) for p in prios), cable),
+                    "priorities": _ids(prios),
+                    "cable_length_m": cable,
+                    "ports": _ports(names),
+                }
+                for (cable, prios), names in sorted(pfc_groups.items())
+                if prios
+            ],
+            "ecn_tcs": sorted(tc for tc, cls in classes.items() if cls["ecn"]),
+            "ecn_groups": [
+                {
+                    "name": "%s-ecn-%d-%d-%d" % ((PROFILE,) + key),
+                    "min_threshold_bytes": key[0],
+                    "max_threshold_bytes": key[1],
+                    "max_probability_percent": key[2],
+                    "ports": _ports(names),
+                }
+                for key, names in sorted(ecn_groups.items())
+            ],
+            "sched": [{"id": tc, "strict": bool(classes[tc]["strict"]), "bandwidth_percent": classes[tc].get("bandwidth_percent")} for tc in sorted(classes)],
+            "watchdog": {"enabled": bool(plan["watchdog"]["enabled"]), "detection_time_ms": int(plan["watchdog"]["detection_time_ms"])},
+            "all_ports": _ports(ports),
+            "mtu": int(plan["mtu"]),
+            "described": described,
+        }
+
+    @staticmethod
+    def parse(running: str) -> dict:
+        mapping: dict[str, dict] = {}
+        pfc: dict[str, dict] = {}
+        ecn: dict[str, dict] = {}
+        sched: dict[str, dict] = {}
+        wd_timers: dict[str, int | None] = {}
+        ifs: dict[str, dict] = {}
+        for atom in _config_atoms(running):
+            path = atom[1:]
+            if path[:2] == ("qos", "pfc-watchdog"):
+                if len(path) == 4:
+                    wd_timers[path[2]] = _int(path[3])
+            elif path[:1] == ("qos",) and len(path) >= 4:
+                section, prof, rest = path[1], path[2], path[3:]
+                if section == "mapping":
+                    entry = mapping.setdefault(prof, {"trust": None, "dscp": {}})
+                    if rest[0] == "trust" and len(rest) == 2:
+                        entry["trust"] = rest[1]
+                    elif rest[0] == "dscp" and len(rest) == 4 and rest[2] == "switch-priority" and _int(rest[3]) is not None:
+                        entry["dscp"][str(int(rest[1]))] = int(rest[3])
+                elif section == "pfc":
+                    entry = pfc.setdefault(prof, {"priorities": set(), "tx": None, "rx": None})
+                    if rest[0] == "switch-priority" and len(rest) >= 2 and _int(rest[1]) is not None:
+                        entry["priorities"].add(int(rest[1]))
+                    elif rest[0] in ("tx", "rx") and len(rest) == 2:
+                        entry[rest[0]] = rest[1]
+                elif section == "congestion-control" and rest[0] == "traffic-class" and len(rest) == 4:
+                    ecn.setdefault(prof, {}).setdefault(rest[1], {})[rest[2]] = rest[3]
+                elif section == "egress-scheduler" and rest[0] == "traffic-class" and len(rest) == 4:
+                    sched.setdefault(prof, {}).setdefault(rest[1], {})[rest[2]] = rest[3]
+            elif path[:1] == ("interface",) and len(path) >= 4:
+                name, rest = path[1], path[2:]
+                entry = ifs.setdefault(name, {"description": None, "mtu": None, "profiles": {}, "watchdog": None})
+                if rest[0] == "description" and len(rest) == 2:
+                    entry["description"] = rest[1]
+                elif rest[:2] == ("link", "mtu") and len(rest) == 3:
+                    entry["mtu"] = _int(rest[2])
+                elif rest[0] == "qos" and len(rest) == 4 and rest[2] == "profile":
+                    entry["profiles"][rest[1]] = rest[3]
+                elif rest[:2] == ("qos", "pfc-watchdog"):
+                    entry["watchdog"] = True if len(rest) == 2 else (_on(rest[3]) if rest[2:3] == ("state",) and len(rest) == 4 else entry["watchdog"])
+        return Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
+
+    @staticmethod
+    def _shape(mapping, pfc, ecn, sched, wd_timers, ifs) -> dict:
+        interfaces: dict[str, dict] = {}
+        used_maps: list[str] = []
+        for name in sorted(ifs, key=_natural):
+            have = ifs[name]
+            prof = have["profiles"]
+            relevant = have["description"] is not None or have["mtu"] is not None or prof or have["watchdog"] is not None
+            if not relevant:
+                continue
+            mprof = prof.get("mapping", "default-global")
+            if mprof not in used_maps and mprof in mapping:
+                used_maps.append(mprof)
+            trust = (mapping.get(mprof) or {}).get("trust")
+            pentry = pfc.get(prof.get("pfc", "default-global")) or {"priorities": set(), "tx": None, "rx": None}
+            # PFC is off on a port only without priorities or with both directions disabled.
+            directions = [pentry[key] for key in ("tx", "rx") if pentry[key] is not None]
+            pfc_on = bool(pentry["priorities"]) and (not directions or any(_on(value) for value in directions))
+            cc = ecn.get(prof.get("congestion-control", "default-global")) or {}
+            es = sched.get(prof.get("egress-scheduler", "default-global")) or {}
+            interfaces[name] = {
+                "description": have["description"],
+                "mtu": have["mtu"],
+                "trust": "dscp" if trust == "l3" else None,
+                "pfc_enabled": pfc_on,
+                "pfc_priorities": sorted(pentry["priorities"]) if pfc_on else [],
+                "ecn": {
+                    tc: {
+                        "min_threshold_bytes": _int(values.get("min-threshold")),
+                        "max_threshold_bytes": _int(values.get("max-threshold")),
+                        "max_probability_percent": _int(values.get("probability")),
+                    }
+                    for tc, values in sorted(cc.items(), key=lambda item: int(item[0]))
+                    if _on(values.get("ecn"))
+                },
+                "strict_queues": sorted(int(tc) for tc, values in es.items() if values.get("mode") == "strict"),
+                "bandwidth_percent": {
+                    tc: int(values["bw-percent"])
+                    for tc, values in sorted(es.items(), key=lambda item: int(item[0]))
+                    if values.get("mode", "dwrr") == "dwrr" and _int(values.get("bw-percent")) is not None
+                },
+                "watchdog": bool(have["watchdog"]),
+            }
+        if not used_maps and "default-global" in mapping:
+            used_maps.append("default-global")
+        dscp_map: dict[str, int] = {}
+        for prof in used_maps:
+            dscp_map.update(mapping[prof]["dscp"])
+        # Priority 0 is the plan's implicit "everything else" (_intent._dscp_map).
+        dscp_map = {dscp: prio for dscp, prio in sorted(dscp_map.items(), key=lambda item: int(item[0])) if prio != 0}
+        enabled = any(port["watchdog"] for port in interfaces.values())
+        explicit = any(value is not None for value in wd_timers.values())
+        detection = None
+        if enabled or explicit:
+            # NVUE defaults: polling-interval 100 ms, robustness 3 (NVUE command reference).
+            polling = wd_timers.get("polling-interval")
+            robustness = wd_timers.get("robustness")
+            detection = (polling if polling is not None else 100) * (robustness if robustness is not None else 3)
+        return {
+            "dscp_map": dscp_map,
+            "watchdog": {"enabled": enabled, "detection_time_ms": detection, "restoration_time_ms": None, "action": "drop" if enabled else None},
+            "interfaces": interfaces,
+        }
+
+    # -- channel ---------------------------------------------------------
+    def _transport_errors(self) -> tuple:
+        errors: list = [OSError, EOFError, _Lost]
+        try:
+            import paramiko  # pylint: disable=import-outside-toplevel
+
+            errors.append(paramiko.SSHException)
+        except ImportError:
+            pass
+        try:
+            from netmiko.exceptions import NetmikoBaseException  # pylint: disable=import-outside-toplevel
+
+            errors.append(NetmikoBaseException)
+        except ImportError:
+            pass
+        return tuple(errors)
+
+    def _prompt_re(self):
+        base = getattr(self.conn, "base_prompt", None) or ""
+        if not base:
+            raise _Lost("no shell prompt known for this connection")
+        return re.compile(re.escape(base) + r"[$#] ?")
+
+    def _wait(self, seconds: float) -> None:
+        chan = getattr(self.conn, "remote_conn", None)
+        if chan is not None and hasattr(chan, "fileno"):
+            select.select([chan], [], [], seconds)
+        else:
+            time.sleep(min(seconds, 0.005))
+
+    def _closed(self) -> bool:
+        chan = getattr(self.conn, "remote_conn", None)
+        return bool(chan is not None and (getattr(chan, "closed", False) or getattr(chan, "eof_received", False)))
+
+    def _exchange(self, commands: list[str], timeout: float) -> list[str]:
+        """Type the commands ahead in one write and return each one's output
+        (echo removed), by counting the shell prompts that follow them."""
+        prompt = self._prompt_re()
+        self.conn.read_channel()  # drop anything stale
+        self.conn.write_channel("".join(cmd + "\n" for cmd in commands))
+        buf = ""
+        deadline = time.monotonic() + timeout
+        while len(prompt.findall(buf)) < len(commands):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Lost("no prompt after %.0f s (%d of %d commands answered)" % (timeout, len(prompt.findall(buf)), len(commands)))
+            self._wait(min(left, 0.5))
+            data = self.conn.read_channel()
+            if data:
+                buf += data
+            elif self._closed():
+                raise _Lost("the device closed the connection")
+        text = buf.replace("\r\n", "\n").replace("\r", "")
+        segments = prompt.split(text)[: len(commands)]
+        return [self._strip_echo(cmd, seg) for cmd, seg in zip(commands, segments)]
+
+    @staticmethod
+    def _strip_echo(cmd: str, segment: str) -> str:
+        lines = segment.lstrip("\n").split("\n")
+        if lines and " ".join(lines[0].split()) == " ".join(cmd.split()):
+            lines = lines[1:]
+        elif lines and lines[0].strip() and cmd.startswith(lines[0].strip()[:20]):
+            lines = lines[1:]  # echo mangled by line editing; the first line is still the echo
+        return "\n".join(lines).strip()
+
+    def _run(self, command: str, timeout: float | None = None) -> str:
+        return self._exchange([command], timeout or self.command_timeout)[0]
+
+    def _checked(self, command: str, what: str, state: str, timeout: float | None = None) -> str:
+        """Run one command; DeviceError on a lost connection or an NVUE error."""
+        try:
+            out = self._run(command, timeout)
+        except self._transport_errors() as exc:
+            raise _base.DeviceError(self.device, "connection lost during %s: %s" % (what, exc), line=command, state=state) from None
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "%s failed" % what, line=command, device_said=out, state=state)
+        return out
+
+    # -- device ----------------------------------------------------------
+    def prepare(self) -> None:
+        """Nothing beyond netmiko's Linux session preparation: nv does not page
+        when its output is not read by a human pager (no paging command needed)."""
+
+    def gather(self) -> str:
+        return self._checked("nv config show -o commands", "reading the applied configuration", _base.UNCHANGED)
+
+    def open_session(self, name: str) -> None:
+        """NVUE has no named sessions: the CLI edits the user's one pending
+        revision. The session is this driver's; the stale pending revision a
+        failed run may have left is detached in the same round trip as the
+        first load."""
+        self.session = name
+        self._detach_first = True
+        self._committed_with_timer = False
+
+    def _check_lines(self, lines: list[str]) -> None:
+        for line in lines:
+            _base.check_cli_line(self.device, line)
+            if not line.startswith(("nv set ", "nv unset ")):
+                raise _base.DeviceError(self.device, "only nv set / nv unset lines can be loaded into the pending revision", line=line, state=_base.UNCHANGED)
+            if _SHELL_META.search(re.sub(r"'[^']*'", "", line)) or line.count("'") % 2:
+                raise _base.DeviceError(self.device, "refusing a configuration line with shell syntax", line=line, state=_base.UNCHANGED)
+
+    def _chunks(self, commands: list[str]) -> list[list[str]]:
+        chunks: list[list[str]] = [[]]
+        size = 0
+        for cmd in commands:
+            if chunks[-1] and size + len(cmd) + 1 > self.chunk_bytes:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(cmd)
+            size += len(cmd) + 1
+        return [chunk for chunk in chunks if chunk]
+
+    def load(self, lines: list[str]) -> None:
+        """All lines typed ahead in as few round trips as the tty allows; each
+        line's output is checked in order and the first one NVUE answered with
+        anything (nv set is silent on success) is the rejected line. Lines
+        after it may also have run, but only into the pending revision, which
+        is then detached: no nv set line can change the running switch, and
+        nothing but nv set/unset is accepted here."""
+        self._check_lines(lines)
+        commands = (["nv config detach"] if self._detach_first else []) + list(lines)
+        errors = self._transport_errors()
+        for chunk in self._chunks(commands):
+            try:
+                outputs = self._exchange(chunk, self.command_timeout + self.line_timeout * len(chunk))
+            except errors as exc:
+                raise _base.DeviceError(self.device, "connection lost while loading the pending revision: %s" % exc, state=_base.UNCHANGED) from None
+            self._detach_first = False
+            for cmd, out in zip(chunk, outputs):
+                if out:
+                    self._discard()
+                    what = "NVUE rejected a line" if cmd != "nv config detach" else "could not detach the stale pending revision"
+                    raise _base.DeviceError(self.device, what, line=cmd, device_said=out, state=_base.UNCHANGED)
+
+    def _discard(self) -> None:
+        try:
+            self._run("nv config detach")
+        except self._transport_errors():
+            pass  # the pending revision never reaches the running config without an apply
+
+    def diff(self) -> str:
+        prefix = ["nv config detach"] if self._detach_first else []
+        try:
+            outputs = self._exchange(prefix + ["nv config diff"], self.command_timeout)
+        except self._transport_errors() as exc:
+            raise _base.DeviceError(self.device, "connection lost reading the pending diff: %s" % exc, line="nv config diff", state=_base.UNCHANGED) from None
+        self._detach_first = False
+        out = outputs[-1]
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "nv config diff failed", line="nv config diff", device_said=out, state=_base.UNCHANGED)
+        return out
+
+    def abort(self) -> None:
+        self._checked("nv config detach", "discarding the pending revision", _base.UNCHANGED)
+        self._detach_first = False
+        self.session = None
+
+    @staticmethod
+    def _duration(seconds: int) -> str:
+        # 'm' is the suffix the NVUE user guide shows (--confirm 60m); 's' per reference 3.1.
+        seconds = int(seconds)
+        return "%dm" % (seconds // 60) if seconds % 60 == 0 else "%ds" % seconds
+
+    def commit(self, confirm_timeout_s: int | None) -> None:
+        if confirm_timeout_s is not None and int(confirm_timeout_s) <= 0:
+            raise _base.DeviceError(self.device, "confirm timeout must be a positive number of seconds", state=_base.UNCHANGED)
+        timed = confirm_timeout_s is not None
+        command = "nv config apply --confirm %s -y" % self._duration(confirm_timeout_s) if timed else "nv config apply -y"
+        try:
+            out = self._run(command, self.apply_timeout)
+        except self._transport_errors() as exc:
+            state = _base.PENDING if timed else _base.UNKNOWN
+            raise _base.DeviceError(self.device, "connection lost during apply: %s" % exc, line=command, state=state) from None
+        if _ERROR.search(out) or not _APPLIED.search(out):
+            self._discard()
+            raise _base.DeviceError(self.device, "nv config apply failed; nothing was applied", line=command, device_said=out, state=_base.UNCHANGED)
+        self._committed_with_timer = timed
+
+    def confirm(self, session: str | None = None) -> None:
+        """NVUE has one confirm-pending apply per switch, whoever started it:
+        ``session`` only names it in messages."""
+        command = "nv config apply --confirm-yes"
+        try:
+            out = self._run(command, self.apply_timeout)
+        except self._transport_errors() as exc:
+            raise _base.DeviceError(self.device, "connection lost while confirming: %s" % exc, line=command, state=_base.PENDING) from None
+        if _ERROR.search(out) or _NO_PENDING.search(out):
+            gone = bool(_NO_PENDING.search(out))
+            if gone:
+                # Nothing is pending: our own unconfirmed apply was rolled back by its timer.
+                state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
+                self._committed_with_timer = False
+                raise _base.DeviceError(self.device, "no pending apply to confirm (its timer has run out)", line=command, device_said=out, state=state)
+            raise _base.DeviceError(self.device, "could not confirm the pending apply", line=command, device_said=out, state=_base.PENDING)
+        self._committed_with_timer = False
+
+    def rollback(self, session: str | None = None) -> None:
+        """``--confirm-no`` reverts the pending apply at once (any session's)."""
+        command = "nv config apply --confirm-no"
+        try:
+            out = self._run(command, self.apply_timeout)
+        except self._transport_errors() as exc:
+            raise _base.DeviceError(self.device, "connection lost while rolling back: %s" % exc, line=command, state=_base.PENDING) from None
+        if _ERROR.search(out) or _NO_PENDING.search(out):
+            if _NO_PENDING.search(out) and self._committed_with_timer:
+                self._committed_with_timer = False
+                return  # our unconfirmed apply was already rolled back by its timer
+            raise _base.DeviceError(self.device, "could not roll back the pending apply", line=command, device_said=out, state=_base.UNKNOWN)
+        self._committed_with_timer = False
+
+    def pending(self) -> dict | None:
+        out = self._checked("nv config apply --confirm-status", "reading the confirm timer", _base.UNKNOWN)
+        if not out.strip() or _NO_PENDING.search(out):
+            return None
+        match = re.search(r"(\d+)\s*(s|sec|secs|seconds?|m|min|minutes?)\b", out, re.IGNORECASE)
+        remaining = None
+        if match:
+            remaining = int(match.group(1)) * (60 if match.group(2).lower().startswith("m") else 1)
+        return {"session": self.session if self._committed_with_timer else None, "remaining_s": remaining}
+
+    def readback_missing(self, lines: list[str]) -> list[str]:
+        """Compared atom by atom: NVUE prints id lists compressed ('swp1-2,32')
+        and descriptions unquoted, so both sides are expanded first."""
+        state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
+        have = set(_config_atoms(self._checked("nv config show -o commands", "reading back the applied configuration", state)))
+        missing = []
+        for line in lines:
+            atoms = _atoms(line)
+            if not atoms:
+                continue
+            if atoms[0][0] == "set":
+                if any(atom not in have for atom in atoms):
+                    missing.append(line)
+            else:
+                paths = [("set",) + atom[1:] for atom in atoms]
+                if any(have_atom[: len(path)] == path for path in paths for have_atom in have):
+                    missing.append(line)
+        return missing
+
+    def save(self) -> None:
+        self._checked("nv config save", "saving the startup configuration", _base.COMMITTED)

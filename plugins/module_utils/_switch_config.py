@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""switch_config: one switch plan applied as a transaction.
+
+    render -> connect -> open session -> load -> device diff
+      empty            -> abort, changed=false
+      check mode       -> abort, changed=true, the diff shows what a real run would send
+      otherwise        -> commit with the rollback timer -> read back
+                          missing lines -> roll back, fail
+                          confirm=true  -> confirm, save
+                          confirm=false -> leave pending; the device rolls itself back
+                                           unless a later task confirms
+
+Called by the action plugin (one switch per task) and usable from a thread
+pool (many switches from one task): nothing here touches Ansible.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+import time
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _platforms
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, connect
+
+STATES = ["merged", "rendered", "gathered", "parsed", "confirmed", "rolled_back"]
+
+ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+    "state": {"type": "str", "default": "merged", "choices": STATES},
+    "plan": {"type": "dict"},
+    "platform": {"type": "str", "choices": sorted(_platforms.DRIVERS)},
+    "running_config": {"type": "str"},
+    "confirm": {"type": "bool", "default": True},
+    "confirm_timeout": {"type": "int", "default": 300},
+    "session": {"type": "str"},
+    "save": {"type": "bool", "default": True},
+    "backup": {"type": "bool", "default": False},
+}
+ARGUMENT_SPEC.update(CONNECTION_SPEC)
+
+REQUIRED_IF = [
+    ("state", "merged", ("plan",)),
+    ("state", "rendered", ("plan",)),
+    ("state", "parsed", ("running_config",)),
+]
+
+
+def session_name(now: float | None = None) -> str:
+    """A session name every platform accepts: letters, digits and dashes. The
+    random tail keeps two runs in the same second apart (EOS refuses to reuse
+    the name of a committed session)."""
+    stamp = datetime.datetime.fromtimestamp(now if now is not None else time.time(), tz=datetime.UTC)
+    return "lossless-fabric-%s-%s" % (stamp.strftime("%Y%m%d%H%M%S"), secrets.token_hex(3))
+
+
+def _fail(result: dict, msg: str, **extra: Any) -> dict:
+    result.update(failed=True, msg=msg, **extra)
+    return result
+
+
+def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = False) -> dict:
+    """Do what args say to one switch; return the task result (never raises for device trouble)."""
+    result: dict[str, Any] = {"changed": False}
+    state = args["state"]
+    platform = args.get("platform")
+    if not platform:
+        return _fail(result, "%s: platform: not given and not found in the plan or lossless_fabric_device" % device)
+    try:
+        driver_cls = _platforms.driver_class(platform)
+    except ValueError as exc:
+        return _fail(result, "%s: %s" % (device, exc))
+
+    if state in ("merged", "rendered"):
+        try:
+            lines = driver_cls.render(args["plan"])
+        except _base.DeviceError as exc:
+            return _fail(result, str(exc), device_state=exc.state)
+        except (KeyError, TypeError, ValueError) as exc:
+            return _fail(result, "%s: plan: not a switch plan from lossless.fabric.fabric_plan (%s: %s)" % (device, type(exc).__name__, exc))
+        result["commands"] = lines
+        if state == "rendered":
+            result["rendered"] = lines
+            return result
+    if state == "parsed":
+        result["parsed"] = driver_cls.parse(args["running_config"])
+        return result
+    if not args.get("host"):
+        return _fail(result, "%s: host: not given and the inventory has no ansible_host" % device)
+
+    try:
+        conn = connect(driver_cls, device, args)
+    except ConnectError as exc:
+        return _fail(result, str(exc), device_state=_base.UNCHANGED)
+    driver = driver_cls(conn, device)
+    try:
+        driver.prepare()
+        if state == "gathered":
+            result["gathered"] = driver_cls.parse(driver.gather())
+            return result
+        if state in ("confirmed", "rolled_back"):
+            return _settle(driver, args, result, state, check_mode)
+        return _merge(driver, args, result, lines, check_mode, diff_mode)
+    except _base.DeviceError as exc:
+        return _fail(result, str(exc), device_state=exc.state, failed_line=exc.line, device_said=exc.device_said)
+    except (OSError, EOFError) as exc:
+        # The connection went away outside a driver step that could say more.
+        return _fail(result, "%s: connection lost: %s" % (device, exc), device_state=_base.UNKNOWN)
+    finally:
+        try:
+            conn.disconnect()
+        except (OSError, EOFError):
+            pass  # the session is already gone; nothing left to close
+
+
+def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], check_mode: bool, diff_mode: bool) -> dict:
+    if args.get("backup"):
+        result["backup"] = driver.gather()
+    name = args.get("session") or session_name()
+    driver.open_session(name)
+    driver.load(lines)
+    device_diff = driver.diff()
+    result["device_diff"] = device_diff
+    if diff_mode:
+        result["diff"] = {"prepared": device_diff}
+    if not device_diff.strip():
+        driver.abort()
+        result.update(changed=False, device_state=_base.UNCHANGED)
+        return result
+    if check_mode:
+        driver.abort()
+        result.update(changed=True, device_state=_base.UNCHANGED)
+        return result
+
+    timeout = args["confirm_timeout"]
+    driver.commit(timeout)
+    result.update(changed=True, session=name, device_state=_base.PENDING)
+    missing = driver.readback_missing(lines)
+    if missing:
+        driver.rollback(name)
+        result["readback_missing"] = missing
+        return _fail(
+            result,
+            "%s: read-back after commit lacks %d line(s) of the plan (first: %r); the commit was rolled back" % (driver.device, len(missing), missing[0]),
+            device_state=_base.ROLLED_BACK,
+        )
+    result["readback_missing"] = []
+    if args["confirm"]:
+        driver.confirm(name)
+        if args["save"]:
+            driver.save()
+        result["device_state"] = _base.COMMITTED
+    else:
+        until = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=timeout)
+        result["pending_until"] = until.isoformat(timespec="seconds")
+    return result
+
+
+def _settle(driver: _base.Driver, args: dict, result: dict, state: str, check_mode: bool) -> dict:
+    """Confirm or roll back a pending commit left by confirm=false."""
+    pending = driver.pending()
+    result["pending"] = pending
+    if not pending:
+        # Nothing pending: confirmed already, or the timer rolled it back. Say which we cannot tell.
+        result.update(changed=False, device_state=_base.UNCHANGED, msg="%s: no pending commit" % driver.device)
+        return result
+    session = args.get("session") or pending.get("session")
+    if check_mode:
+        result.update(changed=True, device_state=_base.PENDING, session=session)
+        return result
+    if state == "confirmed":
+        driver.confirm(session)
+        if args["save"]:
+            driver.save()
+        result.update(changed=True, device_state=_base.COMMITTED, session=session)
+    else:
+        driver.rollback(session)
+        result.update(changed=True, device_state=_base.ROLLED_BACK, session=session)
+    return result
+
+
+def drift(plan: dict, gathered: dict) -> list[str]:
+    """Where a device's gathered QoS config differs from its plan, one line per
+    difference ('' list when it holds the plan). Values a platform cannot read
+    back (None in gathered) are not judged."""
+    found: list[str] = []
+
+    def differ(where: str, key: str, device: Any, want: Any) -> None:
+        if device is not None and device != want:
+            found.append("%s: %s: device has %r, plan has %r" % (where, key, device, want))
+
+    differ("global", "dscp_map", gathered.get("dscp_map"), plan["dscp_map"])
+    interfaces = gathered.get("interfaces") or {}
+    for ifname, port in plan["ports"].items():
+        have = interfaces.get(ifname)
+        if have is None:
+            found.append("%s: not configured on the device" % ifname)
+            continue
+        differ(ifname, "trust", have.get("trust"), plan["trust"])
+        differ(ifname, "mtu", have.get("mtu"), plan["mtu"])
+        differ(ifname, "pfc_priorities", sorted(have["pfc_priorities"]) if have.get("pfc_priorities") is not None else None, port["pfc_priorities"])
+        if plan["cnp"]["strict"] and have.get("strict_queues") is not None and plan["cnp"]["queue"] not in have["strict_queues"]:
+            found.append("%s: queue %d is not strict on the device" % (ifname, plan["cnp"]["queue"]))
+        ecn = (have.get("ecn") or {}).get(str(plan["ecn_queue"]))
+        if ecn is None and have.get("ecn") is not None:
+            found.append("%s: no ECN on queue %d" % (ifname, plan["ecn_queue"]))
+        for key, want in port["ecn"].items():
+            differ(ifname, "ecn[%d].%s" % (plan["ecn_queue"], key), (ecn or {}).get(key), want)
+        if plan["watchdog"]["enabled"]:
+            differ(ifname, "watchdog", have.get("watchdog"), True)
+    return found

@@ -1,0 +1,197 @@
+#!/usr/bin/python
+# Copyright: lossless.fabric contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The work happens on the controller, in plugins/action/switch_config.py; this
+# file carries the documentation ansible-doc renders.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: switch_config
+short_description: Apply a switch's lossless QoS plan as a transaction with automatic rollback
+version_added: 0.1.0
+description:
+  - Renders the switch's plan (from M(lossless.fabric.fabric_plan)) into the platform's configuration and applies it
+    over one SSH connection (netmiko, in the controller's worker) as a transaction.
+  - Opens the vendor's private session or candidate (EOS C(configure session), Junos C(configure private), NVUE pending
+    revision), loads the lines, and takes the device's own diff. A line the device rejects aborts the session and fails
+    the task naming the line and what the device said; the device is left unchanged.
+  - An empty diff aborts the session (C(changed=false)). In check mode the diff is returned and the session aborted, so
+    C(--check --diff) shows exactly what a real run would send, read from the real device.
+  - Otherwise the change is committed with the vendor's rollback timer (EOS C(commit timer), Junos C(commit confirmed),
+    NVUE C(nv config apply --confirm)), read back, and confirmed only when the read-back holds every line of the plan;
+    on a mismatch it is rolled back and the task fails.
+  - With O(confirm=false) the commit stays pending; a later task with O(state=confirmed) or O(state=rolled_back) settles
+    it, and if nobody does, the device rolls itself back when the timer ends.
+  - Every failure names the device, the line where there is one, what the device said, and the state the device was
+    left in (RV(device_state)).
+extends_documentation_fragment:
+  - lossless.fabric._attributes
+  - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._switch_connection
+attributes:
+  action:
+    description: Runs on the controller; netmiko connects from the worker process.
+    support: full
+  check_mode:
+    support: full
+    details:
+      - Loads the lines into a private session on the real device, returns the device's diff and aborts the session.
+  diff_mode:
+    support: full
+    details:
+      - The diff is the device's own (EOS C(show session-config diffs), Junos C(show | compare), NVUE C(nv config diff)).
+  idempotent:
+    support: full
+    details:
+      - A second run with the same plan finds an empty device diff and reports no change.
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: [eos, nvue, junos]
+options:
+  state:
+    description:
+      - V(merged) applies the plan as a transaction.
+      - V(rendered) returns the configuration lines without contacting the device.
+      - V(gathered) reads the device and returns its lossless QoS configuration as structure.
+      - V(parsed) turns O(running_config) (captured C(show) output) into the same structure, offline.
+      - V(confirmed) confirms a commit left pending by O(confirm=false); V(rolled_back) rolls it back now.
+    type: str
+    default: merged
+    choices: [merged, rendered, gathered, parsed, confirmed, rolled_back]
+  plan:
+    description:
+      - The switch's plan, C(fabric_plan_result.devices[inventory_hostname]). Required for V(merged) and V(rendered).
+    type: dict
+  platform:
+    description:
+      - Switch OS. Defaults to the plan's C(platform), then C(lossless_fabric_device.platform).
+    type: str
+    choices: [eos, junos, nvue]
+  running_config:
+    description:
+      - Captured running configuration for O(state=parsed) (EOS C(show running-config), Junos C(show configuration | display set),
+        NVUE C(nv config show -o commands)).
+    type: str
+  confirm:
+    description:
+      - Confirm the commit once the read-back matches. V(false) leaves it pending for a later O(state=confirmed) or
+        O(state=rolled_back), or for the device's own rollback when O(confirm_timeout) ends.
+    type: bool
+    default: true
+  confirm_timeout:
+    description:
+      - Seconds after which the device rolls the commit back unless it is confirmed. Junos counts whole minutes (rounded up).
+    type: int
+    default: 300
+  session:
+    description:
+      - Session name for O(state=merged) (default C(lossless-fabric-<UTC timestamp>)), or the pending session to settle
+        with O(state=confirmed) / O(state=rolled_back) (default the one the device reports).
+    type: str
+  save:
+    description:
+      - Save the running configuration as the startup configuration after a confirmed commit.
+    type: bool
+    default: true
+  backup:
+    description:
+      - Return the running configuration read before the change as RV(backup).
+    type: bool
+    default: false
+seealso:
+  - module: lossless.fabric.fabric_plan
+author:
+  - lossless.fabric contributors (@lossless-fabric)
+"""
+
+EXAMPLES = r"""
+- name: Apply the switch's plan (commit, read back, confirm)
+  lossless.fabric.switch_config:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+
+- name: Change window - commit with a 15-minute rollback timer and leave it pending
+  lossless.fabric.switch_config:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+    confirm: false
+    confirm_timeout: 900
+  register: pushed
+
+- name: Keep the change once the post-checks pass
+  lossless.fabric.switch_config:
+    state: confirmed
+    session: "{{ pushed.session | default(omit) }}"
+
+- name: Review the lines for one switch in CI, without a device
+  lossless.fabric.switch_config:
+    state: rendered
+    plan: "{{ fabric_plan_result.devices['leaf1'] }}"
+  delegate_to: localhost
+
+- name: Import brownfield config from a captured show
+  lossless.fabric.switch_config:
+    state: parsed
+    platform: eos
+    running_config: "{{ lookup('ansible.builtin.file', 'captures/leaf1-running.txt') }}"
+"""
+
+RETURN = r"""
+commands:
+  description: The configuration lines rendered from the plan, in the order they are sent.
+  returned: when O(state) is V(merged) or V(rendered)
+  type: list
+  elements: str
+  sample: ["qos map dscp 26 to traffic-class 3", "interface Ethernet1/1", "   priority-flow-control on"]
+rendered:
+  description: Same as RV(commands), for O(state=rendered).
+  returned: when O(state=rendered)
+  type: list
+  elements: str
+device_diff:
+  description: The device's own diff of the session against the running configuration; empty when nothing changes.
+  returned: when O(state=merged) and the session opened
+  type: str
+device_state:
+  description: What the device was left in - V(unchanged), V(committed), V(pending confirmation), V(rolled back) or V(unknown).
+  returned: when the device was contacted
+  type: str
+session:
+  description: The session name of the commit; pass it to a later O(state=confirmed) or O(state=rolled_back).
+  returned: when a commit was made or settled
+  type: str
+pending_until:
+  description: UTC time (ISO 8601) at which the device rolls the pending commit back unless it is confirmed.
+  returned: when O(confirm=false) and a commit was made
+  type: str
+readback_missing:
+  description: Lines of the plan the read-back after commit did not find (the commit is rolled back when any is missing).
+  returned: when a commit was made
+  type: list
+  elements: str
+gathered:
+  description: The device's lossless QoS configuration as structure (dscp_map, watchdog, interfaces).
+  returned: when O(state=gathered)
+  type: dict
+parsed:
+  description: O(running_config) as the same structure as RV(gathered).
+  returned: when O(state=parsed)
+  type: dict
+pending:
+  description: The pending commit the device reported (session, remaining seconds), or null.
+  returned: when O(state) is V(confirmed) or V(rolled_back)
+  type: dict
+backup:
+  description: The running configuration before the change.
+  returned: when O(backup=true)
+  type: str
+failed_line:
+  description: The line the device rejected.
+  returned: when a line was rejected
+  type: str
+device_said:
+  description: What the device answered to the failed line or command.
+  returned: on device failure
+  type: str
+"""

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A small lab per test: switch simulators on free ports and an inventory
+that points at them, so playbooks run exactly as users run them.
+(The switch_lab fixture is in conftest.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+
+from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
+
+PASSWORD = "lab-Secret-7f3a"  # asserted absent from every output
+PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"]}
+INTENT = {
+    "name": "itest",
+    "transport": "roce",
+    "roce": {"pfc": {"priorities": [3]}},
+    "targets": {"collectives": {"all_reduce_perf": [{"min_size": "1G", "min_busbw": 100}]}},
+}
+
+
+def _public_key(key_file):
+    import paramiko  # pylint: disable=import-outside-toplevel
+
+    key = paramiko.ECDSAKey.from_private_key_file(key_file)
+    return "%s %s" % (key.get_name(), key.get_base64())
+
+
+class SwitchLab:
+    """Simulated switches + an inventory directory + a playbook runner."""
+
+    def __init__(self, tmp_path, switches, time_scale):
+        self.tmp = tmp_path
+        self.switches = switches  # name -> platform
+        cfg = {
+            "time_scale": time_scale,
+            "switches": [
+                {"name": name, "platform": platform, "port": 0, "username": "admin", "password": PASSWORD,
+                 "host_key_file": str(tmp_path / "keys" / (name + ".key")), "ports": PORTS[platform]}
+                for name, platform in switches.items()
+            ],
+        }
+        (tmp_path / "keys").mkdir()
+        self.sim = SimProcess(cfg, str(tmp_path / "sim"))
+        self.inventory = tmp_path / "inventory"
+
+    def start(self):
+        self.sim.start()
+        self.known_hosts = self.tmp / "known_hosts"
+        with open(self.known_hosts, "w", encoding="utf-8") as handle:
+            for info in self.sim.state_data["switches"].values():
+                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
+        self.write_inventory()
+        return self
+
+    def write_inventory(self, intent=None):
+        hosts = {}
+        for name, platform in self.switches.items():
+            hosts[name] = {
+                "ansible_host": "127.0.0.1",
+                "ansible_port": self.sim.port(name),
+                "ansible_user": "admin",
+                "ansible_password": PASSWORD,
+                "lossless_fabric_known_hosts": str(self.known_hosts),
+                "lossless_fabric_device": {
+                    "kind": "switch",
+                    "platform": platform,
+                    "queue_buffer_bytes": 12000000,
+                    "ports": {p: {"speed": "400G", "cable_length_m": 3, "description": "itest " + p} for p in PORTS[platform]},
+                },
+            }
+        self.inventory.mkdir(exist_ok=True)
+        data = {"all": {"vars": {"lossless_fabric": intent or INTENT}, "children": {"switches": {"hosts": hosts}}}}
+        (self.inventory / "hosts.yml").write_text(yaml.safe_dump(data))
+
+    def playbook(self, body, *args, check=True):
+        """Run a playbook (a list of plays) against this lab; returns the CompletedProcess."""
+        path = self.tmp / "play.yml"
+        path.write_text(yaml.safe_dump(body, sort_keys=False))
+        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_STDOUT_CALLBACK="default")
+        env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+        out = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", str(self.inventory), str(path), *args],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+        text = out.stdout + out.stderr
+        assert PASSWORD not in text, "the switch password leaked into ansible-playbook output"
+        if check:
+            assert out.returncode == 0, text
+        return out
+
+    def running(self, name):
+        return self.sim.running(name)
+
+    def stop(self):
+        self.sim.stop()
+
+
+def recap(out):
+    """host -> {ok, changed, failed, ...} from the PLAY RECAP."""
+    found = {}
+    for line in out.stdout.splitlines():
+        if ": ok=" in line:
+            host, _sep, rest = line.partition(":")
+            found[host.strip()] = {k: int(v) for k, v in (item.split("=") for item in rest.split())}
+    return found
+
+
+def results(out):
+    """Registered results printed by a debug task as msg "RESULT <json>", in output order."""
+    found = []
+    for line in out.stdout.splitlines():
+        if '"msg": "RESULT ' in line:
+            text = json.loads(line.split('"msg": ', 1)[1].rstrip(","))
+            found.append(json.loads(text[len("RESULT "):]))
+    return found

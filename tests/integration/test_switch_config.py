@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""switch_config and the switch_qos role through ansible-playbook against the
+strict switch simulator, on all three platforms."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from switchlab import PASSWORD, recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+PLATFORMS = ["eos", "nvue", "junos"]
+
+ROLE_PLAY = [{"name": "switches", "hosts": "switches", "gather_facts": False, "roles": [{"role": "lossless.fabric.switch_qos"}]}]
+
+
+def _plan_then(tasks, name="switches"):
+    """A play that plans the fabric, then runs tasks on every switch."""
+    return [{
+        "name": name, "hosts": "switches", "gather_facts": False,
+        "roles": [{"role": "lossless.fabric.fabric_plan", "vars": {"fabric_plan_show_summary": False}}],
+        "tasks": tasks,
+    }]
+
+
+def _push(**extra):
+    args = {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}
+    args.update(extra)
+    return [
+        {"name": "push", "lossless.fabric.switch_config": args, "register": "pushed", "ignore_errors": True},
+        {"name": "show", "ansible.builtin.debug": {"msg": "RESULT {{ pushed | to_json }}"}},
+    ]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_first_run_changes_second_does_not_and_check_diff_shows_without_changing(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+
+    checked = lab.playbook(ROLE_PLAY, "--check", "--diff")
+    assert recap(checked)["sw1"]["changed"] >= 1
+    assert lab.running("sw1") == before, "check mode changed the device"
+
+    first = lab.playbook(ROLE_PLAY, "--diff")
+    assert recap(first)["sw1"]["changed"] == 1 and recap(first)["sw1"]["failed"] == 0
+    assert lab.running("sw1") != before
+
+    second = lab.playbook(ROLE_PLAY)
+    assert recap(second)["sw1"]["changed"] == 0, second.stdout
+
+    third = lab.playbook(ROLE_PLAY, "--check", "--diff")
+    assert recap(third)["sw1"]["changed"] == 0
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_rejected_line_aborts_names_line_and_device_error(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    rendered = lab.playbook(_plan_then([
+        {"lossless.fabric.switch_config": {"state": "rendered", "plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}, "register": "r"},
+        {"ansible.builtin.debug": {"msg": "RESULT {{ r | to_json }}"}},
+    ]))
+    lines = results(rendered)[0]["rendered"]
+    victim = lines[len(lines) // 2].strip()
+    lab.sim.set_faults("sw1", {"reject_lines": ["^" + _regex(victim) + "$"]})
+    out = lab.playbook(_plan_then(_push()))
+    res = results(out)[0]
+    assert res["failed"] and res["device_state"] == "unchanged", res
+    assert victim in res["msg"] and res["device_said"], res
+    assert lab.running("sw1") == before
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_connection_dropped_while_loading_leaves_device_unchanged(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    lab.sim.set_faults("sw1", {"drop_after_commands": 8})
+    out = lab.playbook(_plan_then(_push()))
+    res = results(out)[0]
+    assert res["failed"], res
+    assert "sw1" in res["msg"]
+    assert lab.running("sw1") == before
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_pending_commit_confirmed_by_a_later_task_stays(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    out = lab.playbook(_plan_then(_push(confirm=False, confirm_timeout=120) + [
+        {"name": "confirm", "lossless.fabric.switch_config": {"state": "confirmed", "session": "{{ pushed.session }}"}},
+    ]))
+    res = results(out)[0]
+    assert res["device_state"] == "pending confirmation" and res["pending_until"], res
+    time.sleep(120 * 0.01 + 1.0)  # past the (scaled) timer: a confirmed commit stays
+    assert lab.running("sw1") != before
+    assert not lab.sim.pending("sw1").get("pending_commit")
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_pending_commit_rolled_back_by_a_later_task_or_by_the_timer(switch_lab, platform):
+    lab = switch_lab({"sw1": platform, "sw2": platform})
+    before = {name: lab.running(name) for name in ("sw1", "sw2")}
+    out = lab.playbook(_plan_then(_push(confirm=False, confirm_timeout=120) + [
+        {"name": "roll back sw1", "lossless.fabric.switch_config": {"state": "rolled_back"}, "when": "inventory_hostname == 'sw1'"},
+    ]))
+    assert recap(out)["sw1"]["failed"] == 0
+    assert lab.running("sw1") == before["sw1"], "rolled_back left the change in place"
+    assert lab.running("sw2") != before["sw2"], "sw2 should still carry the pending change"
+    deadline = time.monotonic() + 120 * 0.01 + 10
+    while time.monotonic() < deadline and lab.running("sw2") != before["sw2"]:
+        time.sleep(0.2)
+    assert lab.running("sw2") == before["sw2"], "the timer did not roll sw2 back"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_dropped_after_commit_before_confirm_rolls_back_on_the_timer(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    # Everything committed with a timer, then the controller goes away: nobody confirms.
+    lab.playbook(_plan_then(_push(confirm=False, confirm_timeout=120)))
+    assert lab.running("sw1") != before
+    deadline = time.monotonic() + 120 * 0.01 + 10
+    while time.monotonic() < deadline and lab.running("sw1") != before:
+        time.sleep(0.2)
+    assert lab.running("sw1") == before
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_wrong_password_and_changed_host_key_fail_clearly_without_retries(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    lab.sim.set_faults("sw1", {"wrong_password": True})
+    out = lab.playbook(_plan_then(_push()))
+    res = results(out)[0]
+    assert res["failed"] and "authentication failed" in res["msg"] and "not retried" in res["msg"], res
+    auths = [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e).lower()]
+    assert len(auths) <= 2, auths  # one attempt (paramiko may log the method probe), no storm
+
+    lab.sim.set_faults("sw1", {"wrong_password": None})
+    lab.sim.rotate_host_key("sw1")
+    out = lab.playbook(_plan_then(_push()))
+    res = results(out)[0]
+    assert res["failed"] and "HOST KEY CHANGED" in res["msg"], res
+
+
+def test_sixteen_switches_with_forks(switch_lab):
+    lab = switch_lab({"sw%02d" % i: PLATFORMS[i % 3] for i in range(16)})
+    out = lab.playbook(ROLE_PLAY, "--forks", "16")
+    counts = recap(out)
+    assert len([h for h in counts if h.startswith("sw")]) == 16
+    assert all(counts[h]["changed"] == 1 and counts[h]["failed"] == 0 for h in counts if h.startswith("sw")), out.stdout
+    again = lab.playbook(ROLE_PLAY, "--forks", "16")
+    assert all(c["changed"] == 0 for h, c in recap(again).items() if h.startswith("sw"))
+
+
+def test_no_secret_in_verbose_output(switch_lab):
+    lab = switch_lab({"sw1": "eos"})
+    out = lab.playbook(ROLE_PLAY, "-vvv", "--diff")
+    assert PASSWORD not in out.stdout + out.stderr  # also asserted for every run by lab.playbook
+
+
+def _regex(text):
+    import re  # pylint: disable=import-outside-toplevel
+
+    return re.escape(text)
