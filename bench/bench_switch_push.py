@@ -68,7 +68,7 @@ def _play(workdir, inventory, plays, forks):
     return took, changed
 
 
-def ours(workdir, count, forks):
+def ours(workdir, count, forks, fabric=False):
     sim = _sim(workdir, count)
     try:
         known = os.path.join(workdir, "known_hosts")
@@ -81,9 +81,14 @@ def ours(workdir, count, forks):
         inventory = os.path.join(workdir, "ours.yml")
         with open(inventory, "w", encoding="utf-8") as handle:
             yaml.safe_dump({"all": {"vars": {"lossless_fabric": INTENT}, "hosts": hosts}}, handle)
+        if fabric:
+            task = {"name": "push + read-back, fabric-wide", "run_once": True,
+                    "lossless.fabric.switch_config": {"fabric": "{{ ansible_play_hosts }}", "plans": "{{ fabric_plan_result.devices }}"}}
+        else:
+            task = {"name": "push + read-back", "lossless.fabric.switch_config": {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}}
         plays = [{"name": "push", "hosts": "all", "gather_facts": False,
                   "roles": [{"role": "lossless.fabric.fabric_plan", "vars": {"fabric_plan_show_summary": False}}],
-                  "tasks": [{"name": "push + read-back", "lossless.fabric.switch_config": {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}}]}]
+                  "tasks": [task]}]
         return _play(workdir, inventory, plays, forks), _play(workdir, inventory, plays, forks)
     finally:
         sim.stop()
@@ -121,6 +126,7 @@ def main():
     for count in args.counts:
         with tempfile.TemporaryDirectory() as tmp:
             (first, changed1), (rerun, changed2) = ours(os.path.join(tmp, "ours"), count, args.forks)
+            (ffirst, fchanged1), (frerun, fchanged2) = ours(os.path.join(tmp, "fabric"), count, args.forks, fabric=True)
             (base_first, bchanged1), (base_rerun, bchanged2) = eos_config(os.path.join(tmp, "base"), count, args.forks, lines)
         rows.append({
             "switches": count, "forks": args.forks, "lines": len(lines),
@@ -128,7 +134,10 @@ def main():
             "eos_config_first_s": round(base_first, 2), "eos_config_rerun_s": round(base_rerun, 2),
             "first_ratio": round(first / base_first, 3), "rerun_ratio": round(rerun / base_rerun, 3),
             "ours_rerun_over_first": round(rerun / first, 3),
-            "changed": [changed1, changed2, bchanged1, bchanged2],
+            "fabric_first_s": round(ffirst, 2), "fabric_rerun_s": round(frerun, 2),
+            "fabric_first_ratio": round(ffirst / base_first, 3), "fabric_rerun_ratio": round(frerun / base_rerun, 3),
+            "fabric_rerun_over_first": round(frerun / ffirst, 3),
+            "changed": [changed1, changed2, fchanged1, fchanged2, bchanged1, bchanged2],
         })
         print(json.dumps(rows[-1]), file=sys.stderr)
     print(json.dumps({"bench": "switch_push", "rows": rows}))

@@ -23,27 +23,41 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         result = super().run(tmp, task_vars)
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_if=_switch_config.REQUIRED_IF)
+        check_mode, diff_mode = bool(self._task.check_mode), bool(self._task.diff)
+        if args.get("fabric") is not None:
+            # Fabric-wide: one task, every listed switch from a thread pool, a result per switch.
+            per_switch = {}
+            for host in args["fabric"]:
+                host_vars = task_vars.get("hostvars", {}).get(host)
+                if host_vars is None:
+                    result.update(failed=True, msg="fabric: %r is not in the inventory" % host)
+                    return result
+                per_switch[host] = self._with_inventory(dict(args, fabric=None), host_vars, host)
+            result.update(_switch_config.run_fabric(per_switch, args["workers"], check_mode, diff_mode))
+            return result
+        args = self._with_inventory(args, task_vars, task_vars.get("inventory_hostname", args.get("host") or "switch"))
+        result.update(_switch_config.run(args, device=args.pop("_device"), check_mode=check_mode, diff_mode=diff_mode))
+        return result
+
+    def _with_inventory(self, args, host_vars, device):
+        """Fill connection options and the platform from one host's variables."""
+        args = dict(args)
+        if args.get("plan") is None and args.get("plans") is not None:
+            args["plan"] = args["plans"].get(device)
         for option, variables in INVENTORY_DEFAULTS.items():
             if args.get(option) is None:
                 for var in variables:
-                    if var in task_vars:
-                        args[option] = self._templar.template(task_vars[var])
+                    if var in host_vars:
+                        args[option] = self._templar.template(host_vars[var])
                         break
         if args.get("host_key_checking") is None:
             args["host_key_checking"] = bool(_config_host_key_checking())
         if args.get("platform") is None:
-            device = task_vars.get("lossless_fabric_device")
+            device_vars = host_vars.get("lossless_fabric_device")
             plan_platform = (args.get("plan") or {}).get("platform")
-            args["platform"] = plan_platform or (self._templar.template(device).get("platform") if isinstance(device, dict) else None)
-        device_name = task_vars.get("inventory_hostname", args.get("host") or "switch")
-        outcome = _switch_config.run(
-            args,
-            device=device_name,
-            check_mode=bool(self._task.check_mode),
-            diff_mode=bool(self._task.diff),
-        )
-        result.update(outcome)
-        return result
+            args["platform"] = plan_platform or (self._templar.template(device_vars).get("platform") if isinstance(device_vars, dict) else None)
+        args["_device"] = device
+        return args
 
 
 def _config_host_key_checking():

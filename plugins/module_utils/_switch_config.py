@@ -38,14 +38,47 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "session": {"type": "str"},
     "save": {"type": "bool", "default": True},
     "backup": {"type": "bool", "default": False},
+    "fabric": {"type": "list", "elements": "str"},
+    "plans": {"type": "dict"},
+    "workers": {"type": "int", "default": 32},
 }
 ARGUMENT_SPEC.update(CONNECTION_SPEC)
 
 REQUIRED_IF = [
-    ("state", "merged", ("plan",)),
-    ("state", "rendered", ("plan",)),
+    ("state", "merged", ("plan", "plans"), True),
+    ("state", "rendered", ("plan", "plans"), True),
     ("state", "parsed", ("running_config",)),
 ]
+
+
+def run_fabric(per_switch: dict[str, dict], workers: int, check_mode: bool = False, diff_mode: bool = False) -> dict:
+    """run() for many switches from one thread pool; a result per switch.
+    Netmiko sessions are independent, so the wall time is that of the
+    slowest switch rather than the sum (no per-host task start-up either)."""
+    # Imported here: only the fabric-wide mode needs threads.
+    from concurrent.futures import ThreadPoolExecutor  # pylint: disable=import-outside-toplevel
+
+    # Import each driver's netmiko class once, here: importing the same module
+    # from several threads at once can hand a thread a half-initialised module.
+    for platform in sorted({args.get("platform") for args in per_switch.values()} & set(_platforms.DRIVERS)):
+        _platforms.driver_class(platform).connection_class()
+    import netmiko.exceptions  # noqa: F401  # pylint: disable=import-outside-toplevel,unused-import
+
+    def one(item):
+        host, args = item
+        args = dict(args)
+        device = args.pop("_device", host)
+        return host, run(args, device=device, check_mode=check_mode, diff_mode=diff_mode)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(per_switch) or 1))) as pool:
+        switches = dict(pool.map(one, sorted(per_switch.items())))
+    failed = sorted(host for host, res in switches.items() if res.get("failed"))
+    result: dict[str, Any] = {"changed": any(res.get("changed") for res in switches.values()), "switches": switches}
+    if diff_mode:
+        result["diff"] = [{"prepared": res["diff"]["prepared"], "before_header": host} for host, res in sorted(switches.items()) if res.get("diff")]
+    if failed:
+        result.update(failed=True, msg="%d of %d switches failed:\n%s" % (len(failed), len(switches), "\n".join(switches[h]["msg"] for h in failed)))
+    return result
 
 
 def session_name(now: float | None = None) -> str:
@@ -64,6 +97,7 @@ def _fail(result: dict, msg: str, **extra: Any) -> dict:
 def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = False) -> dict:
     """Do what args say to one switch; return the task result (never raises for device trouble)."""
     result: dict[str, Any] = {"changed": False}
+    args = {k: v for k, v in args.items() if k != "_device"}
     state = args["state"]
     platform = args.get("platform")
     if not platform:
@@ -74,6 +108,8 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
         return _fail(result, "%s: %s" % (device, exc))
 
     if state in ("merged", "rendered"):
+        if not isinstance(args.get("plan"), dict):
+            return _fail(result, "%s: plan: no switch plan for this device (is it in fabric_plan_result.devices?)" % device)
         try:
             lines = driver_cls.render(args["plan"])
         except _base.DeviceError as exc:

@@ -63,7 +63,7 @@ options:
     choices: [merged, rendered, gathered, parsed, confirmed, rolled_back]
   plan:
     description:
-      - The switch's plan, C(fabric_plan_result.devices[inventory_hostname]). Required for V(merged) and V(rendered).
+      - The switch's plan, C(fabric_plan_result.devices[inventory_hostname]). V(merged) and V(rendered) need it or O(plans).
     type: dict
   platform:
     description:
@@ -101,6 +101,24 @@ options:
       - Return the running configuration read before the change as RV(backup).
     type: bool
     default: false
+  plans:
+    description:
+      - Plans of many switches keyed by inventory hostname, C(fabric_plan_result.devices); the plan of a switch is
+        C(plans[inventory_hostname]) when O(plan) is not given. Needed with O(fabric).
+    type: dict
+  fabric:
+    description:
+      - Fabric-wide mode. Push to every listed inventory host from this one task (run it with C(run_once)), each switch
+        over its own connection from a pool of O(workers) threads, with that host's connection variables. The result
+        holds one result per switch in RV(switches); the task fails when any switch fails, naming each.
+      - Saves Ansible's per-host task start-up, which dominates when many switches change little.
+    type: list
+    elements: str
+  workers:
+    description:
+      - Threads of the fabric-wide mode.
+    type: int
+    default: 32
 seealso:
   - module: lossless.fabric.fabric_plan
 author:
@@ -123,6 +141,13 @@ EXAMPLES = r"""
   lossless.fabric.switch_config:
     state: confirmed
     session: "{{ pushed.session | default(omit) }}"
+
+- name: Fabric-wide - every switch of the play from one task, a result per switch
+  lossless.fabric.switch_config:
+    fabric: "{{ ansible_play_hosts }}"
+    plans: "{{ fabric_plan_result.devices }}"
+  run_once: true
+  register: pushed_all
 
 - name: Review the lines for one switch in CI, without a device
   lossless.fabric.switch_config:
@@ -186,6 +211,10 @@ backup:
   description: The running configuration before the change.
   returned: when O(backup=true)
   type: str
+switches:
+  description: Fabric-wide mode - the result of each switch (the keys above), keyed by inventory hostname.
+  returned: when O(fabric) is given
+  type: dict
 failed_line:
   description: The line the device rejected.
   returned: when a line was rejected

@@ -166,3 +166,23 @@ def _regex(text):
     import re  # pylint: disable=import-outside-toplevel
 
     return re.escape(text)
+
+
+def test_fabric_wide_mode_pushes_every_switch_and_reports_each(switch_lab):
+    lab = switch_lab({"sw-eos": "eos", "sw-nvue": "nvue", "sw-junos": "junos"})
+    push = [
+        {"name": "fabric-wide", "run_once": True, "register": "pushed", "ignore_errors": True,
+         "lossless.fabric.switch_config": {"fabric": "{{ ansible_play_hosts }}", "plans": "{{ fabric_plan_result.devices }}"}},
+        {"name": "show", "run_once": True, "ansible.builtin.debug": {"msg": "RESULT {{ pushed | to_json }}"}},
+    ]
+    res = results(lab.playbook(_plan_then(push)))[0]
+    assert not res.get("failed") and res["changed"], res
+    assert {h: r["device_state"] for h, r in res["switches"].items()} == {"sw-eos": "committed", "sw-nvue": "committed", "sw-junos": "committed"}
+
+    res = results(lab.playbook(_plan_then(push)))[0]
+    assert not res["changed"] and all(r["device_state"] == "unchanged" for r in res["switches"].values()), res
+
+    lab.sim.set_faults("sw-nvue", {"wrong_password": True})
+    res = results(lab.playbook(_plan_then(push)))[0]
+    assert res["failed"] and "1 of 3 switches failed" in res["msg"] and "sw-nvue" in res["msg"], res
+    assert not res["switches"]["sw-eos"].get("failed")
