@@ -25,7 +25,7 @@ BIN = os.path.dirname(sys.executable)
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
-from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
+from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos  # noqa: E402  # pylint: disable=wrong-import-position
@@ -33,13 +33,6 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms import 
 PASSWORD = "bench-pw"
 INTENT = {"name": "bench", "transport": "roce"}
 PORTS = {"Ethernet1": {"speed": "400G", "cable_length_m": 3}, "Ethernet2": {"speed": "400G", "cable_length_m": 3}}
-
-
-def _public_key(key_file):
-    import paramiko  # pylint: disable=import-outside-toplevel
-
-    key = paramiko.ECDSAKey.from_private_key_file(key_file)
-    return "%s %s" % (key.get_name(), key.get_base64())
 
 
 def _sim(workdir, count):
@@ -71,10 +64,7 @@ def _play(workdir, inventory, plays, forks):
 def ours(workdir, count, forks, fabric=False):
     sim = _sim(workdir, count)
     try:
-        known = os.path.join(workdir, "known_hosts")
-        with open(known, "w", encoding="utf-8") as handle:
-            for info in sim.state_data["switches"].values():
-                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
+        known = write_known_hosts(os.path.join(workdir, "known_hosts"), sim.state_data)
         hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": info["port"], "ansible_user": "admin", "ansible_password": PASSWORD,
                         "lossless_fabric_known_hosts": known, "lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": PORTS}}
                  for name, info in sim.state_data["switches"].items()}

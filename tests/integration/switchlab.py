@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.path.dirname(sys.executable)
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
-from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
+from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "lab-Secret-7f3a"  # asserted absent from every output
 PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"]}
@@ -26,13 +26,6 @@ INTENT = {
     "roce": {"pfc": {"priorities": [3]}},
     "targets": {"collectives": {"all_reduce_perf": [{"min_size": "1G", "min_busbw": 100}]}},
 }
-
-
-def _public_key(key_file):
-    import paramiko  # pylint: disable=import-outside-toplevel
-
-    key = paramiko.ECDSAKey.from_private_key_file(key_file)
-    return "%s %s" % (key.get_name(), key.get_base64())
 
 
 class SwitchLab:
@@ -55,10 +48,7 @@ class SwitchLab:
 
     def start(self):
         self.sim.start()
-        self.known_hosts = self.tmp / "known_hosts"
-        with open(self.known_hosts, "w", encoding="utf-8") as handle:
-            for info in self.sim.state_data["switches"].values():
-                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
+        self.known_hosts = write_known_hosts(str(self.tmp / "known_hosts"), self.sim.state_data)
         self.write_inventory()
         return self
 

@@ -119,12 +119,14 @@ class Switches(Simulator):
         server = os.path.join(ROOT, "tests", "lab", "switchsim", "server.py")
         pid = ctx.start_process(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path])
         state = _wait_for_file(state_path, pid, self.name, ctx)
-        known_hosts = os.path.join(ctx.run_dir, "known_hosts")
-        hosts = {}
-        with open(known_hosts, "w", encoding="utf-8") as handle:
-            for host, info in sorted(state["switches"].items()):
-                handle.write("[%s]:%d %s\n" % (info["host"], info["port"], _public_key(info["host_key_file"])))
-                hosts[host] = {"ansible_host": info["host"], "ansible_port": info["port"], "lossless_fabric_known_hosts": known_hosts}
+        sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+        from switchsim.client import write_known_hosts  # pylint: disable=import-outside-toplevel
+
+        known_hosts = write_known_hosts(os.path.join(ctx.run_dir, "known_hosts"), state)
+        hosts = {
+            host: {"ansible_host": info["host"], "ansible_port": info["port"], "lossless_fabric_known_hosts": known_hosts}
+            for host, info in sorted(state["switches"].items())
+        }
         return {"all": {"lab_switchsim_control": state["control"]["url"]}, "hosts": hosts}
 
     def before_stop(self, run_dir: str) -> None:
@@ -154,13 +156,6 @@ def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
     with open(path, encoding="utf-8") as handle:
         saved = json.load(handle)
     return saved["lines"] if saved.get("platform") == platform else []
-
-
-def _public_key(key_file: str) -> str:
-    import paramiko  # pylint: disable=import-outside-toplevel  # only this plug-in needs it
-
-    key = paramiko.ECDSAKey.from_private_key_file(key_file)
-    return "%s %s" % (key.get_name(), key.get_base64())
 
 
 def _wait_for_file(path: str, pid: int, name: str, ctx: Context, timeout: float = 30.0) -> dict:

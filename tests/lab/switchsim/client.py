@@ -20,6 +20,18 @@ from typing import Any
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def write_known_hosts(path: str, state: dict) -> str:
+    """A known_hosts file for every switch in a simulator state, so clients
+    can check host keys as they would against real switches."""
+    import paramiko  # pylint: disable=import-outside-toplevel  # only callers that check keys need it
+
+    with open(path, "w", encoding="utf-8") as handle:
+        for info in state["switches"].values():
+            key = paramiko.ECDSAKey.from_private_key_file(info["host_key_file"])
+            handle.write("[%s]:%d %s %s\n" % (info["host"], info["port"], key.get_name(), key.get_base64()))
+    return path
+
+
 class ControlClient:
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
