@@ -218,6 +218,11 @@ tolerance_percent:
   description: The tolerance used.
   returned: success
   type: float
+notes:
+  description: Caveats about the comparison (for example fewer launches than the default 5 a side); also shown as warnings.
+  returned: always
+  type: list
+  elements: str
 noise_definition:
   description: How noise and threshold are computed.
   returned: success
@@ -288,7 +293,9 @@ def main() -> None:
 
     result = _nccl.compare_report(launches["pre"], launches["post"], settings, sizes, tolerance, params["alpha"],
                                   params["allow_inconclusive"])
-    for warning in result.pop("compare_warnings"):
+    # Kept in the result too: Ansible shows each distinct warning once per run.
+    result["notes"] = result.pop("compare_warnings")
+    for warning in result["notes"]:
         module.warn(warning)
     result["changed"] = False
     if result["unmet"]:

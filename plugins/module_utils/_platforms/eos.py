@@ -608,3 +608,115 @@ class Driver(_base.Driver):
         said = self._rejection(out)
         if said:
             raise self._error("the change is live but was not saved to the startup config", _base.COMMITTED, line="write memory", device_said=said)
+
+    # -- counters (read-only; module_utils/_counters.py) ------------------
+    # Every command lists all interfaces, so one chunk reads the whole switch.
+    # JSON keys: reference 1.8 (ANTA fixtures); guessed (simulator too): the
+    # per-priority 'priorities' map of '... counters detail' (without it only
+    # the totals are known) and the 'txQueues' map of '... counters watchdog'.
+    COUNTER_COMMANDS = (
+        "show priority-flow-control counters detail | json",
+        "show priority-flow-control counters watchdog | json",
+        "show qos interfaces ecn counters queue | json",
+        "show interfaces counters queue detail | json",
+        "show interfaces counters queue drops | json",
+        "show interfaces counters discards | json",
+    )
+
+    @staticmethod
+    def counter_commands(ports: list[str] | None = None) -> list[str]:
+        """The show commands of one counters snapshot (every port; the caller keeps the asked ones)."""
+        return list(Driver.COUNTER_COMMANDS)
+
+    def read_counters(self, commands: list[str]) -> dict[str, str]:
+        """All commands in one round trip; {command: output}."""
+        return dict(zip(commands, self._run(commands, _base.UNCHANGED, "reading the counters")))
+
+    @staticmethod
+    def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
+        """({port: counters} in the _counters shape, {command: what EOS said} for rejected commands)."""
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        ports: dict[str, dict] = {}
+        errors: dict[str, str] = {}
+        docs: dict[str, Any] = {}
+        for command in Driver.COUNTER_COMMANDS:
+            if command not in outputs:
+                continue
+            said = Driver._rejection(outputs[command])
+            doc = _counters.json_document(outputs[command])
+            if said or not isinstance(doc, dict):
+                errors[command] = said or outputs[command] or "(no output)"
+                continue
+            docs[command] = doc
+
+        def port(name: str) -> dict:
+            return ports.setdefault(name, {})
+
+        def dicts(value: Any):
+            return value.items() if isinstance(value, dict) else []
+
+        pfc, watchdog, ecn, queue, drops, discards = Driver.COUNTER_COMMANDS
+        for name, entry in dicts(docs.get(pfc, {}).get("interfaceCounters")):
+            prios = entry.get("priorities") if isinstance(entry, dict) else None
+            if isinstance(prios, dict) and prios:
+                for direction, key in (("rxFrames", "pfc_rx_frames"), ("txFrames", "pfc_tx_frames")):
+                    values = {_counters.index_key(p): _counters.count(v.get(direction)) for p, v in dicts(prios) if isinstance(v, dict)}
+                    port(name)[key] = {k: v for k, v in values.items() if k is not None and v is not None}
+            elif isinstance(entry, dict):
+                for direction, key in (("rxFrames", "pfc_rx_frames_total"), ("txFrames", "pfc_tx_frames_total")):
+                    if _counters.count(entry.get(direction)) is not None:
+                        port(name)[key] = _counters.count(entry.get(direction))
+        for name, entry in dicts(docs.get(ecn, {}).get("intfQueueCounters")):
+            queues = {_counters.index_key(q): _counters.count(v) for q, v in dicts((entry or {}).get("queueCounters"))}
+            queues = {q: v for q, v in queues.items() if q is not None and v is not None}  # '-': not counting
+            if queues:
+                port(name)["ecn_marked"] = queues
+                port(name)["ecn_marked_total"] = sum(queues.values())
+        for name, entry in dicts(docs.get(queue, {}).get("egressQueueCounters", {}).get("interfaces")):
+            totals: dict[str, int] = {}
+            for kind in ("ucastQueues", "mcastQueues"):
+                for tc, data in dicts((entry.get(kind) or {}).get("trafficClasses")):
+                    index = _counters.index_key(tc)
+                    dropped = [_counters.count(dp.get("droppedPackets")) for _dp, dp in dicts(data.get("dropPrecedences")) if isinstance(dp, dict)]
+                    dropped = [n for n in dropped if n is not None]
+                    if index is not None and dropped:
+                        totals[index] = totals.get(index, 0) + sum(dropped)
+            if totals:
+                port(name)["queue_drops"] = totals
+        for name, entry in dicts(docs.get(drops, {}).get("interfaces")):
+            voq: dict[str, int] = {}
+            egress: dict[str, int] = {}
+            for tc, data in dicts(entry.get("trafficClasses")):
+                index = _counters.index_key(tc)
+                if index is None or not isinstance(data, dict):
+                    continue
+                for source, target in (("ingressVoqCounters", voq), ("egressQueueCounters", egress)):
+                    value = _counters.count(((data.get(source) or {}).get("countersSum") or {}).get("droppedPackets"))
+                    if value is not None:
+                        target[index] = value
+            if voq:
+                port(name)["voq_drops"] = voq
+            if egress and "queue_drops" not in ports.get(name, {}):
+                port(name)["queue_drops"] = egress
+        for name, entry in dicts(docs.get(discards, {}).get("interfaces")):
+            for source, key in (("inDiscards", "in_discards"), ("outDiscards", "out_discards")):
+                if isinstance(entry, dict) and _counters.count(entry.get(source)) is not None:
+                    port(name)[key] = _counters.count(entry.get(source))
+        if watchdog in docs:
+            # An interface is absent until its first watchdog event (reference 1.8): absent = 0.
+            events = {name: entry for name, entry in dicts(docs[watchdog].get("interfaces")) if isinstance(entry, dict)}
+            for name in set(ports) | set(events):
+                storms = {str(q): 0 for q in range(8)}
+                restores = {str(q): 0 for q in range(8)}
+                entry = events.get(name, {})
+                queues = entry.get("txQueues", entry.get("queues", {}))
+                for q, data in dicts(queues):
+                    index = _counters.index_key(q)
+                    if index is None or not isinstance(data, dict):
+                        continue
+                    storms[index] = _counters.count(data.get("stuckCount")) or 0
+                    restores[index] = _counters.count(data.get("recoveryCount")) or 0
+                port(name)["watchdog_storms"] = storms
+                port(name)["watchdog_restores"] = restores
+        return ports, errors

@@ -691,6 +691,108 @@ class Driver(_base.Driver):
     def save(self) -> None:
         """Nothing to do: a Junos commit writes juniper.conf.gz, which the device boots from."""
 
+    # -- counters (read-only; module_utils/_counters.py) ------------------
+    # Per port, every command in one write (reference 5.6 / 5.6.1): PFC per
+    # priority from 'show interfaces X extensive' (section 'MAC Priority Flow
+    # Control Statistics', rows 'Priority : n rx tx', confirmed), input/output
+    # 'Drops:' from its error blocks where printed; per queue from 'show
+    # interfaces queue X' by label ('Tail-dropped packets', 'RED-dropped
+    # packets', 'ECN-CE packets'; ECN-CE is QFX-only and not in Juniper's
+    # docs). Junos has no PFC watchdog counter command (reference 5.6).
+    _COUNTER_PORT = re.compile(r"[A-Za-z0-9/:._-]+")
+    _COUNTER_COMMAND = re.compile(r"^show interfaces (?:queue (\S+)|(\S+) extensive)$")
+    _PFC_ROW = re.compile(r"^\s*Priority\s*:\s*(\d+)\s+(\d+)\s+(\d+)\s*$")
+    _QUEUE_HEAD = re.compile(r"(?m)^Queue:\s*(\d+)\b")
+    _QUEUE_ROW = re.compile(r"^\s*([A-Za-z][A-Za-z -]*?)\s*:\s*(\S+)")
+
+    @staticmethod
+    def counter_commands(ports: list[str] | None = None) -> list[str]:
+        if not ports:
+            raise ValueError("ports: Junos shows counters per interface; give the ports (or lossless_fabric_device.ports)")
+        for name in ports:
+            if not isinstance(name, str) or not Driver._COUNTER_PORT.fullmatch(name):
+                raise ValueError("ports: %r is not a Junos interface name" % (name,))
+        return [command for name in ports for command in ("show interfaces %s extensive" % name, "show interfaces queue %s" % name)]
+
+    def read_counters(self, commands: list[str]) -> dict[str, str]:
+        """All commands in one write; {command: output}."""
+        pre = "run " if self._mode != "op" else ""
+        return dict(zip(commands, self._run([pre + command for command in commands], _base.UNCHANGED)))
+
+    @staticmethod
+    def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
+        """({port: counters} in the _counters shape, {command: what Junos said} for failed commands)."""
+        ports: dict[str, dict] = {}
+        errors: dict[str, str] = {}
+        for command, text in outputs.items():
+            match = Driver._COUNTER_COMMAND.match(command)
+            if not match:
+                continue
+            if not text.strip() or re.search(r"(?im)^\s*error:|syntax error|unknown command", text):
+                errors[command] = text or "(no output)"
+                continue
+            found = Driver._queue_counters(text) if match.group(1) else Driver._extensive_counters(text)
+            if found:
+                ports.setdefault(match.group(1) or match.group(2), {}).update(found)
+            else:
+                errors[command] = text
+        return ports, errors
+
+    @staticmethod
+    def _extensive_counters(text: str) -> dict:
+        found: dict[str, Any] = {}
+        rx: dict[str, int] = {}
+        tx: dict[str, int] = {}
+        section = False
+        for line in text.splitlines():
+            if "MAC Priority Flow Control Statistics" in line:
+                section = True
+                continue
+            row = Driver._PFC_ROW.match(line) if section else None
+            if row:
+                rx[str(int(row.group(1)))] = int(row.group(2))
+                tx[str(int(row.group(1)))] = int(row.group(3))
+            elif section and line.strip():
+                section = False
+        if rx:
+            found["pfc_rx_frames"], found["pfc_tx_frames"] = rx, tx
+        for block, key in (("Input errors", "in_discards"), ("Output errors", "out_discards")):
+            match = re.search(r"(?m)^\s*%s:\s*\n[^\n]*?\bDrops:\s*(\d+)" % block, text)
+            if match:
+                found[key] = int(match.group(1))
+        return found
+
+    @staticmethod
+    def _queue_counters(text: str) -> dict:
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        heads = list(Driver._QUEUE_HEAD.finditer(text))
+        tail: dict[str, int] = {}
+        red: dict[str, int] = {}
+        ecn: dict[str, int] = {}
+        for index, head in enumerate(heads):
+            queue = str(int(head.group(1)))
+            block = text[head.end() : heads[index + 1].start() if index + 1 < len(heads) else len(text)]
+            seen: set[str] = set()
+            for line in block.splitlines():
+                row = Driver._QUEUE_ROW.match(line)
+                if not row or row.group(1) in seen:
+                    continue  # the first 'RED-dropped packets' is the total; Low/High rows follow
+                seen.add(row.group(1))
+                value = _counters.count(row.group(2))
+                target = {"Tail-dropped packets": tail, "RED-dropped packets": red, "ECN-CE packets": ecn}.get(row.group(1))
+                if target is not None and value is not None:
+                    target[queue] = value
+        found: dict[str, Any] = {}
+        if tail or red:
+            found["queue_drops"] = {q: tail.get(q, 0) + red.get(q, 0) for q in sorted(set(tail) | set(red), key=int)}
+        if red:
+            found["wred_drops"] = red
+        if ecn:
+            found["ecn_marked"] = ecn
+            found["ecn_marked_total"] = sum(ecn.values())
+        return found
+
 
 class DeviceErrorTimeout(Exception):
     """Internal: the device stopped answering (turned into DeviceError)."""

@@ -692,3 +692,141 @@ class Driver(_base.Driver):
 
     def save(self) -> None:
         self._checked("nv config save", "saving the startup configuration", _base.COMMITTED)
+
+    # -- counters (read-only; module_utils/_counters.py) ------------------
+    # Per port (NVUE has no all-ports counters view), typed ahead in chunks:
+    # reference 3.9 / 3.9.1 (5.5+ 'counters qos' paths, confirmed against the
+    # CumulusNetworks/docs QoS page). '-o json' keeps exact integers where the
+    # tables humanise bytes ('0 Bytes'); its shape (a map keyed by priority /
+    # traffic class with the tables' column names, as a public NVUE collector
+    # reads it) is not in the NVIDIA pages, so the text tables are parsed too.
+    # Per-queue ECN marks exist only where egress-queue-stats has an
+    # 'ecn-marked-frames' column (newer releases); port-stats gives the total.
+    COUNTER_VIEWS = (
+        ("counters qos pfc-stats", "pfc"),
+        ("counters qos egress-queue-stats", "egress"),
+        ("counters qos ingress-buffer-stats", "ingress"),
+        ("counters qos port-stats", "port"),
+        ("qos pfc-watchdog", "watchdog"),
+        ("qos roce counters", "roce"),
+    )
+    _COUNTER_COMMAND = re.compile(r"^nv show interface (\S+) (.+) -o json$")
+
+    @staticmethod
+    def counter_commands(ports: list[str] | None = None) -> list[str]:
+        if not ports:
+            raise ValueError("ports: NVUE shows counters per interface; give the ports (or lossless_fabric_device.ports)")
+        for name in ports:
+            if not isinstance(name, str) or not _IFNAME.fullmatch(name):
+                raise ValueError("ports: %r is not an NVUE interface name" % (name,))
+        return ["nv show interface %s %s -o json" % (name, view) for name in ports for view, _kind in Driver.COUNTER_VIEWS]
+
+    def read_counters(self, commands: list[str]) -> dict[str, str]:
+        """The commands typed ahead in as few chunks as the tty allows; {command: output}."""
+        outputs: dict[str, str] = {}
+        for chunk in self._chunks(commands):
+            try:
+                answers = self._exchange(chunk, self.command_timeout + self.line_timeout * len(chunk))
+            except self._transport_errors() as exc:
+                raise _base.DeviceError(self.device, "connection lost while reading the counters: %s" % exc, state=_base.UNCHANGED) from None
+            outputs.update(zip(chunk, answers))
+        return outputs
+
+    @staticmethod
+    def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
+        """({port: counters} in the _counters shape, {command: what NVUE said} for failed commands)."""
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        kinds = dict(Driver.COUNTER_VIEWS)
+        ports: dict[str, dict] = {}
+        errors: dict[str, str] = {}
+        for command, text in outputs.items():
+            match = Driver._COUNTER_COMMAND.match(command)
+            if not match or match.group(2) not in kinds:
+                continue
+            if not text.strip() or _ERROR.search(text):
+                errors[command] = text or "(no output)"
+                continue
+            doc = _counters.json_document(text)
+            found = Driver._counters_of(kinds[match.group(2)], doc if isinstance(doc, dict) else None, text)
+            if found:
+                ports.setdefault(match.group(1), {}).update(found)
+            else:
+                errors[command] = text
+        return ports, errors
+
+    @staticmethod
+    def _counters_of(kind: str, doc: dict | None, text: str) -> dict:
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        def rows(first_column: str) -> dict[str, dict]:
+            """{index: {column: value}}: the JSON map, else the text table whose first column is first_column."""
+            if doc is not None:
+                return {_counters.index_key(k): v for k, v in doc.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
+            for table in _counters.text_tables(text):
+                if table and first_column in table[0]:
+                    return {_counters.index_key(r[first_column]): r for r in table if _counters.index_key(r[first_column]) is not None}
+            return {}
+
+        def column(table: dict[str, dict], name: str) -> dict[str, int]:
+            values = {index: _counters.human_count(row.get(name)) for index, row in table.items()}
+            return {index: value for index, value in sorted(values.items(), key=lambda kv: int(kv[0])) if value is not None}
+
+        found: dict[str, Any] = {}
+        if kind == "pfc":
+            table = rows("switch-priority")
+            for name, key in (
+                ("rx-pause-frames", "pfc_rx_frames"),
+                ("tx-pause-frames", "pfc_tx_frames"),
+                ("rx-pause-duration", "pfc_rx_duration"),
+                ("tx-pause-duration", "pfc_tx_duration"),
+            ):
+                if column(table, name):
+                    found[key] = column(table, name)
+        elif kind == "egress":
+            table = rows("traffic-class")
+            buffer, wred, ecn = column(table, "tx-uc-buffer-discards"), column(table, "wred-discards"), column(table, "ecn-marked-frames")
+            if buffer or wred:
+                found["queue_drops"] = {q: buffer.get(q, 0) + wred.get(q, 0) for q in sorted(set(buffer) | set(wred), key=int)}
+            if wred:
+                found["wred_drops"] = wred
+            if ecn:
+                found["ecn_marked"] = ecn
+        elif kind == "ingress":
+            discards = column(rows("priority-group"), "rx-buffer-discards")
+            if discards:
+                found["pg_discards"] = discards
+        elif kind == "port":
+            value = None
+            if doc is not None:
+                value = _counters.count((doc.get("tx-stats") or {}).get("ecn-marked-packets"))
+            else:
+                for table in _counters.text_tables(text):
+                    for row in table:
+                        if row.get("Counter", "").lower().replace(" ", "-") == "ecn-marked-packets":
+                            value = _counters.count(row.get("Transmit"))
+            if value is not None:
+                found["ecn_marked_total"] = value
+        elif kind == "watchdog":
+            if doc is not None:
+                status = doc.get("status") if isinstance(doc.get("status"), dict) else {}
+                table = {_counters.index_key(k): v for k, v in status.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
+                state_known = "state" in doc or bool(status)
+            else:
+                table = rows("traffic-class")
+                state_known = bool(re.search(r"(?m)^state\s", text))
+            storms = column(table, "deadlock-count")
+            found["watchdog_storms"] = storms
+            found["watchdog_status"] = {q: str(row["status"]) for q, row in sorted(table.items(), key=lambda kv: int(kv[0])) if row.get("status")}
+            if not state_known and not storms:
+                found = {}
+        elif kind == "roce":
+            value = None
+            if doc is not None:
+                value = _counters.count(((doc.get("tx-stats") or {}).get("tx-cnp-stats") or {}).get("cnp-packets"))
+            else:
+                match = re.search(r"(?m)^\s+cnp-packets\s+(\d+)", text)
+                value = int(match.group(1)) if match else None
+            if value is not None:
+                found["cnp_packets"] = value
+        return found

@@ -100,7 +100,7 @@ def test_no_change_passes_with_raw_logs_and_command_results():
     failed, res = run({'pre': pre, 'post': post})
     assert not failed, res.get('msg')
     assert res['verdict'] == 'ok' and res['sizes'][0]['verdict'] == 'ok' and res['unmet'] == []
-    assert res['n_pre'] == 5 and res['n_post'] == 5 and 'warnings' not in res
+    assert res['n_pre'] == 5 and res['n_post'] == 5 and res['notes'] == []
 
 
 def test_three_vs_three_is_inconclusive_and_fails_unless_allowed():
@@ -108,7 +108,7 @@ def test_three_vs_three_is_inconclusive_and_fails_unless_allowed():
     failed, res = run(args)
     assert failed and res['verdict'] == 'inconclusive'
     assert 'inconclusive (3 pre vs 3 post launches)' in res['msg'] and 'cannot be reached' in res['msg']
-    assert "pre: 3 launch(es); 5 a side is the default" in json.dumps(res['warnings'])
+    assert "pre: 3 launch(es); 5 a side is the default" in json.dumps(res['notes'])
     failed, res = run(dict(args, allow_inconclusive=True))
     assert not failed and res['verdict'] == 'inconclusive'
 
