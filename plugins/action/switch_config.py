@@ -8,7 +8,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import INVENTORY_DEFAULTS
+from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import with_inventory
 
 ARGUMENT_SPEC = _switch_config.ARGUMENT_SPEC
 
@@ -44,24 +44,6 @@ class ActionModule(ActionBase):
         args = dict(args)
         if args.get("plan") is None and args.get("plans") is not None:
             args["plan"] = args["plans"].get(device)
-        for option, variables in INVENTORY_DEFAULTS.items():
-            if args.get(option) is None:
-                for var in variables:
-                    if var in host_vars:
-                        args[option] = self._templar.template(host_vars[var])
-                        break
-        if args.get("host_key_checking") is None:
-            args["host_key_checking"] = bool(_config_host_key_checking())
-        if args.get("platform") is None:
-            device_vars = host_vars.get("lossless_fabric_device")
-            plan_platform = (args.get("plan") or {}).get("platform")
-            args["platform"] = plan_platform or (self._templar.template(device_vars).get("platform") if isinstance(device_vars, dict) else None)
+        args = with_inventory(args, host_vars, self._templar)
         args["_device"] = device
         return args
-
-
-def _config_host_key_checking():
-    # The [defaults] host_key_checking setting, as ansible's ssh connection reads it.
-    from ansible import constants as C  # pylint: disable=import-outside-toplevel
-
-    return C.config.get_config_value("HOST_KEY_CHECKING")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _counters
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import INVENTORY_DEFAULTS
+from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import device_vars, with_inventory
 
 ARGUMENT_SPEC = _counters.ARGUMENT_SPEC
 
@@ -23,19 +23,8 @@ class ActionModule(ActionBase):
         task_vars = task_vars or {}
         result = super().run(tmp, task_vars)
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        for option, variables in INVENTORY_DEFAULTS.items():
-            if args.get(option) is None:
-                for var in variables:
-                    if var in task_vars:
-                        args[option] = self._templar.template(task_vars[var])
-                        break
-        if args.get("host_key_checking") is None:
-            args["host_key_checking"] = bool(_config_host_key_checking())
-        device = task_vars.get("lossless_fabric_device")
-        device = self._templar.template(device) if device is not None else None
-        device = device if isinstance(device, dict) else {}
-        if args.get("platform") is None:
-            args["platform"] = device.get("platform")
+        args = with_inventory(args, task_vars, self._templar)
+        device = device_vars(task_vars, self._templar)
         if not args.get("ports"):
             known = device.get("ports")
             args["ports"] = [str(name) for name in known] if isinstance(known, (dict, list)) and known else None
@@ -46,10 +35,3 @@ class ActionModule(ActionBase):
             result.setdefault("warnings", []).extend(warnings)
         result.update(outcome)
         return result
-
-
-def _config_host_key_checking():
-    # The [defaults] host_key_checking setting, as ansible's ssh connection reads it.
-    from ansible import constants as C  # pylint: disable=import-outside-toplevel
-
-    return C.config.get_config_value("HOST_KEY_CHECKING")
