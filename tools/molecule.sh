@@ -10,5 +10,8 @@ export MOLECULE_NO_LOG=false
 for scenario in molecule/*/molecule.yml; do
     name=$(basename "$(dirname "$scenario")")
     echo "molecule: scenario $name"
+    # Molecule remembers "prepared" in its state between runs; our prepare
+    # starts the simulators, so every run starts from a reset state.
+    "$ROOT/.venv/bin/molecule" reset -s "$name" >/dev/null
     "$ROOT/.venv/bin/molecule" test -s "$name"
 done
