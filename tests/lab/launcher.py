@@ -176,7 +176,11 @@ def _wait_for_file(path: str, pid: int, name: str, ctx: Context, timeout: float 
     raise LabError("%s did not start (see %s):\n%s" % (name, log, tail))
 
 
-SIMULATORS: list[Simulator] = [Switches()]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
+
+# Plug-ins outside this file keep the same interface without subclassing Simulator.
+SIMULATORS: list = [Switches(), InfiniBand()]
 
 
 def _pid_dir(run_dir: str) -> str:
@@ -342,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         state = up(inventory_dir, run_dir, args.report_dir and os.path.abspath(args.report_dir))
-    except LabError as exc:
+    except RuntimeError as exc:  # LabError, and the plug-ins' own errors
         print("lab: %s" % exc, file=sys.stderr)
         return 2
     print("lab: up (%s); logs in %s" % (", ".join(state["simulators"]) or "no simulators needed", os.path.join(run_dir, "logs")))
