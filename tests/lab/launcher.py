@@ -178,9 +178,10 @@ def _wait_for_file(path: str, pid: int, name: str, ctx: Context, timeout: float 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
+from k8sim.plugin import Kubernetes  # noqa: E402  # pylint: disable=wrong-import-position
 
 # Plug-ins outside this file keep the same interface without subclassing Simulator.
-SIMULATORS: list = [Switches(), InfiniBand()]
+SIMULATORS: list = [Switches(), InfiniBand(), Kubernetes()]
 
 
 def _pid_dir(run_dir: str) -> str:

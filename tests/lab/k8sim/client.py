@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Control-API client and a process launcher for tests.
+
+    with K8sSim(config, workdir) as sim:     # starts server.py in a subprocess on free ports
+        sim.kubeconfig, sim.url
+        sim.set_replay("/work/shared/nccl-corpus/public/x.txt")
+        sim.next_mpijob("fail")
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class ControlClient:
+    def __init__(self, control_url: str) -> None:
+        self.control_url = control_url.rstrip("/")
+
+    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.control_url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return json.loads(resp.read().decode())
+        except urllib.error.HTTPError as exc:
+            raise RuntimeError("%s %s: %s %s" % (method, path, exc.code, exc.read().decode())) from None
+
+    def state(self) -> dict:
+        return self._call("GET", "/state")
+
+    def objects(self) -> dict:
+        return self._call("GET", "/objects")
+
+    def set_time_scale(self, scale: float) -> float:
+        return self._call("POST", "/time_scale", {"time_scale": scale})["time_scale"]
+
+    def set_delays(self, **delays: float) -> dict:
+        return self._call("POST", "/delays", delays)["delays"]
+
+    def set_replay(self, path: str | None = None, text: str | None = None, job: str | None = None) -> dict:
+        body: dict = {"path": path} if text is None else {"text": text}
+        if job:
+            body["job"] = job
+        return self._call("POST", "/replay", body)
+
+    def next_mpijob(self, outcome: str, count: int = 1, default: bool = False) -> dict:
+        return self._call("POST", "/mpijob", {"outcome": outcome, "count": count, "default": default})
+
+    def break_rdma(self, node: str, broken: bool = True) -> dict:
+        return self._call("POST", "/nodes/%s" % node, {"rdma_broken": broken})
+
+
+class K8sSim(ControlClient):
+    """Start server.py as a subprocess; stop it (SIGTERM, then SIGKILL) on exit."""
+
+    def __init__(self, config: dict, workdir: str, python: str | None = None, start_timeout: float = 20.0) -> None:
+        self.config = config
+        self.workdir = workdir
+        self.python = python or sys.executable
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen | None = None
+        self.info: dict = {}
+        self.log_path = os.path.join(workdir, "k8sim.log")
+        super().__init__("http://127.0.0.1:0/_k8sim")
+
+    @property
+    def url(self) -> str:
+        return self.info["url"]
+
+    @property
+    def kubeconfig(self) -> str:
+        return self.info["kubeconfig"]
+
+    def __enter__(self) -> K8sSim:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        os.makedirs(self.workdir, exist_ok=True)
+        cfg_path = os.path.join(self.workdir, "k8sim.json")
+        state_path = os.path.join(self.workdir, "k8sim.state.json")
+        if os.path.exists(state_path):
+            os.remove(state_path)
+        with open(cfg_path, "w", encoding="utf-8") as handle:
+            json.dump(self.config, handle, indent=1)
+        with open(self.log_path, "ab") as logf:
+            self.proc = subprocess.Popen(  # pylint: disable=consider-using-with  # stopped in stop()
+                [self.python, os.path.join(PKG_DIR, "server.py"), "--config", cfg_path, "--state-file", state_path],
+                stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(state_path):
+                with open(state_path, encoding="utf-8") as handle:
+                    self.info = json.load(handle)
+                self.control_url = self.info["control"]
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        with open(self.log_path, encoding="utf-8", errors="replace") as handle:
+            raise RuntimeError("k8sim did not start:\n" + handle.read()[-3000:])
+
+    def stop(self, grace: float = 10.0) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        rc = self.proc.returncode
+        self.proc = None
+        return rc

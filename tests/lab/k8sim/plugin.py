@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Lab-launcher plug-in for k8sim (duck-typed like launcher.Simulator).
+
+Register in tests/lab/launcher.py:
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+    from k8sim.plugin import Kubernetes  # noqa: E402
+    SIMULATORS: list[Simulator] = [Switches(), Kubernetes()]
+
+Wanted when the inventory has a group named ``kubernetes`` or any host sees
+``lab_kubernetes: true`` (either). Nodes: every host whose
+``lossless_fabric_device.kind == 'host'`` (name = inventory hostname, GPUs
+from ``lossless_fabric_device.gpus``, NICs from ``.nics``). Optional host or
+group vars: ``lab_k8sim_time_scale`` (default 0.1), ``lab_k8sim_replay`` (a
+recorded nccl-tests log for every MPIJob launcher), per host
+``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.request
+
+PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _lab_error(message: str) -> Exception:
+    """The launcher's LabError when the launcher is running us, else RuntimeError."""
+    for module_name in ("__main__", "launcher"):
+        cls = getattr(sys.modules.get(module_name), "LabError", None)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            return cls(message)
+    return RuntimeError(message)
+
+
+class Kubernetes:
+    name = "k8sim"
+
+    def wanted(self, ctx) -> bool:  # type: ignore[no-untyped-def]
+        inventory = ctx.inventory
+        if "kubernetes" in inventory:
+            return True
+        hostvars = inventory.get("_meta", {}).get("hostvars", {})
+        return any(hv.get("lab_kubernetes") is True for hv in hostvars.values())
+
+    @staticmethod
+    def _first(ctx, key: str, default):  # type: ignore[no-untyped-def]
+        for hv in ctx.inventory.get("_meta", {}).get("hostvars", {}).values():
+            if key in hv:
+                return hv[key]
+        return default
+
+    def config(self, ctx) -> dict:  # type: ignore[no-untyped-def]
+        nodes = []
+        for host, hvars in ctx.devices("host").items():
+            device = hvars["lossless_fabric_device"]
+            nodes.append({
+                "name": host,
+                "gpus": int(device.get("gpus") or 0),
+                "nics": [{"name": nic.get("name"), "netdev": nic.get("netdev"), "speed": nic.get("speed")}
+                         for nic in device.get("nics") or []],
+                "labels": dict(hvars.get("lab_k8sim_node_labels") or {}),
+                "rdma_broken": bool(hvars.get("lab_k8sim_rdma_broken", False)),
+            })
+        config = {"time_scale": float(self._first(ctx, "lab_k8sim_time_scale", 0.1)), "nodes": nodes}
+        replay = self._first(ctx, "lab_k8sim_replay", None)
+        if replay:
+            config["replay"] = os.path.join(ctx.inventory_dir, replay) if not os.path.isabs(replay) else replay
+        return config
+
+    def start(self, ctx) -> dict:  # type: ignore[no-untyped-def]
+        config_path = os.path.join(ctx.run_dir, "k8sim.json")
+        state_path = os.path.join(ctx.run_dir, "k8sim.state.json")
+        kubeconfig = os.path.join(ctx.run_dir, "k8sim.kubeconfig")
+        if os.path.exists(state_path):
+            os.unlink(state_path)
+        with open(config_path, "w", encoding="utf-8") as handle:
+            json.dump(self.config(ctx), handle, indent=1)
+        argv = [ctx.python, os.path.join(PKG_DIR, "server.py"), "--config", config_path,
+                "--state-file", state_path, "--kubeconfig", kubeconfig]
+        pid = ctx.start_process(self.name, argv)
+        state = self._wait(state_path, pid, ctx)
+        return {"all": {"lab_kubeconfig": state["kubeconfig"], "lab_k8sim_control": state["control"],
+                        "lab_k8sim_url": state["url"]}}
+
+    def _wait(self, path: str, pid: int, ctx, timeout: float = 30.0) -> dict:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as handle:
+                    return json.load(handle)
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = 0
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    done = pid
+            if done:
+                break
+            time.sleep(0.05)
+        log = os.path.join(ctx.run_dir, "logs", self.name + ".log")
+        tail = ""
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                tail = handle.read()[-2000:]
+        raise _lab_error("%s did not start (see %s):\n%s" % (self.name, log, tail))
+
+    def before_stop(self, run_dir: str) -> None:
+        """Keep a snapshot of every object for the post-mortem (k8sim.objects.json)."""
+        state_path = os.path.join(run_dir, "k8sim.state.json")
+        if not os.path.exists(state_path):
+            return
+        with open(state_path, encoding="utf-8") as handle:
+            state = json.load(handle)
+        with urllib.request.urlopen(state["control"] + "/objects", timeout=10) as resp:
+            data = resp.read()
+        with open(os.path.join(run_dir, "k8sim.objects.json"), "wb") as handle:
+            handle.write(data)

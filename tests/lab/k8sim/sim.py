@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The simulated cluster: the store, the nodes from the config, the controller
+loop, fault plans and the /_k8sim/ control API (see README.md)."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import copy
+import logging
+import os
+from typing import Any
+
+from .controllers import Cluster
+from .store import ApiError, Store
+
+log = logging.getLogger("k8sim")
+
+DEFAULT_DELAYS = {
+    "pod_start": 2.0,       # scheduled pod -> containers running
+    "rdma_register": 5.0,   # plugin pod running -> kubelet advertises rdma/<name>
+    "operator_sync": 0.5,   # MPIJob created -> operator reconciles it
+    "run_seconds": 20.0,    # launcher running -> mpirun exits
+    "device_plugin_grace": 300.0,  # plugin gone -> kubelet drops the resource (at 0 until then)
+}
+OUTCOMES = ("succeed", "fail", "hang")
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class Simulator:
+    def __init__(self, config: dict, base_dir: str = ".") -> None:
+        self.config = config
+        self.base_dir = base_dir
+        self.time_scale = float(config.get("time_scale", 1.0))
+        self.delays = dict(DEFAULT_DELAYS, **(config.get("delays") or {}))
+        self.store = Store(kube_version=str(config.get("kubernetes_version", "1.30.0")), seed=int(config.get("seed", 0)))
+        self.logs: dict[tuple[str | None, str, str], bytes] = {}
+        self.nodes: dict[str, dict] = {}
+        for spec in config.get("nodes") or []:
+            if spec["name"] in self.nodes:
+                raise ValueError("duplicate node name %r" % spec["name"])
+            self.nodes[spec["name"]] = dict(spec)
+        mpi = config.get("mpijob") or {}
+        self.default_outcome = mpi.get("outcome", "succeed")
+        if self.default_outcome not in OUTCOMES:
+            raise ValueError("mpijob.outcome must be one of %s" % (OUTCOMES,))
+        self.next_outcomes: collections.deque = collections.deque()
+        self.replay_default: dict = {}
+        self.replay_jobs: dict[str, dict] = {}
+        if config.get("replay"):
+            self.replay_default = self._replay_source({"path": config["replay"]})
+        self.stopping = asyncio.Event()
+        self._kick = asyncio.Event()
+        self.stop_requested = asyncio.Event()
+        self.cluster: Cluster | None = None
+
+    # ---------------------------------------------------------------- bootstrap
+    def bootstrap(self) -> None:
+        """Called once the emulator registered the resources."""
+        self.cluster = Cluster(self)
+        ns_res = self.store.resource("", "v1", "namespaces")
+        for ns in list(SYSTEM_NAMESPACES) + list(self.config.get("namespaces") or []):
+            self.store.create(ns_res, None, {"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}},
+                                             "spec": {"finalizers": ["kubernetes"]}}, {}, internal=True)
+            self.store.put_internal(ns_res, dict(self.store.find(ns_res, None, ns), status={"phase": "Active"}))
+        for i, (name, spec) in enumerate(sorted(self.nodes.items())):
+            self.store.create(self.store.resource("", "v1", "nodes"), None, self._node(i, name, spec), {}, internal=True)
+
+    def _node(self, index: int, name: str, spec: dict) -> dict:
+        gpus = int(spec.get("gpus", 0))
+        labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+                  "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}
+        if gpus:
+            labels["nvidia.com/gpu.present"] = "true"
+        if spec.get("nics"):
+            labels["feature.node.kubernetes.io/pci-15b3.present"] = "true"
+        labels.update({k: str(v) for k, v in (spec.get("labels") or {}).items()})
+        resources = {"cpu": str(spec.get("cpu", "64")), "memory": str(spec.get("memory", "1056000000Ki")),
+                     "pods": "110", "ephemeral-storage": "1000000000Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0"}
+        if gpus:
+            resources["nvidia.com/gpu"] = str(gpus)
+        ts = "2024-01-01T00:00:00Z"
+        return {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels,
+                         "annotations": {"node.alpha.kubernetes.io/ttl": "0",
+                                         "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+            "spec": {"podCIDR": "10.244.%d.0/24" % index, "podCIDRs": ["10.244.%d.0/24" % index]},
+            "status": {
+                "capacity": dict(resources), "allocatable": dict(resources),
+                "addresses": [{"type": "InternalIP", "address": "10.0.0.%d" % (index + 1)},
+                              {"type": "Hostname", "address": name}],
+                "conditions": [
+                    {"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": ts, "lastTransitionTime": ts}
+                    for t, s, r, m in [
+                        ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+                        ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                        ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                        ("Ready", "True", "KubeletReady", "kubelet is posting ready status")]],
+                "nodeInfo": {"architecture": "amd64", "operatingSystem": "linux", "osImage": "Ubuntu 22.04.4 LTS",
+                             "kernelVersion": "5.15.0-105-generic", "containerRuntimeVersion": "containerd://1.7.13",
+                             "kubeletVersion": "v%s" % self.store.kube_version,
+                             "kubeProxyVersion": "v%s" % self.store.kube_version,
+                             "machineID": "%032x" % (index + 1), "systemUUID": "%032x" % (index + 1),
+                             "bootID": "%032x" % (index + 1)},
+            },
+        }
+
+    def node_cfg(self, name: str) -> dict:
+        return self.nodes.get(name, {})
+
+    # ---------------------------------------------------------------- loop
+    def kick(self) -> None:
+        self._kick.set()
+
+    async def run(self, tick: float = 0.05) -> None:
+        loop = asyncio.get_running_loop()
+        while not self.stopping.is_set():
+            try:
+                await asyncio.wait_for(self._kick.wait(), timeout=tick)
+            except TimeoutError:
+                pass
+            self._kick.clear()
+            try:
+                for _i in range(100):  # garbage collection and foreground deletion work
+                    if not self.store.pending:
+                        break
+                    work, self.store.pending = self.store.pending, []
+                    for item in work:
+                        item()
+                assert self.cluster is not None
+                self.cluster.reconcile(loop.time())
+            except (ApiError, KeyError, ValueError, TypeError, AttributeError) as exc:
+                # A controller bug must not stop the cluster; the log says what happened.
+                log.exception("reconcile failed: %s", exc)
+
+    # ---------------------------------------------------------------- plans
+    def _replay_source(self, body: dict) -> dict:
+        if "text" in body:
+            return {"path": None, "data": body["text"].encode()}
+        path = body["path"]
+        if not os.path.isabs(path):
+            path = os.path.join(self.base_dir, path)
+        with open(path, "rb") as handle:
+            return {"path": path, "data": handle.read()}
+
+    def plan_for(self, job: dict) -> dict:
+        key = "%s/%s" % (job["metadata"]["namespace"], job["metadata"]["name"])
+        outcome = self.next_outcomes.popleft() if self.next_outcomes else self.default_outcome
+        replay = self.replay_jobs.pop(key, None) or self.replay_default
+        return {"outcome": outcome, "log": replay.get("data", b""), "replay_path": replay.get("path"),
+                "run_seconds": float(self.delays["run_seconds"]), "workers": [], "container": ""}
+
+    # ---------------------------------------------------------------- control API
+    def state(self) -> dict:
+        assert self.cluster is not None
+        return {
+            "pid": os.getpid(),
+            "time_scale": self.time_scale,
+            "delays": self.delays,
+            "kubernetes_version": self.store.kube_version,
+            "resource_version": self.store.rv,
+            "nodes": {name: {"rdma_broken": bool(spec.get("rdma_broken")), "gpus": int(spec.get("gpus", 0))}
+                      for name, spec in sorted(self.nodes.items())},
+            "replay": self.replay_default.get("path") or ("<text>" if self.replay_default else None),
+            "replay_jobs": {k: v.get("path") or "<text>" for k, v in self.replay_jobs.items()},
+            "mpijob": {"default_outcome": self.default_outcome, "next_outcomes": list(self.next_outcomes)},
+            "mpijobs": {uid: {"outcome": st["outcome"], "step": st["step"], "replay": st["replay_path"],
+                              "launcher_pod": st.get("launcher_pod"), "workers": st["workers"]}
+                        for uid, st in self.cluster.jobs.items()},
+            "rdma_plugin_errors": dict(self.cluster.plugin_errors),
+        }
+
+    def objects(self) -> dict:
+        out: dict[str, list] = {}
+        for (group, plural, _ns, _name), obj in sorted(self.store.objects.items(), key=lambda kv: tuple(x or "" for x in kv[0])):
+            out.setdefault("%s/%s" % (group, plural) if group else plural, []).append(copy.deepcopy(obj))
+        return out
+
+    def control(self, method: str, parts: list[str], body: dict) -> Any:
+        if parts == ["state"] and method == "GET":
+            return self.state()
+        if parts == ["objects"] and method == "GET":
+            return self.objects()
+        if parts == ["time_scale"] and method == "POST":
+            scale = float(body["time_scale"])
+            if scale <= 0:
+                raise ValueError("time_scale must be > 0")
+            self.time_scale = scale
+            return {"time_scale": self.time_scale}
+        if parts == ["delays"] and method == "POST":
+            for key, value in body.items():
+                if key not in DEFAULT_DELAYS:
+                    raise ValueError("unknown delay %r (known: %s)" % (key, ", ".join(DEFAULT_DELAYS)))
+                self.delays[key] = float(value)
+            return {"delays": self.delays}
+        if parts == ["replay"] and method == "POST":
+            source = self._replay_source(body)
+            if body.get("job"):
+                self.replay_jobs[body["job"]] = source
+            else:
+                self.replay_default = source
+            return {"replay": source["path"] or "<text>", "bytes": len(source["data"]), "job": body.get("job")}
+        if parts == ["mpijob"] and method == "POST":
+            outcome = body.get("outcome", "succeed")
+            if outcome not in OUTCOMES:
+                raise ValueError("outcome must be one of %s" % (OUTCOMES,))
+            if body.get("default"):
+                self.default_outcome = outcome
+            else:
+                self.next_outcomes.extend([outcome] * int(body.get("count", 1)))
+            return {"default_outcome": self.default_outcome, "next_outcomes": list(self.next_outcomes)}
+        if len(parts) == 2 and parts[0] == "nodes" and method in ("GET", "POST"):
+            node = self.nodes[parts[1]]
+            if method == "POST":
+                if "rdma_broken" in body:
+                    node["rdma_broken"] = bool(body["rdma_broken"])
+            return {"name": parts[1], "rdma_broken": bool(node.get("rdma_broken"))}
+        if parts == ["shutdown"] and method == "POST":
+            asyncio.get_running_loop().call_later(0.05, self.request_stop)
+            return {"stopping": True}
+        raise KeyError("/".join(parts))
+
+    def request_stop(self) -> None:
+        """Set by SIGTERM/SIGINT or POST /_k8sim/shutdown."""
+        self.stop_requested.set()

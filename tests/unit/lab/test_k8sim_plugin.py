@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lab-launcher plug-in of k8sim, with a stand-in for launcher.Context."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from k8sim.plugin import Kubernetes  # noqa: E402
+
+DEVICE = {"kind": "host", "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]}
+
+
+class FakeContext:
+    """The parts of launcher.Context the plug-in uses."""
+
+    def __init__(self, run_dir: str, inventory: dict) -> None:
+        self.run_dir = run_dir
+        self.inventory_dir = run_dir
+        self.inventory = inventory
+        self.python = sys.executable
+        self.pids: list[int] = []
+
+    def devices(self, kind: str) -> dict:
+        return {h: hv for h, hv in sorted(self.inventory["_meta"]["hostvars"].items())
+                if (hv.get("lossless_fabric_device") or {}).get("kind") == kind}
+
+    def start_process(self, name: str, argv: list[str], env: dict | None = None) -> int:
+        os.makedirs(os.path.join(self.run_dir, "logs"), exist_ok=True)
+        with open(os.path.join(self.run_dir, "logs", name + ".log"), "ab") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        self.pids.append(proc.pid)
+        return proc.pid
+
+
+def inventory(**extra) -> dict:
+    hostvars = {"gpu1": {"lossless_fabric_device": DEVICE},
+                "gpu2": {"lossless_fabric_device": dict(DEVICE, gpus=4), "lab_k8sim_rdma_broken": True},
+                "leaf1": {"lossless_fabric_device": {"kind": "switch"}}}
+    for hv in hostvars.values():
+        hv.update(extra)
+    return {"_meta": {"hostvars": hostvars}, "all": {"children": ["ungrouped", "gpu_hosts"]}}
+
+
+def test_wanted():
+    plugin = Kubernetes()
+    assert not plugin.wanted(FakeContext("/nonexistent", inventory()))
+    assert plugin.wanted(FakeContext("/nonexistent", inventory(lab_kubernetes=True)))
+    inv = inventory()
+    inv["kubernetes"] = {"hosts": ["gpu1"]}
+    assert plugin.wanted(FakeContext("/nonexistent", inv))
+
+
+def test_start_returns_inventory_vars_and_stops(tmp_path):
+    ctx = FakeContext(str(tmp_path), inventory(lab_kubernetes=True, lab_k8sim_time_scale=0.01))
+    plugin = Kubernetes()
+    assert [n["name"] for n in plugin.config(ctx)["nodes"]] == ["gpu1", "gpu2"]
+    try:
+        got = plugin.start(ctx)
+        kubeconfig = got["all"]["lab_kubeconfig"]
+        assert json.load(open(kubeconfig, encoding="utf-8"))["clusters"][0]["cluster"]["server"] == got["all"]["lab_k8sim_url"]
+        with urllib.request.urlopen(got["all"]["lab_k8sim_control"] + "/state", timeout=5) as resp:
+            state = json.loads(resp.read())
+        assert state["nodes"] == {"gpu1": {"rdma_broken": False, "gpus": 8}, "gpu2": {"rdma_broken": True, "gpus": 4}}
+        plugin.before_stop(str(tmp_path))
+        objects = json.loads((tmp_path / "k8sim.objects.json").read_text())
+        assert [n["metadata"]["name"] for n in objects["nodes"]] == ["gpu1", "gpu2"]
+    finally:
+        for pid in ctx.pids:
+            os.killpg(pid, signal.SIGTERM)
+            assert os.waitpid(pid, 0)[1] == 0
+    assert not (tmp_path / "k8sim.state.json").exists()
