@@ -152,15 +152,18 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
 
 
 def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], check_mode: bool, diff_mode: bool) -> dict:
+    before = driver.gather() if (args.get("backup") or diff_mode) else None
     if args.get("backup"):
-        result["backup"] = driver.gather()
+        result["backup"] = before
     name = args.get("session") or session_name()
     driver.open_session(name)
     driver.load(lines)
     device_diff = driver.diff()
     result["device_diff"] = device_diff
     if diff_mode:
-        result["diff"] = {"prepared": device_diff}
+        # The device's own diff, and the running config before (and, once committed, after).
+        result["diff"] = {"prepared": device_diff, "before": before, "after": before, "before_header": "running (before)",
+                          "after_header": "running (after)"}
     if not device_diff.strip():
         driver.abort()
         result.update(changed=False, device_state=_base.UNCHANGED)
@@ -183,6 +186,8 @@ def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], che
             device_state=_base.ROLLED_BACK,
         )
     result["readback_missing"] = []
+    if diff_mode:
+        result["diff"]["after"] = driver.gather()
     if args["confirm"]:
         driver.confirm(name)
         if args["save"]:

@@ -41,7 +41,8 @@ attributes:
   diff_mode:
     support: full
     details:
-      - The diff is the device's own (EOS C(show session-config diffs), Junos C(show | compare), NVUE C(nv config diff)).
+      - The diff is the device's own (EOS C(show session-config diffs), Junos C(show | compare), NVUE C(nv config diff)),
+        shown with the running configuration before and, after a commit, after the change (two extra reads, only with C(--diff)).
   idempotent:
     support: full
     details:

@@ -47,6 +47,7 @@ def test_first_run_changes_second_does_not_and_check_diff_shows_without_changing
 
     first = lab.playbook(ROLE_PLAY, "--diff")
     assert recap(first)["sw1"]["changed"] == 1 and recap(first)["sw1"]["failed"] == 0
+    assert "running (before)" in first.stdout and "running (after)" in first.stdout  # --diff: before/after as well
     assert lab.running("sw1") != before
 
     second = lab.playbook(ROLE_PLAY)
