@@ -71,14 +71,16 @@ def ours(workdir, count, forks, fabric=False):
         inventory = os.path.join(workdir, "ours.yml")
         with open(inventory, "w", encoding="utf-8") as handle:
             yaml.safe_dump({"all": {"vars": {"lossless_fabric": INTENT}, "hosts": hosts}}, handle)
+        plan_role = {"role": "lossless.fabric.fabric_plan", "vars": {"fabric_plan_show_summary": False}}
         if fabric:
-            task = {"name": "push + read-back, fabric-wide", "run_once": True,
-                    "lossless.fabric.switch_config": {"fabric": "{{ ansible_play_hosts }}", "plans": "{{ fabric_plan_result.devices }}"}}
+            # One play on the controller: plan once, push every switch from one task.
+            plays = [{"name": "push", "hosts": "localhost", "gather_facts": False, "roles": [plan_role],
+                      "tasks": [{"name": "push + read-back, fabric-wide",
+                                 "lossless.fabric.switch_config": {"fabric": "{{ groups['all'] }}", "plans": "{{ fabric_plan_result.devices }}"}}]}]
         else:
-            task = {"name": "push + read-back", "lossless.fabric.switch_config": {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}}
-        plays = [{"name": "push", "hosts": "all", "gather_facts": False,
-                  "roles": [{"role": "lossless.fabric.fabric_plan", "vars": {"fabric_plan_show_summary": False}}],
-                  "tasks": [task]}]
+            push = {"plan": "{{ fabric_plan_result.devices[inventory_hostname] }}"}
+            plays = [{"name": "push", "hosts": "all", "gather_facts": False, "roles": [plan_role],
+                      "tasks": [{"name": "push + read-back", "lossless.fabric.switch_config": push}]}]
         return _play(workdir, inventory, plays, forks), _play(workdir, inventory, plays, forks)
     finally:
         sim.stop()

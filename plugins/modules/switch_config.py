@@ -109,7 +109,8 @@ options:
     type: dict
   fabric:
     description:
-      - Fabric-wide mode. Push to every listed inventory host from this one task (run it with C(run_once)), each switch
+      - Fabric-wide mode. Push to every listed inventory host from this one task (run it once, e.g. in a play on
+        localhost after the M(lossless.fabric.fabric_plan) role, or with C(run_once)), each switch
         over its own connection from a pool of O(workers) threads, with that host's connection variables. The result
         holds one result per switch in RV(switches); the task fails when any switch fails, naming each.
       - Saves Ansible's per-host task start-up, which dominates when many switches change little.
@@ -143,11 +144,12 @@ EXAMPLES = r"""
     state: confirmed
     session: "{{ pushed.session | default(omit) }}"
 
-- name: Fabric-wide - every switch of the play from one task, a result per switch
+# Fabric-wide, in a play on localhost after the lossless.fabric.fabric_plan role:
+# every switch from one task, a result per switch.
+- name: Fabric-wide - every switch from one task
   lossless.fabric.switch_config:
-    fabric: "{{ ansible_play_hosts }}"
+    fabric: "{{ groups['switches'] }}"
     plans: "{{ fabric_plan_result.devices }}"
-  run_once: true
   register: pushed_all
 
 - name: Review the lines for one switch in CI, without a device
