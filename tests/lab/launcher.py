@@ -64,6 +64,28 @@ class Context:
         _write_pid(self.run_dir, name, proc.pid)
         return proc.pid
 
+    def start_server(self, name: str, argv: list[str], state_path: str, timeout: float = 30.0) -> dict:
+        """Start a simulator that writes a JSON state file once it is ready;
+        return that state, or raise LabError with the end of its log."""
+        if os.path.exists(state_path):
+            os.unlink(state_path)
+        pid = self.start_process(name, argv)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(state_path):
+                with open(state_path, encoding="utf-8") as handle:
+                    return json.load(handle)
+            _reap(pid)
+            if not _alive(pid):
+                break
+            time.sleep(0.05)
+        log = os.path.join(self.run_dir, "logs", name + ".log")
+        tail = ""
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                tail = handle.read()[-2000:]
+        raise LabError("%s did not start (see %s):\n%s" % (name, log, tail))
+
 
 class Simulator:
     """Plug-in interface; later work adds switches, InfiniBand, Kubernetes, hosts."""
@@ -110,15 +132,12 @@ class Switches(Simulator):
         config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches}
         config_path = os.path.join(ctx.run_dir, "switchsim.json")
         state_path = os.path.join(ctx.run_dir, "switchsim.state.json")
-        if os.path.exists(state_path):
-            os.unlink(state_path)
         # The config holds the lab's switch passwords: readable by us only.
         fd = os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(config, handle)
         server = os.path.join(ROOT, "tests", "lab", "switchsim", "server.py")
-        pid = ctx.start_process(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path])
-        state = _wait_for_file(state_path, pid, self.name, ctx)
+        state = ctx.start_server(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path], state_path)
         sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
         from switchsim.client import write_known_hosts  # pylint: disable=import-outside-toplevel
 
@@ -156,24 +175,6 @@ def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
     with open(path, encoding="utf-8") as handle:
         saved = json.load(handle)
     return saved["lines"] if saved.get("platform") == platform else []
-
-
-def _wait_for_file(path: str, pid: int, name: str, ctx: Context, timeout: float = 30.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as handle:
-                return json.load(handle)
-        if not _alive(pid):
-            break
-        _reap(pid)
-        time.sleep(0.05)
-    log = os.path.join(ctx.run_dir, "logs", name + ".log")
-    tail = ""
-    if os.path.exists(log):
-        with open(log, encoding="utf-8", errors="replace") as handle:
-            tail = handle.read()[-2000:]
-    raise LabError("%s did not start (see %s):\n%s" % (name, log, tail))
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if os.path.dirname(HERE) not in sys.path:
@@ -73,13 +72,10 @@ class InfiniBand:
         config = {"workdir": workdir, "topology": spec, "opensm_options": fabric_var.get("opensm_options") or {}}
         config_path = os.path.join(ctx.run_dir, "ibsim.json")
         state_path = os.path.join(ctx.run_dir, "ibsim.state.json")
-        if os.path.exists(state_path):
-            os.unlink(state_path)
         with open(config_path, "w", encoding="utf-8") as handle:
             json.dump(config, handle, indent=2)
         server = os.path.join(HERE, "server.py")
-        pid = ctx.start_process(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path])
-        state = _wait_for_state(state_path, pid, os.path.join(ctx.run_dir, "logs", self.name + ".log"))
+        state = ctx.start_server(self.name, [ctx.python, server, "--config", config_path, "--state-file", state_path], state_path)
         files, bin_dir = state["files"], state["diag_bin"]
         all_vars = {
             "lab_ib_state_file": state_path,
@@ -102,32 +98,3 @@ class InfiniBand:
 
     def before_stop(self, run_dir: str) -> None:
         """Nothing to save: OpenSM's files stay in <run_dir>/ibsim/."""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # our child that exited is a zombie until reaped
-        return os.waitpid(pid, os.WNOHANG) == (0, 0)
-    except ChildProcessError:
-        return True
-
-
-def _wait_for_state(path: str, pid: int, log: str, timeout: float = 30.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as handle:
-                return json.load(handle)
-        if not _alive(pid):
-            break
-        time.sleep(0.02)
-    tail = ""
-    if os.path.exists(log):
-        with open(log, encoding="utf-8", errors="replace") as handle:
-            tail = handle.read()[-3000:]
-    raise IbsimLabError("ibsim did not start (see %s):\n%s" % (log, tail))

@@ -19,20 +19,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 import urllib.request
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _lab_error(message: str) -> Exception:
-    """The launcher's LabError when the launcher is running us, else RuntimeError."""
-    for module_name in ("__main__", "launcher"):
-        cls = getattr(sys.modules.get(module_name), "LabError", None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            return cls(message)
-    return RuntimeError(message)
 
 
 class Kubernetes:
@@ -74,40 +63,13 @@ class Kubernetes:
         config_path = os.path.join(ctx.run_dir, "k8sim.json")
         state_path = os.path.join(ctx.run_dir, "k8sim.state.json")
         kubeconfig = os.path.join(ctx.run_dir, "k8sim.kubeconfig")
-        if os.path.exists(state_path):
-            os.unlink(state_path)
         with open(config_path, "w", encoding="utf-8") as handle:
             json.dump(self.config(ctx), handle, indent=1)
         argv = [ctx.python, os.path.join(PKG_DIR, "server.py"), "--config", config_path,
                 "--state-file", state_path, "--kubeconfig", kubeconfig]
-        pid = ctx.start_process(self.name, argv)
-        state = self._wait(state_path, pid, ctx)
+        state = ctx.start_server(self.name, argv, state_path)
         return {"all": {"lab_kubeconfig": state["kubeconfig"], "lab_k8sim_control": state["control"],
                         "lab_k8sim_url": state["url"]}}
-
-    def _wait(self, path: str, pid: int, ctx, timeout: float = 30.0) -> dict:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as handle:
-                    return json.load(handle)
-            try:
-                done, _status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = 0
-                try:
-                    os.kill(pid, 0)
-                except ProcessLookupError:
-                    done = pid
-            if done:
-                break
-            time.sleep(0.05)
-        log = os.path.join(ctx.run_dir, "logs", self.name + ".log")
-        tail = ""
-        if os.path.exists(log):
-            with open(log, encoding="utf-8", errors="replace") as handle:
-                tail = handle.read()[-2000:]
-        raise _lab_error("%s did not start (see %s):\n%s" % (self.name, log, tail))
 
     def before_stop(self, run_dir: str) -> None:
         """Keep a snapshot of every object for the post-mortem (k8sim.objects.json)."""

@@ -1,44 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The lab-launcher plug-in of k8sim, with a stand-in for launcher.Context."""
+"""The lab-launcher plug-in of k8sim, driven through the launcher's own Context and down()."""
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import signal
-import subprocess
 import sys
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
+import launcher  # noqa: E402  # pylint: disable=wrong-import-position
 from k8sim.plugin import Kubernetes  # noqa: E402
 
 DEVICE = {"kind": "host", "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]}
 
 
-class FakeContext:
-    """The parts of launcher.Context the plug-in uses."""
-
-    def __init__(self, run_dir: str, inventory: dict) -> None:
-        self.run_dir = run_dir
-        self.inventory_dir = run_dir
-        self.inventory = inventory
-        self.python = sys.executable
-        self.pids: list[int] = []
-
-    def devices(self, kind: str) -> dict:
-        return {h: hv for h, hv in sorted(self.inventory["_meta"]["hostvars"].items())
-                if (hv.get("lossless_fabric_device") or {}).get("kind") == kind}
-
-    def start_process(self, name: str, argv: list[str], env: dict | None = None) -> int:
-        os.makedirs(os.path.join(self.run_dir, "logs"), exist_ok=True)
-        with open(os.path.join(self.run_dir, "logs", name + ".log"), "ab") as log:
-            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
-        self.pids.append(proc.pid)
-        return proc.pid
+def FakeContext(run_dir: str, inventory_data: dict):  # pylint: disable=invalid-name  # stands where a class stood
+    """The launcher's own Context (its start_server is what the plug-in calls)."""
+    return launcher.Context(run_dir, run_dir, inventory_data)
 
 
 def inventory(**extra) -> dict:
@@ -74,7 +54,5 @@ def test_start_returns_inventory_vars_and_stops(tmp_path):
         objects = json.loads((tmp_path / "k8sim.objects.json").read_text())
         assert [n["metadata"]["name"] for n in objects["nodes"]] == ["gpu1", "gpu2"]
     finally:
-        for pid in ctx.pids:
-            os.killpg(pid, signal.SIGTERM)
-            assert os.waitpid(pid, 0)[1] == 0
+        assert launcher.down(str(tmp_path), str(tmp_path)) == ["k8sim"]
     assert not (tmp_path / "k8sim.state.json").exists()
