@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from typing import Any
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(PKG_DIR))
+
+import labproc  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 class ControlClient:
@@ -90,40 +91,12 @@ class K8sSim(ControlClient):
 
     def start(self) -> None:
         os.makedirs(self.workdir, exist_ok=True)
-        cfg_path = os.path.join(self.workdir, "k8sim.json")
-        state_path = os.path.join(self.workdir, "k8sim.state.json")
-        if os.path.exists(state_path):
-            os.remove(state_path)
-        with open(cfg_path, "w", encoding="utf-8") as handle:
-            json.dump(self.config, handle, indent=1)
-        with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen(  # pylint: disable=consider-using-with  # stopped in stop()
-                [self.python, os.path.join(PKG_DIR, "server.py"), "--config", cfg_path, "--state-file", state_path],
-                stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + self.start_timeout
-        while time.monotonic() < deadline:
-            if os.path.exists(state_path):
-                with open(state_path, encoding="utf-8") as handle:
-                    self.info = json.load(handle)
-                self.control_url = self.info["control"]
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        with open(self.log_path, encoding="utf-8", errors="replace") as handle:
-            raise RuntimeError("k8sim did not start:\n" + handle.read()[-3000:])
+        self.proc, self.info = labproc.start(
+            [self.python, os.path.join(PKG_DIR, "server.py")], self.config, os.path.join(self.workdir, "k8sim.json"),
+            os.path.join(self.workdir, "k8sim.state.json"), self.log_path, self.start_timeout)
+        self.control_url = self.info["control"]
 
     def stop(self, grace: float = 10.0) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(grace)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        rc = self.proc.returncode
+        rc = labproc.stop(self.proc, grace)
         self.proc = None
         return rc

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from typing import Any
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(PKG_DIR))
+
+import labproc  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def write_known_hosts(path: str, state: dict) -> str:
@@ -106,48 +107,16 @@ class SimProcess(ControlClient):
 
     def start(self) -> None:
         os.makedirs(self.workdir, exist_ok=True)
-        cfg_path = os.path.join(self.workdir, "switchsim.json")
-        state_path = os.path.join(self.workdir, "switchsim.state.json")
-        if os.path.exists(state_path):
-            os.remove(state_path)
-        with open(cfg_path, "w", encoding="utf-8") as fh:
-            json.dump(self.config, fh, indent=1)
         self.log_path = os.path.join(self.workdir, "switchsim.log")
-        logf = open(self.log_path, "ab")
-        try:
-            self.proc = subprocess.Popen(
-                [self.python, os.path.join(PKG_DIR, "server.py"), "--config", cfg_path,
-                 "--state-file", state_path],
-                stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
-        finally:
-            logf.close()
-        deadline = time.monotonic() + self.start_timeout
-        while time.monotonic() < deadline:
-            if os.path.exists(state_path):
-                with open(state_path, encoding="utf-8") as fh:
-                    self.state_data = json.load(fh)
-                self.url = self.state_data["control"]["url"]
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.stop()
-        with open(self.log_path, encoding="utf-8", errors="replace") as fh:
-            raise RuntimeError("switchsim did not start:\n" + fh.read()[-4000:])
+        self.proc, self.state_data = labproc.start(
+            [self.python, os.path.join(PKG_DIR, "server.py")], self.config, os.path.join(self.workdir, "switchsim.json"),
+            os.path.join(self.workdir, "switchsim.state.json"), self.log_path, self.start_timeout)
+        self.url = self.state_data["control"]["url"]
 
     def port(self, sw: str) -> int:
         return int(self.state_data["switches"][sw]["port"])
 
     def stop(self) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        rc = self.proc.returncode
+        rc = labproc.stop(self.proc)
         self.proc = None
         return rc

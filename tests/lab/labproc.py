@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Start and stop a lab server from a test: write its config, start it in its
+own session, wait for the state file it writes once ready, and stop it with
+SIGTERM (SIGKILL after a grace period). Shared by the simulators' clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+
+def start(argv: list[str], config: dict, config_path: str, state_path: str, log_path: str, timeout: float) -> tuple[subprocess.Popen, dict]:
+    """Start argv + ['--config', config_path, '--state-file', state_path]; return (process, state)."""
+    if os.path.exists(state_path):
+        os.remove(state_path)
+    with open(config_path, "w", encoding="utf-8") as handle:
+        json.dump(config, handle, indent=1)
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(  # pylint: disable=consider-using-with  # stopped by stop()
+            [*argv, "--config", config_path, "--state-file", state_path],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(state_path):
+            with open(state_path, encoding="utf-8") as handle:
+                return proc, json.load(handle)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    stop(proc)
+    with open(log_path, encoding="utf-8", errors="replace") as handle:
+        raise RuntimeError("%s did not start:\n%s" % (os.path.basename(argv[-1]), handle.read()[-3000:]))
+
+
+def stop(proc: subprocess.Popen | None, grace: float = 10.0) -> int | None:
+    """SIGTERM, then SIGKILL after grace seconds; the exit code (None if no process)."""
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+    return proc.returncode
