@@ -632,6 +632,13 @@ def _roce_cross_checks(ctx: _Ctx, roce: dict, path: str) -> None:
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if _ok(low, high) and low is not None and high is not None and low >= high:
         ctx.error(f"{path}.ecn.min_threshold_bytes", f"{low!r} is not below max_threshold_bytes ({high!r})")
+    share = data["bandwidth_percent"]
+    if _ok(share, data["priority"], cnp["priority"], cnp["strict"], prios):
+        # The classes _share_bandwidth gives a weight: each needs at least 1 % (0 % is refused by the switches).
+        weighted = ({0} | set(prios) | {cnp["priority"]}) - ({cnp["priority"]} if cnp["strict"] else set())
+        others = len(weighted - {data["priority"]})
+        if others and 100 - share < others:
+            ctx.error(f"{path}.data.bandwidth_percent", f"{share!r} leaves {100 - share} % for {others} other weighted classes: each needs at least 1 %")
     mtu = roce["mtu"]
     if _ok(mtu["host"], mtu["switch"]) and mtu["host"] > mtu["switch"] - L2_OVERHEAD_BYTES:
         ctx.error(

@@ -341,6 +341,13 @@ ERROR_CASES = [
         {"leaf1": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 1000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
         "leaf1: lossless_fabric_device.queue_buffer_bytes: 1000000 is not above the ECN max threshold of et-0/0/1 (1500000 bytes)",
     ),
+    (
+        "bandwidth-leaves-nothing",
+        roce_base,
+        {"roce.data": {"bandwidth_percent": 99}, "roce.pfc": {"priorities": [3, 4]}},
+        None,
+        "lossless_fabric.roce.data.bandwidth_percent: 99 leaves 1 % for 2 other weighted classes: each needs at least 1 %",
+    ),
     ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue)"),
     (
         "port-speed",
