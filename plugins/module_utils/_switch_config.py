@@ -18,6 +18,7 @@ pool (many switches from one task): nothing here touches Ansible.
 from __future__ import annotations
 
 import datetime
+import re
 import secrets
 import time
 from typing import Any
@@ -25,6 +26,8 @@ from typing import Any
 from ansible_collections.lossless.fabric.plugins.module_utils import _platforms
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, connect
+
+_SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 STATES = ["merged", "rendered", "gathered", "parsed", "confirmed", "rolled_back"]
 
@@ -99,6 +102,10 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     result: dict[str, Any] = {"changed": False}
     args = {k: v for k, v in args.items() if k != "_device"}
     state = args["state"]
+    session = args.get("session")
+    if session is not None and not _SESSION_RE.fullmatch(session):
+        # It reaches every platform's CLI (EOS session name, Junos commit comment): refuse it before any device.
+        return _fail(result, "%s: session: %r is not a session name (letters, digits, '-' and '_', at most 64)" % (device, session))
     platform = args.get("platform")
     if not platform:
         return _fail(result, "%s: platform: not given and not found in the plan or lossless_fabric_device" % device)

@@ -89,3 +89,10 @@ def test_unknown_platform_fails_naming_the_device(plan):
 def test_not_a_plan_fails_clearly():
     result = _switch_config.run({"state": "rendered", "plan": {"ports": 3}, "platform": "eos"}, device="leaf1")
     assert result["failed"] and "not a switch plan" in result["msg"]
+
+
+@pytest.mark.parametrize("session", ["a;reload", "x\nwrite erase", 'c" and-quit', "", "-x"])
+def test_a_session_name_that_could_carry_a_command_is_refused_before_any_device(plan, session):
+    result = _switch_config.run({"state": "merged", "plan": plan, "platform": "junos", "session": session, "host": "127.0.0.1", "port": 1}, device="leaf1")
+    assert result["failed"] and result["msg"].startswith("leaf1: session: ")
+    assert "device_state" not in result  # nothing was contacted
