@@ -10,6 +10,20 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+
+def call_json(url: str, method: str, path: str, body: dict | None = None) -> Any:
+    """One JSON request to a simulator's control API; an HTTP error raises RuntimeError with its body."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read().decode())
+    except urllib.error.HTTPError as exc:
+        raise RuntimeError("%s %s: %s %s" % (method, path, exc.code, exc.read().decode())) from None
 
 
 def start(argv: list[str], config: dict, config_path: str, state_path: str, log_path: str, timeout: float) -> tuple[subprocess.Popen, dict]:

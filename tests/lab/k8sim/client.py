@@ -8,12 +8,9 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -27,14 +24,7 @@ class ControlClient:
         self.control_url = control_url.rstrip("/")
 
     def _call(self, method: str, path: str, body: dict | None = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.control_url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
-                return json.loads(resp.read().decode())
-        except urllib.error.HTTPError as exc:
-            raise RuntimeError("%s %s: %s %s" % (method, path, exc.code, exc.read().decode())) from None
+        return labproc.call_json(self.control_url, method, path, body)
 
     def state(self) -> dict:
         return self._call("GET", "/state")

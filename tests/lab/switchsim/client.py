@@ -7,12 +7,9 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -38,14 +35,7 @@ class ControlClient:
         self.url = url.rstrip("/")
 
     def _call(self, method: str, path: str, body: dict | None = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
-                return json.loads(resp.read().decode())
-        except urllib.error.HTTPError as e:
-            raise RuntimeError(f"{method} {path}: {e.code} {e.read().decode()}") from None
+        return labproc.call_json(self.url, method, path, body)
 
     def state(self) -> dict:
         return self._call("GET", "/state")
