@@ -27,6 +27,19 @@ from ansible_collections.lossless.fabric.plugins.module_utils import _platforms
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, connect
 
+# Running configs carry secrets (EOS 'username x secret sha512 ...', Junos
+# 'encrypted-password "..."', SNMP communities, TACACS/RADIUS keys): what
+# follows such a keyword is masked before the text reaches a diff.
+_SECRET_RE = re.compile(r"(?i)\b(secret|password|encrypted-password|community|key|pre-shared-key)(\s+(?:\d\s+|sha512\s+|7\s+)?)(\S+)")
+
+
+def mask_secrets(text: str | None) -> str | None:
+    """The text with every value that follows a secret keyword replaced by ********."""
+    if text is None:
+        return None
+    return _SECRET_RE.sub(lambda m: m.group(1) + m.group(2) + "********", text)
+
+
 _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 STATES = ["merged", "rendered", "gathered", "parsed", "confirmed", "rolled_back"]
@@ -169,7 +182,8 @@ def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], che
     result["device_diff"] = device_diff
     if diff_mode:
         # The device's own diff, and the running config before (and, once committed, after).
-        result["diff"] = {"prepared": device_diff, "before": before, "after": before, "before_header": "running (before)",
+        result["diff"] = {"prepared": mask_secrets(device_diff), "before": mask_secrets(before), "after": mask_secrets(before),
+                          "before_header": "running (before)",
                           "after_header": "running (after)"}
     if not device_diff.strip():
         driver.abort()
@@ -194,7 +208,7 @@ def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], che
         )
     result["readback_missing"] = []
     if diff_mode:
-        result["diff"]["after"] = driver.gather()
+        result["diff"]["after"] = mask_secrets(driver.gather())
     if args["confirm"]:
         driver.confirm(name)
         if args["save"]:

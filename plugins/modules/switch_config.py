@@ -99,7 +99,9 @@ options:
     default: true
   backup:
     description:
-      - Return the running configuration read before the change as RV(backup).
+      - Return the running configuration read before the change as RV(backup). It is the device's text as is, hashed
+        secrets included, so that it can be restored; register it under C(no_log) or write it to a protected file.
+        (Diffs mask values after C(secret), C(password), C(key) and C(community).)
     type: bool
     default: false
   plans:

@@ -96,3 +96,17 @@ def test_a_session_name_that_could_carry_a_command_is_refused_before_any_device(
     result = _switch_config.run({"state": "merged", "plan": plan, "platform": "junos", "session": session, "host": "127.0.0.1", "port": 1}, device="leaf1")
     assert result["failed"] and result["msg"].startswith("leaf1: session: ")
     assert "device_state" not in result  # nothing was contacted
+
+
+def test_diffs_never_carry_secrets_from_the_running_config():
+    text = "\n".join([
+        "username admin privilege 15 secret sha512 $6$abc$def",
+        "snmp-server community s3cr3t ro",
+        'set system root-authentication encrypted-password "$6$xyz"',
+        "tacacs-server key 7 070C285F4D06",
+        "   priority-flow-control priority 3 no-drop",
+    ])
+    masked = _switch_config.mask_secrets(text)
+    for secret in ("$6$abc$def", "s3cr3t", "$6$xyz", "070C285F4D06"):
+        assert secret not in masked
+    assert "priority-flow-control priority 3 no-drop" in masked
