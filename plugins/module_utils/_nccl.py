@@ -18,6 +18,7 @@ Format facts used here are in shared/reference/nccl-tests.md (sections 5, 6,
 """
 from __future__ import annotations
 
+import collections
 import gc
 import json
 import math
@@ -210,7 +211,8 @@ class _State:
         self.no_verbs = False
         self.net_channels = {}          # net name -> [n, n_gdr]
         self.intra_channels = 0
-        self.vias = {}                  # text after ' via ' -> count
+        self.via_list = []              # text after ' via ', one per channel line; counted once in _finish
+        self.vias = {}                  # text after ' via ' -> count (built in _finish)
         self.net_ib_dataplane = False
         self.gdr_hca = [0, 0]           # enabled, disabled
         self.gdr_path = [0, 0]
@@ -279,7 +281,9 @@ def _parse_lines(text):
     feed = _feed
     hosts = st.hosts
     keep4 = _INFO_KEEP4
-    vias = st.vias
+    add_via = st.via_list.append
+    mpi_tag = _RE_MPI_TAG.match
+    rank_label = _RE_RANK_LABEL.match
     last_host = '\0'
     idx = -1
     for chunk in _chunks(text):
@@ -288,15 +292,18 @@ def _parse_lines(text):
             # hot path: most lines of a debug log are NCCL INFO lines; handle them with plain string ops
             c = line[:1]
             if c == '[':
-                line = _strip_prefix(line)
+                # an mpirun --tag-output prefix or a leading [N] rank label (section 10)
+                m = mpi_tag(line) or rank_label(line)
+                if m:
+                    line = line[m.end():]
             elif c in _SRUN_START and line.find(': ', 0, 12) > 0:
                 m = _RE_SRUN.match(line)
                 if m:
                     line = line[m.end():]
             pos = line.find('NCCL ')
             if pos > 0:
-                kind = 'INFO ' if line.startswith('INFO ', pos + 5) else ('WARN ' if line.startswith('WARN ', pos + 5) else None)
-                if kind is not None:
+                kind = line[pos + 5:pos + 10]
+                if kind == 'INFO ' or kind == 'WARN ':
                     if not line.startswith(last_host):
                         # host:pid:tid prefix; consecutive lines usually share it, so this runs rarely
                         colon = line.find(':', 0, pos)
@@ -306,8 +313,7 @@ def _parse_lines(text):
                     vpos = line.find(' via ', pos)
                     if vpos > 0:
                         # channel lines dominate INFO logs: count distinct routes, classify them once in _finish
-                        via = line[vpos + 5:]
-                        vias[via] = vias.get(via, 0) + 1
+                        add_via(line[vpos + 5:])
                     elif kind == 'WARN ' or line[pos + 10:pos + 14] in keep4 or ' -> ' in line:
                         debug(st, line, pos, kind)
                     continue
@@ -327,17 +333,6 @@ def _chunks(text, size=1 << 20):
             return
         yield text[start:end + 1]
         start = end + 1
-
-
-def _strip_prefix(line):
-    """Drop an mpirun --tag-output prefix or a leading [N] rank label (section 10)."""
-    m = _RE_MPI_TAG.match(line)
-    if m:
-        return line[m.end():]
-    m = _RE_RANK_LABEL.match(line)
-    if m:
-        return line[m.end():]
-    return line
 
 
 def _feed(st, line, idx):  # noqa: C901 - one dispatch loop is the fast path
@@ -710,8 +705,7 @@ def _debug_line(st, line, pos, kind):  # noqa: C901
         return
     # INFO: cheapest, most frequent checks first
     if ' via ' in msg:
-        via = msg.partition(' via ')[2]
-        st.vias[via] = st.vias.get(via, 0) + 1
+        st.via_list.append(msg.partition(' via ')[2])
         return
     msg = msg.rstrip()
     if msg[:1] in '0123456789' or msg.startswith(('Channel', 'Trees', 'Setting affinity', 'Connected all trees')):
@@ -780,6 +774,8 @@ def _gdr_info(st, msg):
 # post-processing
 
 def _classify_vias(st):
+    # Counter keeps first-seen order, as the dict it replaces did
+    st.vias = dict(collections.Counter(st.via_list))
     for via, count in st.vias.items():
         via = via.strip()
         if via.startswith('NET/'):
