@@ -262,6 +262,7 @@ def drift(plan: dict, gathered: dict) -> list[str]:
             continue
         differ(ifname, "trust", have.get("trust"), plan["trust"])
         differ(ifname, "mtu", have.get("mtu"), plan["mtu"])
+        differ(ifname, "cable_length_m", have.get("cable_length_m"), port["cable_length_m"])
         differ(ifname, "pfc_priorities", sorted(have["pfc_priorities"]) if have.get("pfc_priorities") is not None else None, port["pfc_priorities"])
         if plan["cnp"]["strict"] and have.get("strict_queues") is not None and plan["cnp"]["queue"] not in have["strict_queues"]:
             found.append("%s: queue %d is not strict on the device" % (ifname, plan["cnp"]["queue"]))

@@ -38,7 +38,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms import 
 PREFIX = "LF-ROCE"
 FC_NAME = PREFIX + "-TC%d"  # forwarding class of traffic class n (queue n)
 CLASSIFIER = PREFIX + "-DSCP"
-CNP = PREFIX + "-CNP"
+CNP = PREFIX + "-CNP-%dM"  # one congestion-notification profile per cable length (metres)
 SCHEDULER = PREFIX + "-TC%d"  # scheduler of a queue without ECN
 ECN_SUFFIX = "-%d-%d-%d"  # fill-level low %, high %, max probability %: one per distinct ECN curve
 
@@ -76,18 +76,21 @@ delete class-of-service classifiers dscp {{ classifier }}
 {% for cp in code_points %}
 set class-of-service classifiers dscp {{ classifier }} forwarding-class {{ cp.fc }} loss-priority low code-points {{ cp.bits }}
 {% endfor %}
-delete class-of-service congestion-notification-profile {{ cnp }}
+{% for cnp in cnps %}
+delete class-of-service congestion-notification-profile {{ cnp.name }}
 {% for bits in pfc_input %}
-set class-of-service congestion-notification-profile {{ cnp }} input dscp code-point {{ bits }} pfc
+set class-of-service congestion-notification-profile {{ cnp.name }} input dscp code-point {{ bits }} pfc
 {% endfor %}
+set class-of-service congestion-notification-profile {{ cnp.name }} input cable-length {{ cnp.cable_length_m }}
 {% for out in pfc_output %}
-set class-of-service congestion-notification-profile {{ cnp }} output ieee-802.1 code-point {{ out.bits }} flow-control-queue {{ out.queue }}
+set class-of-service congestion-notification-profile {{ cnp.name }} output ieee-802.1 code-point {{ out.bits }} flow-control-queue {{ out.queue }}
 {% endfor %}
 {% if watchdog %}
-set class-of-service congestion-notification-profile {{ cnp }} pfc-watchdog poll-interval {{ watchdog.poll_ms }}
-set class-of-service congestion-notification-profile {{ cnp }} pfc-watchdog detection {{ watchdog.polls }}
-set class-of-service congestion-notification-profile {{ cnp }} pfc-watchdog recovery-time {{ watchdog.recovery_ms }}
+set class-of-service congestion-notification-profile {{ cnp.name }} pfc-watchdog poll-interval {{ watchdog.poll_ms }}
+set class-of-service congestion-notification-profile {{ cnp.name }} pfc-watchdog detection {{ watchdog.polls }}
+set class-of-service congestion-notification-profile {{ cnp.name }} pfc-watchdog recovery-time {{ watchdog.recovery_ms }}
 {% endif %}
+{% endfor %}
 {% for dp in drop_profiles %}
 set class-of-service drop-profiles {{ dp.name }} interpolate fill-level [ {{ dp.low }} {{ dp.high }} ]
 set class-of-service drop-profiles {{ dp.name }} interpolate drop-probability [ 0 {{ dp.probability }} ]
@@ -112,7 +115,7 @@ set class-of-service scheduler-maps {{ m.name }} forwarding-class {{ entry.fc }}
 {% endfor %}
 {% for port in ports %}
 set class-of-service interfaces {{ port.name }} classifiers dscp {{ classifier }}
-set class-of-service interfaces {{ port.name }} congestion-notification-profile {{ cnp }}
+set class-of-service interfaces {{ port.name }} congestion-notification-profile {{ port.cnp }}
 set class-of-service interfaces {{ port.name }} scheduler-map {{ port.scheduler_map }}
 {% if port.description %}
 set interfaces {{ port.name }} description "{{ port.description }}"
@@ -228,7 +231,13 @@ def _context(plan: dict) -> dict[str, Any]:
         maps.append({"name": map_name, "entries": entries})
         for ifname in curves[curve]:
             port_map[ifname] = map_name
-    ports = [{"name": ifname, "description": port["description"], "scheduler_map": port_map[ifname]} for ifname, port in plan["ports"].items()]
+    # Junos sizes the PFC headroom from the profile's cable length (default 100 m) and MRU
+    # (reference 5.5), so ports of different cable lengths need their own profile.
+    lengths = sorted({int(port["cable_length_m"]) for port in plan["ports"].values()})
+    ports = [
+        {"name": ifname, "description": port["description"], "scheduler_map": port_map[ifname], "cnp": CNP % int(port["cable_length_m"])}
+        for ifname, port in plan["ports"].items()
+    ]
     for port in ports:
         # The rendered text is split into lines: a newline in a value would
         # become a second command, so values are checked before rendering.
@@ -242,7 +251,7 @@ def _context(plan: dict) -> dict[str, Any]:
         "fcs": fcs,
         "classifier": CLASSIFIER,
         "code_points": code_points,
-        "cnp": CNP,
+        "cnps": [{"name": CNP % length, "cable_length_m": length} for length in lengths],
         "pfc_input": pfc_input,
         "pfc_output": pfc_output,
         "watchdog": _watchdog(plan["watchdog"]),
@@ -360,10 +369,12 @@ class _Cos:
     def _take_cnp(self, rest: list[str]) -> None:
         if len(rest) < 2:
             return
-        cnp = self.cnps.setdefault(rest[0], {"pfc_dscp": [], "output": {}, "watchdog": None})
+        cnp = self.cnps.setdefault(rest[0], {"pfc_dscp": [], "output": {}, "watchdog": None, "cable_length_m": None})
         body = rest[1:]
         if body[:3] == ["input", "dscp", "code-point"] and len(body) >= 5 and body[4] == "pfc":
             cnp["pfc_dscp"].append(int(body[3], 2))
+        elif body[:2] == ["input", "cable-length"] and len(body) >= 3:
+            cnp["cable_length_m"] = _int(body[2])
         elif body[:3] == ["output", "ieee-802.1", "code-point"] and len(body) >= 6 and body[4] == "flow-control-queue":
             cnp["output"].setdefault(int(body[3], 2), []).append(int(body[5]))
         elif body[0] == "pfc-watchdog":
@@ -413,6 +424,8 @@ class _Cos:
             "mtu": port.get("mtu"),
             "trust": "dscp" if cos.get("classifier") else None,
             "pfc_enabled": bool(cnp and cnp["pfc_dscp"]),
+            # Junos' default when the profile sets none (reference 5.5)
+            "cable_length_m": (cnp["cable_length_m"] or 100) if cnp else None,
             "pfc_priorities": sorted(prios),
             "ecn": dict(sorted(ecn.items())),
             "strict_queues": sorted(strict),

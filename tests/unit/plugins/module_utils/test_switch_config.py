@@ -27,6 +27,7 @@ def _holding(plan):
             name: {
                 "trust": "dscp",
                 "mtu": plan["mtu"],
+                "cable_length_m": port["cable_length_m"],
                 "pfc_enabled": True,
                 "pfc_priorities": list(port["pfc_priorities"]),
                 "ecn": {str(plan["ecn_queue"]): dict(port["ecn"])},
@@ -56,9 +57,11 @@ def test_no_drift_when_the_device_holds_the_plan(plan):
             "Ethernet1: ecn[3].min_threshold_bytes: device has 1, plan has 600000",
         ),
         (lambda g: g["interfaces"]["Ethernet1"].update(watchdog=False), "Ethernet1: watchdog: device has False, plan has True"),
+        # Junos sizes PFC headroom from the profile's cable length: 100 m when none is set
+        (lambda g: g["interfaces"]["Ethernet1"].update(cable_length_m=100), "Ethernet1: cable_length_m: device has 100, plan has 5"),
         (lambda g: g["interfaces"]["Ethernet1"].update(trust=None, mtu=None), None),
     ],
-    ids=["dscp-map", "port-missing", "pfc", "mtu", "strict", "ecn-missing", "ecn-threshold", "watchdog", "unreadable-not-judged"],
+    ids=["dscp-map", "port-missing", "pfc", "mtu", "strict", "ecn-missing", "ecn-threshold", "watchdog", "cable-length", "unreadable-not-judged"],
 )
 def test_drift_names_each_difference(plan, mutate, expected):
     gathered = copy.deepcopy(_holding(plan))

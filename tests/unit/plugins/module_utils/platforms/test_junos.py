@@ -52,12 +52,20 @@ set class-of-service forwarding-classes class LF-ROCE-TC6 queue-num 6
 delete class-of-service classifiers dscp LF-ROCE-DSCP
 set class-of-service classifiers dscp LF-ROCE-DSCP forwarding-class LF-ROCE-TC3 loss-priority low code-points 011010
 set class-of-service classifiers dscp LF-ROCE-DSCP forwarding-class LF-ROCE-TC6 loss-priority low code-points 110000
-delete class-of-service congestion-notification-profile LF-ROCE-CNP
-set class-of-service congestion-notification-profile LF-ROCE-CNP input dscp code-point 011010 pfc
-set class-of-service congestion-notification-profile LF-ROCE-CNP output ieee-802.1 code-point 011 flow-control-queue 3
-set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog poll-interval 100
-set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog detection 2
-set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog recovery-time 400
+delete class-of-service congestion-notification-profile LF-ROCE-CNP-2M
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M input dscp code-point 011010 pfc
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M input cable-length 2
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M output ieee-802.1 code-point 011 flow-control-queue 3
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog poll-interval 100
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog detection 2
+set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog recovery-time 400
+delete class-of-service congestion-notification-profile LF-ROCE-CNP-3M
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M input dscp code-point 011010 pfc
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M input cable-length 3
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M output ieee-802.1 code-point 011 flow-control-queue 3
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M pfc-watchdog poll-interval 100
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M pfc-watchdog detection 2
+set class-of-service congestion-notification-profile LF-ROCE-CNP-3M pfc-watchdog recovery-time 400
 set class-of-service drop-profiles LF-ROCE-DP-5-50-20 interpolate fill-level [ 5 50 ]
 set class-of-service drop-profiles LF-ROCE-DP-5-50-20 interpolate drop-probability [ 0 20 ]
 delete class-of-service schedulers LF-ROCE-TC0
@@ -73,12 +81,12 @@ set class-of-service scheduler-maps LF-ROCE-SM-5-50-20 forwarding-class LF-ROCE-
 set class-of-service scheduler-maps LF-ROCE-SM-5-50-20 forwarding-class LF-ROCE-TC3 scheduler LF-ROCE-TC3-5-50-20
 set class-of-service scheduler-maps LF-ROCE-SM-5-50-20 forwarding-class LF-ROCE-TC6 scheduler LF-ROCE-TC6
 set class-of-service interfaces et-0/0/1 classifiers dscp LF-ROCE-DSCP
-set class-of-service interfaces et-0/0/1 congestion-notification-profile LF-ROCE-CNP
+set class-of-service interfaces et-0/0/1 congestion-notification-profile LF-ROCE-CNP-2M
 set class-of-service interfaces et-0/0/1 scheduler-map LF-ROCE-SM-5-50-20
 set interfaces et-0/0/1 description "gpu1 mlx5_1"
 set interfaces et-0/0/1 mtu 9214
 set class-of-service interfaces et-0/0/31 classifiers dscp LF-ROCE-DSCP
-set class-of-service interfaces et-0/0/31 congestion-notification-profile LF-ROCE-CNP
+set class-of-service interfaces et-0/0/31 congestion-notification-profile LF-ROCE-CNP-3M
 set class-of-service interfaces et-0/0/31 scheduler-map LF-ROCE-SM-5-50-20
 set interfaces et-0/0/31 description "to spine1 Ethernet2/1"
 set interfaces et-0/0/31 mtu 9214
@@ -89,6 +97,7 @@ PARSED_PORT = {
     "mtu": 9214,
     "trust": "dscp",
     "pfc_enabled": True,
+    "cable_length_m": 2,
     "pfc_priorities": [3],
     "ecn": {"3": {"min_threshold_percent": 5, "max_threshold_percent": 50, "max_probability_percent": 20}},
     "strict_queues": [6],
@@ -121,11 +130,11 @@ def test_render_takes_every_number_from_the_plan():
     assert "set class-of-service forwarding-classes class LF-ROCE-TC2 pfc-priority 2" in lines
     assert "set class-of-service classifiers dscp LF-ROCE-DSCP forwarding-class LF-ROCE-TC2 loss-priority low code-points 011000" in lines
     assert "set class-of-service classifiers dscp LF-ROCE-DSCP forwarding-class LF-ROCE-TC5 loss-priority low code-points 010000" in lines
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP input dscp code-point 011000 pfc" in lines
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP output ieee-802.1 code-point 010 flow-control-queue 2" in lines
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M input dscp code-point 011000 pfc" in lines
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M output ieee-802.1 code-point 010 flow-control-queue 2" in lines
     # 300 ms = 2 polls of 150 ms; recovery as given
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog poll-interval 150" in lines
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog recovery-time 900" in lines
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog poll-interval 150" in lines
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog recovery-time 900" in lines
     assert "set class-of-service drop-profiles LF-ROCE-DP-10-30-7 interpolate fill-level [ 10 30 ]" in lines
     assert "set class-of-service schedulers LF-ROCE-TC2-10-30-7 transmit-rate percent 60" in lines
     assert "set class-of-service schedulers LF-ROCE-TC0 transmit-rate percent 40" in lines
@@ -137,10 +146,10 @@ def test_render_watchdog_off_and_odd_detection_time():
     off = junos.Driver.render(make_plan(pfc={"watchdog": {"enabled": False}}))
     assert not [line for line in off if "pfc-watchdog" in line]
     # the CNP is deleted and rebuilt, so a watchdog configured before goes away
-    assert "delete class-of-service congestion-notification-profile LF-ROCE-CNP" in off
+    assert "delete class-of-service congestion-notification-profile LF-ROCE-CNP-2M" in off
     odd = junos.Driver.render(make_plan(pfc={"watchdog": {"detection_time_ms": 1001}}))
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog poll-interval 143" in odd
-    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP pfc-watchdog detection 7" in odd
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog poll-interval 143" in odd
+    assert "set class-of-service congestion-notification-profile LF-ROCE-CNP-2M pfc-watchdog detection 7" in odd
 
 
 @pytest.mark.parametrize(
@@ -191,6 +200,8 @@ def test_parse_fixture_real_display_set_layout():
         "mtu": 9216,
         "trust": "dscp",
         "pfc_enabled": True,
+        # the fixture's profile sets no cable length: Junos assumes 100 m
+        "cable_length_m": 100,
         "pfc_priorities": [3],
         "ecn": {"3": {"min_threshold_percent": 55, "max_threshold_percent": 90, "max_probability_percent": 100}},
         "strict_queues": [6],
@@ -203,6 +214,7 @@ def test_parse_fixture_real_display_set_layout():
         "mtu": 1514,
         "trust": None,
         "pfc_enabled": False,
+        "cable_length_m": None,
         "pfc_priorities": [],
         "ecn": {},
         "strict_queues": [],
@@ -463,7 +475,8 @@ def test_connection_dropped_after_commit_confirmed_is_pending(switch, drv):
 def test_twenty_line_push_time(switch, drv):
     """Report the time of a 20-line transaction (open, load, diff, commit confirmed, read back, confirm)."""
     before = switch.running("qfx1")
-    lines = [line for line in sim_lines() if line.startswith("set ")][:20]
+    # 20 lines that commit on their own (a drop profile needs both of its lines)
+    lines = [line for line in sim_lines() if line.startswith("set ") and " drop-profiles " not in line][:20]
     started = time.monotonic()
     drv.open_session("speed")
     drv.load(lines)
