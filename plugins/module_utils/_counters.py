@@ -182,7 +182,10 @@ def select(ports_data: dict[str, dict], ports: list[str] | None, priorities: lis
     return out
 
 
-def snapshot(device: str, platform: str, ports: dict[str, dict], raw: dict[str, str], taken_at: str | None = None, kind: str = "switch") -> dict:
+def snapshot(
+    device: str, platform: str, ports: dict[str, dict], raw: dict[str, str], taken_at: str | None = None, kind: str = "switch", names: Any = None
+) -> dict:
+    """``names``: the counters this kind of device can have (default the switch ones), for not_available."""
     present = {key for counters in ports.values() for key in counters}
     return {
         "device": device,
@@ -190,7 +193,7 @@ def snapshot(device: str, platform: str, ports: dict[str, dict], raw: dict[str, 
         "platform": platform,
         "taken_at": taken_at or now_iso(),
         "ports": ports,
-        "not_available": sorted(key for key in COUNTERS if key not in present),
+        "not_available": sorted(key for key in (COUNTERS if names is None else names) if key not in present),
         "raw": raw,
     }
 

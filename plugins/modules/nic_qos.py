@@ -1,0 +1,225 @@
+#!/usr/bin/python
+# Copyright: lossless.fabric contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Thin glue: discovery, parsers, plan and apply are plugins/module_utils/_nic.py and _nic_task.py.
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: nic_qos
+short_description: Lossless RoCEv2 settings on the RDMA NICs (mlx5) of a GPU host, from the fabric plan
+version_added: 0.1.0
+description:
+  - Brings every selected RDMA NIC of the host to the host plan of M(lossless.fabric.fabric_plan) - trust DSCP and the
+    full 64-entry DSCP to priority map, PFC on the lossless priorities, 802.3x global pause off, DCQCN reaction and
+    notification point on the RoCE priority, CNP DSCP and priority, the verbs traffic class, the RDMA-CM ToS and RoCE v2
+    as the RDMA-CM default mode, and the MTU.
+  - Finds the NICs and their netdevs in sysfs (C(/sys/class/infiniband/DEV/device/net/IF)); selects them by RDMA device or
+    interface name (O(nics), default the plan's NICs) or by PCI vendor and device ID (O(pci_ids)).
+  - Detects the driver stack per NIC - the NVIDIA driver (C(mlnx_qos), the C(ecn/) sysfs, C(tc/1/traffic_class)) or the
+    upstream kernel (C(dcb) from iproute2, debugfs C(cc_params)) - and uses its tools. RDMA-CM ToS and mode go through
+    configfs, the MTU through sysfs, global pause through C(ethtool -A), on both.
+  - Reads every current value first; check mode and diff show what would change from those real values. Settings that
+    already match are not touched.
+  - A setting this host cannot take (for example the per-priority DCQCN enable on the upstream driver) is returned in
+    RV(unsupported) with the reason, and as a warning; it is never skipped in silence.
+  - Firmware (nvconfig) parameters are set with C(mlxconfig) or C(mstconfig) only when O(firmware) names them; they act
+    after a firmware reset or reboot, which the module reports in RV(reboot_required) and never does itself.
+  - The settings are runtime state - lost on reboot and driver reload. RV(persist) holds, per interface, the commands
+    that set them again; the role lossless.fabric.nic_qos installs them as a systemd unit started by a udev rule.
+extends_documentation_fragment:
+  - lossless.fabric._attributes
+  - lossless.fabric._attributes.actiongroup_fabric
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Reads the real current values and reports the commands a real run would execute; writes nothing.
+  diff_mode:
+    support: full
+    details:
+      - Per NIC, the settings that differ, before (read from the host) and after (the plan).
+  idempotent:
+    support: full
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: [posix]
+options:
+  plan:
+    description:
+      - The host's plan, C(fabric_plan_result.devices[inventory_hostname]) (kind V(host), transport V(roce)).
+      - Every value is checked (priorities 0-7, DSCP 0-63, ...) before anything is read or written.
+    type: dict
+    required: true
+  state:
+    description:
+      - V(present) applies the plan; V(gathered) only reads and compares (never changes anything; RV(nics) shows what differs).
+    type: str
+    default: present
+    choices: [present, gathered]
+  nics:
+    description:
+      - RDMA device names (C(mlx5_0)) or interface names (C(eth2)) to configure. Defaults to the NICs of the plan.
+      - A name that is not an RDMA NIC of this host fails the task before anything is written, listing the NICs found.
+      - Mutually exclusive with O(pci_ids).
+    type: list
+    elements: str
+  pci_ids:
+    description:
+      - Configure every RDMA NIC whose PCI IDs match, each given as V(VVVV:DDDD) or V(VVVV) in hex (V(15b3:1021) ConnectX-7,
+        V(15b3:101d) ConnectX-6 Dx, V(15b3:a2dc) BlueField-3).
+      - Mutually exclusive with O(nics).
+    type: list
+    elements: str
+  stack:
+    description:
+      - The driver stack; V(auto) picks V(mlnx) when C(/sys/class/net/IF/qos/trust) and C(/sys/class/net/IF/ecn) exist, else
+        V(upstream).
+    type: str
+    default: auto
+    choices: [auto, mlnx, upstream]
+  firmware:
+    description:
+      - Firmware (nvconfig) parameters to set per NIC, for example C(ROCE_CC_PRIO_MASK_P1), C(CNP_DSCP_P1),
+        C(CNP_802P_PRIO_P1). Compared with the value the card boots with next; needs C(mlxconfig) or C(mstconfig).
+      - A change sets RV(reboot_required); the module never resets the firmware or reboots.
+    type: dict
+  root:
+    description:
+      - Lab and test option only - the directory C(/sys) is found under. Real hosts keep the default.
+    type: path
+    default: /
+  bin_dir:
+    description:
+      - Lab and test option only - a directory searched for C(dcb), C(mlnx_qos), C(ethtool), C(mlxconfig) before C(PATH).
+    type: path
+notes:
+  - Needs root on the host (C(become)) - sysfs, configfs and debugfs writes and the DCB netlink calls are privileged.
+  - Upstream kernels have no per-priority DCQCN enable and no device-wide verbs traffic class; verbs applications such as
+    NCCL set the traffic class per QP (C(NCCL_IB_TC) from the plan).
+  - If C(lldpad) runs, it may overwrite these settings; the vendor tool warns about it.
+seealso:
+  - module: lossless.fabric.nic_counters
+  - module: lossless.fabric.fabric_plan
+author:
+  - lossless.fabric contributors (@lossless-fabric)
+"""
+
+EXAMPLES = r"""
+- name: Lossless RoCE on the NICs of the plan
+  lossless.fabric.nic_qos:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+  become: true
+  register: nic
+
+- name: Every ConnectX-7 of the host, and DCQCN on priority 3 in firmware (acts after a reboot)
+  lossless.fabric.nic_qos:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+    pci_ids: ["15b3:1021"]
+    firmware:
+      ROCE_CC_PRIO_MASK_P1: 8
+  become: true
+
+- name: Only read and compare (drift check)
+  lossless.fabric.nic_qos:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+    state: gathered
+  register: drift
+"""
+
+RETURN = r"""
+nics:
+  description: Per RDMA device, what was found and compared.
+  returned: always
+  type: dict
+  sample:
+    mlx5_0:
+      name: mlx5_0
+      netdev: eth2
+      pci: "0000:3b:00.0"
+      stack: mlnx
+      changes: [pfc]
+      before: {pfc: [0, 0, 0, 0, 0, 0, 0, 0]}
+      after: {pfc: [0, 0, 0, 1, 0, 0, 0, 0]}
+      unsupported: []
+      commands: ["mlnx_qos -i eth2 --pfc 0,0,0,1,0,0,0,0"]
+  contains:
+    stack:
+      description: V(mlnx) or V(upstream).
+      type: str
+    changes:
+      description: The settings that differed from the plan (V(trust), V(dscp_map), V(pfc), V(global_pause), V(dcqcn),
+        V(cnp), V(traffic_class), V(rdma_cm_tos), V(roce_mode), V(mtu)).
+      type: list
+      elements: str
+    before:
+      description: Every supported setting as read from the host.
+      type: dict
+    after:
+      description: Every supported setting as the plan wants it.
+      type: dict
+    unsupported:
+      description: Settings this host cannot take, each with C(setting) and C(reason).
+      type: list
+      elements: dict
+    commands:
+      description: The commands (shell form) that were run, or would run in check mode.
+      type: list
+      elements: str
+unsupported:
+  description: Every unsupported setting of every NIC, each with C(nic), C(setting) and C(reason).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"nic": "mlx5_0", "setting": "traffic_class", "reason": "no device-wide verbs traffic class on this driver ..."}]
+commands:
+  description: All commands of all NICs in order (and the firmware C(set), if any).
+  returned: always
+  type: list
+  elements: str
+persist:
+  description: Per interface, the commands that set every supported value again, for a boot-time or NIC-appears hook.
+  returned: always
+  type: dict
+  sample: {"eth2": ["mlnx_qos -i eth2 --trust dscp", "echo 9000 > /sys/class/net/eth2/mtu"]}
+peer_memory:
+  description: GPUDirect RDMA prerequisite - whether a GPU peer-memory module is loaded (C(present), C(module), C(nv_mem_version)).
+  returned: always
+  type: dict
+  sample: {"present": true, "module": "nvidia_peermem", "nv_mem_version": null}
+firmware:
+  description: Per RDMA device, the asked firmware parameters - C(before) (next boot), C(current), C(changes), C(reboot_required).
+  returned: always
+  type: dict
+reboot_required:
+  description: A firmware parameter was set (or is pending) that acts only after a firmware reset or reboot.
+  returned: always
+  type: bool
+"""
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _nic_task  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError  # noqa: E402
+
+ARGUMENT_SPEC = dict(_nic_task.QOS_ARGUMENT_SPEC, plan={"type": "dict", "required": True})
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[("nics", "pci_ids")], supports_check_mode=True)
+    run, which = _nic_task.tool_runner(module)
+    try:
+        result = _nic_task.run_qos(module.params, run, which, module.check_mode)
+    except NicError as exc:
+        module.fail_json(msg=str(exc))
+    for item in result["unsupported"]:
+        module.warn("%s: %s: %s" % (item["nic"], item["setting"], item["reason"]))
+    if not module._diff:  # pylint: disable=protected-access
+        result.pop("diff", None)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

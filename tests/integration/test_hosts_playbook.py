@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/hosts.yml against a copy of the lab inventory, through the lab
+launcher: gpu1 runs the NVIDIA driver stack, gpu2 the upstream one. The first
+run changes both, a second lab run changes nothing, a value changed behind our
+back shows in --check --diff without being written, the persistence files land
+under each host's root, and nic_counters gives counters_delta its snapshot."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+LAB = os.path.join(ROOT, "inventories", "lab")
+
+COUNTERS_PLAY = """
+- name: NIC counters before and after
+  hosts: gpu_hosts
+  gather_facts: false
+  tasks:
+    - name: Before
+      lossless.fabric.nic_counters:
+        device: "{{ inventory_hostname }}"
+        root: "{{ lab_host_root }}"
+        bin_dir: "{{ lab_host_bin }}"
+        priorities: [3]
+      register: pre
+    - name: After
+      lossless.fabric.nic_counters:
+        device: "{{ inventory_hostname }}"
+        root: "{{ lab_host_root }}"
+        bin_dir: "{{ lab_host_bin }}"
+        priorities: [3]
+      register: post
+    - name: Show
+      ansible.builtin.debug:
+        msg: "RESULT {{ post.counters | lossless.fabric.counters_delta(pre.counters) | to_json }}"
+"""
+
+
+def _run(argv):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600)
+
+
+@pytest.fixture
+def lab(tmp_path):
+    inventory = str(tmp_path / "lab")
+    shutil.copytree(LAB, inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+    run_dir = tmp_path / "run"
+    launcher = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py"), "run", "-i", inventory,
+                "--run-dir", str(run_dir), "--report-dir", str(tmp_path / "report"), "--"]
+
+    def playbook(*args):
+        return _run([*launcher, os.path.join(BIN, "ansible-playbook"), "-i", inventory, *args])
+
+    return playbook, run_dir
+
+
+def test_hosts_playbook_configures_both_stacks_then_changes_nothing(lab):
+    playbook, run_dir = lab
+    first = playbook("playbooks/hosts.yml")
+    assert first.returncode == 0, first.stdout + first.stderr
+    counts = recap(first)
+    assert counts["gpu1"]["changed"] >= 1 and counts["gpu2"]["changed"] >= 1, first.stdout
+    # gpu2 (upstream) says what it cannot take, with the reason
+    assert "mlx5_0: dcqcn: not settable on the upstream driver" in first.stdout + first.stderr
+    gpu1, gpu2 = run_dir / "hosts" / "gpu1" / "root", run_dir / "hosts" / "gpu2" / "root"
+    assert (gpu1 / "sys/class/net/eth2/ecn/roce_np/enable/3").read_text().strip() == "1"
+    assert (gpu2 / "sys/kernel/debug/mlx5/0000:3b:00.0/cc_params/np_cnp_dscp").read_text().strip() == "48"
+    for root in (gpu1, gpu2):
+        assert (root / "sys/class/net/eth3/mtu").read_text().strip() == "9000"
+        script = (root / "etc/lossless-fabric/nic-qos/eth3.sh").read_text()
+        assert "echo 9000 > /sys/class/net/eth3/mtu || rc=1" in script
+        assert "lossless-fabric-nic-qos@%k.service" in (root / "etc/udev/rules.d/70-lossless-fabric-nic-qos.rules").read_text()
+        assert "ExecStart=/bin/sh /etc/lossless-fabric/nic-qos/%i.sh" in (root / "etc/systemd/system/lossless-fabric-nic-qos@.service").read_text()
+    assert "mlnx_qos -i eth3 --pfc 0,0,0,1,0,0,0,0" in (gpu1 / "etc/lossless-fabric/nic-qos/eth3.sh").read_text()
+    assert "dcb pfc set dev eth3 prio-pfc" in (gpu2 / "etc/lossless-fabric/nic-qos/eth3.sh").read_text()
+
+    # A second lab run: the hosts stayed up with their settings.
+    again = playbook("playbooks/hosts.yml")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert recap(again)["gpu1"]["changed"] == 0 and recap(again)["gpu2"]["changed"] == 0, again.stdout
+
+    # Behind our back: PFC off on gpu2's eth3. --check --diff shows it and writes nothing.
+    state_file = gpu2 / ".hostsim" / "state.json"
+    state = json.loads(state_file.read_text())
+    state["nics"]["eth3"]["pfc"] = [0] * 8
+    state_file.write_text(json.dumps(state))
+    checked = playbook("playbooks/hosts.yml", "--check", "--diff")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert recap(checked)["gpu2"]["changed"] == 1 and recap(checked)["gpu1"]["changed"] == 0, checked.stdout
+    assert "-mlx5_1 (eth3) pfc: [0, 0, 0, 0, 0, 0, 0, 0]\n+mlx5_1 (eth3) pfc: [0, 0, 0, 1, 0, 0, 0, 0]" in checked.stdout, checked.stdout
+    assert json.loads(state_file.read_text())["nics"]["eth3"]["pfc"] == [0] * 8
+
+
+def test_unknown_nic_fails_before_anything_is_written(lab, tmp_path):
+    playbook, run_dir = lab
+    extra = tmp_path / "bad.yml"
+    extra.write_text("nic_qos_nics: [mlx5_9]\n")
+    out = playbook("playbooks/hosts.yml", "-e", "@%s" % extra)
+    assert out.returncode != 0
+    assert "nics[0]: 'mlx5_9' is not an RDMA NIC on this host (found: mlx5_0 (eth2, 15b3:1021), mlx5_1 (eth3, 15b3:1021))" in out.stdout
+    for host in ("gpu1", "gpu2"):
+        assert (run_dir / "hosts" / host / "root/sys/class/net/eth2/mtu").read_text().strip() == "1500"
+
+
+def test_nic_counters_delta_in_a_play(lab, tmp_path):
+    playbook, _run_dir = lab
+    play = tmp_path / "counters.yml"
+    play.write_text(COUNTERS_PLAY)
+    out = playbook(str(play))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert all(c["changed"] == 0 for c in recap(out).values())
+    deltas = [json.loads(line.split('"msg": "RESULT ', 1)[1].rstrip('",').replace('\\"', '"')) for line in out.stdout.splitlines() if '"msg": "RESULT ' in line]
+    assert len(deltas) == 2
+    for delta in deltas:
+        assert delta["kind"] == "nic" and sorted(delta["ports"]) == ["mlx5_0", "mlx5_1"]
+        # before nic_qos, DSCP 26 traffic lands on priority 0 (trust pcp): nothing on 3, drops (lossy)
+        assert delta["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 0}
+        assert delta["ports"]["mlx5_0"]["rx_discards_phy"] == 1

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Lab-launcher plug-in for the GPU hosts (duck-typed like launcher.Simulator).
+
+For every inventory host whose ``lossless_fabric_device.kind == 'host'`` with
+RoCE NICs: a root tree (tree.py) and a bin/ of strict shims (tools.py), under
+``<run_dir>/hosts/<host>/``. ``lab_nic_stacks`` ({host: mlnx | upstream}, a group
+variable) or host variable ``lab_nic_stack`` (default upstream) picks the driver stack; ``lab_nic_debugfs`` (default true)
+whether debugfs is "mounted" on an upstream host; ``lab_nic_peermem`` (default
+true) whether nvidia_peermem is loaded. No process is started.
+
+A tree survives lab restarts (a host stays up between two lab runs, as the
+switches keep their saved config); it is rebuilt when its settings change.
+Returned host variables: ``lab_host_root``, ``lab_host_bin``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import sys
+
+PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+LAB_DIR = os.path.dirname(PKG_DIR)
+
+
+def write_shims(bin_dir: str, root: str, python: str) -> None:
+    os.makedirs(bin_dir, exist_ok=True)
+    for tool in ("dcb", "mlnx_qos", "ethtool", "mlxconfig"):
+        path = os.path.join(bin_dir, tool)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(
+                "#!%s\n# lab shim (tests/lab/hostsim/tools.py) acting on %s\nimport sys\nsys.path.insert(0, %r)\n"
+                "from hostsim.tools import main\nsys.exit(main(%r, %r, sys.argv[1:]))\n" % (python, root, LAB_DIR, tool, root)
+            )
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: bool = True, peermem: bool = True) -> dict:
+    """Build (or keep) one host's root and bin; return the inventory variables."""
+    if LAB_DIR not in sys.path:
+        sys.path.insert(0, LAB_DIR)
+    from hostsim import tree  # pylint: disable=import-outside-toplevel
+
+    root, bin_dir = os.path.join(base, "root"), os.path.join(base, "bin")
+    settings = {"nics": nics, "stack": stack, "debugfs": debugfs, "peermem": peermem}
+    marker = os.path.join(base, "settings.json")
+    kept = None
+    if os.path.exists(marker):
+        with open(marker, encoding="utf-8") as handle:
+            kept = json.load(handle)
+    if kept != settings:
+        shutil.rmtree(root, ignore_errors=True)
+        tree.build(root, nics, stack, debugfs=debugfs, peermem=peermem)
+        with open(marker, "w", encoding="utf-8") as handle:
+            json.dump(settings, handle)
+    write_shims(bin_dir, root, python)
+    return {"lab_host_root": root, "lab_host_bin": bin_dir}
+
+
+class Hosts:
+    name = "hostsim"
+
+    def wanted(self, ctx) -> bool:  # type: ignore[no-untyped-def]
+        return bool(self._hosts(ctx))
+
+    @staticmethod
+    def _hosts(ctx) -> dict:  # type: ignore[no-untyped-def]
+        found = {}
+        for host, hvars in ctx.devices("host").items():
+            nics = [n for n in hvars["lossless_fabric_device"].get("nics") or [] if isinstance(n, dict) and n.get("netdev")]
+            if nics:
+                found[host] = (hvars, [{"name": n["name"], "netdev": n["netdev"]} for n in nics])
+        return found
+
+    def start(self, ctx) -> dict:  # type: ignore[no-untyped-def]
+        hosts = {}
+        for host, (hvars, nics) in self._hosts(ctx).items():
+            stack = (hvars.get("lab_nic_stacks") or {}).get(host) or hvars.get("lab_nic_stack", "upstream")
+            base = os.path.join(ctx.run_dir, "hosts", host)
+            hosts[host] = make_host(base, nics, stack, ctx.python, bool(hvars.get("lab_nic_debugfs", True)), bool(hvars.get("lab_nic_peermem", True)))
+        return {"hosts": hosts}
+
+    def before_stop(self, run_dir: str) -> None:
+        """Nothing runs; the trees stay for the next lab run."""

@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Strict shims for dcb (iproute2), mlnx_qos (mlnx-tools), ethtool and mlxconfig,
+acting on a host tree built by tree.py. Only the grammar nic_qos and
+nic_counters need is accepted; everything else is refused the way the real tool
+refuses it (message texts: iproute2 dcb/dcb.c, ethtool.c, optparse for mlnx_qos).
+
+Each shim in the lab's bin/ is a two-line script calling main(tool, root, argv).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hostsim import tree  # noqa: E402  # pylint: disable=wrong-import-position
+
+# Traffic the lab "sends" between two ethtool -S reads: DSCP 26 (the lab intent's data DSCP).
+TRAFFIC_DSCP = 26
+
+
+class ToolError(Exception):
+    def __init__(self, message: str, rc: int = 1) -> None:
+        super().__init__(message)
+        self.rc = rc
+
+
+def _nic(root: str, state: dict, netdev: str) -> dict:
+    if netdev not in state["nics"] or not os.path.isdir(os.path.join(root, "sys/class/net", netdev)):
+        raise ToolError('Cannot find device "%s"' % netdev)
+    return state["nics"][netdev]
+
+
+def _write(root: str, rel: str, value) -> None:
+    with open(os.path.join(root, rel), "w", encoding="utf-8") as handle:
+        handle.write("%s\n" % value)
+
+
+# ---------------------------------------------------------------------------
+# dcb
+# ---------------------------------------------------------------------------
+
+_DSCP_NAMES = {8 * n: "CS%d" % n for n in range(8)}
+_DSCP_NAMES.update({8 * c + 2 * d: "AF%d%d" % (c, d) for c in range(1, 5) for d in range(1, 4)})
+_DSCP_NAMES[46] = "EF"
+
+
+def _mapping(words: list[str], what_key: str, max_key: int, what_value: str, values: dict) -> list[tuple[int, object]]:
+    """KEY:VALUE pairs as dcb_parse_mapping() checks them; 'all' expands."""
+    out = []
+    for word in words:
+        key, sep, value = word.partition(":")
+        if not sep:
+            raise ToolError('What is "%s"?' % word)
+        if value not in values:
+            raise ToolError('Invalid value of "%s" for %s' % (value, what_value))
+        if key == "all":
+            out += [(k, values[value]) for k in range(max_key + 1)]
+            continue
+        if not key.isdigit():
+            raise ToolError('Invalid key "%s" for %s' % (key, what_key))
+        if int(key) > max_key:
+            raise ToolError("In %s:%s mapping, %s is expected to be 0..%d" % (what_key, what_value, what_key, max_key))
+        out.append((int(key), values[value]))
+    return out
+
+
+def _prio_values() -> dict:
+    return {str(p): p for p in range(256)}
+
+
+def dcb(root: str, argv: list[str]) -> str:
+    numeric = False
+    while argv and argv[0].startswith("-"):
+        if argv[0] in ("-N", "--Numeric"):
+            numeric = True
+            argv = argv[1:]
+        else:
+            raise ToolError('Option "%s" is unknown, try "dcb -help".' % argv[0])
+    if not argv or argv[0] not in ("app", "pfc"):
+        raise ToolError('Object "%s" is unknown, try "dcb help".' % (argv[0] if argv else ""))
+    if len(argv) < 3 or argv[2] != "dev":
+        raise ToolError("Expected `dev DEV', not `%s'" % (argv[2] if len(argv) > 2 else ""))
+    if len(argv) < 4:
+        raise ToolError("Command line is not complete. Try option \"help\"")
+    obj, cmd, netdev, rest = argv[0], argv[1], argv[3], argv[4:]
+    state = tree.load(root)
+    nic = _nic(root, state, netdev)
+    if obj == "app":
+        out = _dcb_app(nic, cmd, rest, numeric)
+    else:
+        out = _dcb_pfc(nic, cmd, rest)
+    if state["stack"] == "upstream":
+        nic["trust"] = "dscp" if nic["app"] else "pcp"
+    tree.save(root, state)
+    return out
+
+
+def _dcb_app(nic: dict, cmd: str, rest: list[str], numeric: bool) -> str:
+    if cmd == "show":
+        if rest not in ([], ["dscp-prio"]):
+            raise ToolError('What is "%s"?' % rest[0])
+        words = ["%s:%d" % (str(d) if numeric else _DSCP_NAMES.get(d, str(d)), p) for d, p in sorted(map(tuple, nic["app"]))]
+        return "dscp-prio %s\n" % " ".join(words) if words else ""
+    if cmd == "flush":
+        if rest not in ([], ["dscp-prio"]):
+            raise ToolError('What is "%s"?' % rest[0])
+        nic["app"] = []
+        return ""
+    if cmd not in ("add", "del", "replace"):
+        raise ToolError('Command "%s" is unknown, try "dcb app help".' % cmd)
+    if not rest or rest[0] != "dscp-prio":
+        raise ToolError('What is "%s"?' % (rest[0] if rest else cmd))
+    if len(rest) < 2:
+        raise ToolError('Argument of "dscp-prio" is missing')
+    pairs = _mapping(rest[1:], "DSCP", 63, "PRIO", _prio_values())
+    for _dscp, prio in pairs:
+        if prio > 7:
+            raise ToolError("In DSCP:PRIO mapping, PRIO is expected to be 0..7")
+    table = [tuple(e) for e in nic["app"]]
+    if cmd == "replace":
+        keys = {d for d, _p in pairs}
+        table = [e for e in table if e[0] not in keys]
+    for pair in pairs:
+        if cmd == "del":
+            table = [e for e in table if e != pair]
+        elif pair not in table:
+            table.append(pair)
+    nic["app"] = sorted([list(e) for e in table])
+    return ""
+
+
+def _dcb_pfc(nic: dict, cmd: str, rest: list[str]) -> str:
+    if cmd == "show":
+        if rest not in ([], ["prio-pfc"]):
+            raise ToolError('What is "%s"?' % rest[0])
+        line = "prio-pfc %s\n" % " ".join("%d:%s" % (p, "on" if b else "off") for p, b in enumerate(nic["pfc"]))
+        return line if rest else "pfc-cap 8 macsec-bypass off delay 0\n" + line
+    if cmd != "set":
+        raise ToolError('Command "%s" is unknown, try "dcb pfc help".' % cmd)
+    if not rest or rest[0] != "prio-pfc":
+        raise ToolError('What is "%s"?' % (rest[0] if rest else cmd))
+    if len(rest) < 2:
+        raise ToolError('Argument of "prio-pfc" is missing')
+    for prio, enabled in _mapping(rest[1:], "PRIO", 7, "PFC", {"on": 1, "off": 0}):
+        nic["pfc"][prio] = enabled
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# mlnx_qos
+# ---------------------------------------------------------------------------
+
+_MLNX_USAGE = "Usage: mlnx_qos -i <interface> [options]"
+
+
+def _optparse(argv: list[str]) -> dict:
+    known = {"-i": "intf", "--interface": "intf", "--trust": "trust", "--dscp2prio": "dscp2prio", "--pfc": "pfc", "-f": "pfc"}
+    opts: dict = {}
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        name, eq, inline = word.partition("=")
+        if name not in known:
+            raise ToolError("%s\n\nmlnx_qos: error: no such option: %s" % (_MLNX_USAGE, name), rc=2)
+        if eq:
+            value = inline
+        elif index + 1 < len(argv):
+            index += 1
+            value = argv[index]
+        else:
+            raise ToolError("%s\n\nmlnx_qos: error: %s option requires 1 argument" % (_MLNX_USAGE, name), rc=2)
+        opts[known[name]] = value
+        index += 1
+    return opts
+
+
+def mlnx_qos(root: str, argv: list[str]) -> str:
+    opts = _optparse(argv)
+    if "intf" not in opts:
+        raise ToolError("%s\n\nmlnx_qos: error: Interface name is required" % _MLNX_USAGE, rc=2)
+    state = tree.load(root)
+    if state["stack"] != "mlnx":
+        raise ToolError("lab: this host runs the upstream stack; mlnx_qos is not installed", rc=127)
+    netdev = opts["intf"]
+    nic = _nic(root, state, netdev)
+    if "trust" in opts and "dscp2prio" in opts:
+        raise ToolError("mlnx_qos: error: --trust and --dscp2prio can not be set together", rc=2)
+    if "trust" in opts:
+        if opts["trust"] not in ("pcp", "dscp"):
+            raise ToolError("mlnx_qos: error: option --trust: invalid choice: '%s' (choose from 'pcp', 'dscp')" % opts["trust"], rc=2)
+        nic["trust"] = opts["trust"]
+    if "dscp2prio" in opts:
+        _dscp2prio(nic, opts["dscp2prio"])
+    if "pfc" in opts:
+        bits = opts["pfc"].split(",")
+        if len(bits) != 8 or any(b not in ("0", "1") for b in bits):
+            raise ToolError("mlnx_qos: error: Invalid pfc value: %s (8 comma-separated 0/1, priority 0 first)" % opts["pfc"], rc=2)
+        nic["pfc"] = [int(b) for b in bits]
+    tree.save(root, state)
+    _write(root, "sys/class/net/%s/qos/trust" % netdev, nic["trust"])
+    return _mlnx_show(nic)
+
+
+def _dscp2prio(nic: dict, value: str) -> None:
+    if value == "flush":
+        nic["dscp_map"] = {str(d): d >> 3 for d in range(64)}
+        nic["trust"] = "pcp"
+        return
+    match = re.fullmatch(r"(set|del),(\d+),(\d+)", value)
+    if not match or int(match.group(2)) > 63 or int(match.group(3)) > 7:
+        raise ToolError("mlnx_qos: error: Invalid dscp2prio: %s (set|del,DSCP 0-63,PRIO 0-7 or flush)" % value, rc=2)
+    dscp, prio = match.group(2), int(match.group(3))
+    if match.group(1) == "set":
+        nic["dscp_map"][str(int(dscp))] = prio
+    elif nic["dscp_map"].get(str(int(dscp))) == prio:
+        nic["dscp_map"][str(int(dscp))] = int(dscp) >> 3
+
+
+def _mlnx_show(nic: dict) -> str:
+    lines = ["DCBX mode: OS controlled", "Priority trust state: %s" % nic["trust"]]
+    if nic["trust"] == "dscp":
+        lines.append("dscp2prio mapping:")
+        for prio in range(8):
+            dscps = sorted((int(d) for d, p in nic["dscp_map"].items() if p == prio), reverse=True)
+            for start in range(0, len(dscps), 8):
+                lines.append("\tprio:%d dscp:%s" % (prio, "".join("%02d," % d for d in dscps[start:start + 8])))
+    lines += ["Cable len: 7", "PFC configuration:", "\tpriority    0   1   2   3   4   5   6   7",
+              "\tenabled     %s   " % "   ".join(str(b) for b in nic["pfc"])]
+    for tc, prio in enumerate([1, 0, 2, 3, 4, 5, 6, 7]):
+        lines += ["tc: %d ratelimit: unlimited, tsa: vendor" % tc, "\t priority:  %d" % prio]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# ethtool
+# ---------------------------------------------------------------------------
+
+
+def _effective_prio(state: dict, nic: dict, dscp: int) -> int:
+    if nic["trust"] != "dscp":
+        return 0
+    if state["stack"] == "mlnx":
+        return int(nic["dscp_map"][str(dscp)])
+    prios = [p for d, p in nic["app"] if d == dscp]
+    return prios[0] if prios else 0
+
+
+def _tick(state: dict, nic: dict) -> None:
+    """Traffic since the last read: 1 MiB of DSCP 26 lands on its priority; lossless there means pause frames, lossy means drops."""
+    stats = nic["stats"]
+    prio = _effective_prio(state, nic, TRAFFIC_DSCP)
+    for direction in ("rx", "tx"):
+        stats["%s_prio%d_bytes" % (direction, prio)] = stats.get("%s_prio%d_bytes" % (direction, prio), 0) + 1048576
+        stats["%s_prio%d_packets" % (direction, prio)] = stats.get("%s_prio%d_packets" % (direction, prio), 0) + 256
+    if nic["pfc"][prio]:
+        stats["rx_prio%d_pause" % prio] = stats.get("rx_prio%d_pause" % prio, 0) + 2
+        stats["rx_prio%d_pause_duration" % prio] = stats.get("rx_prio%d_pause_duration" % prio, 0) + 10
+    else:
+        stats["rx_discards_phy"] = stats.get("rx_discards_phy", 0) + 1
+
+
+def ethtool(root: str, argv: list[str]) -> str:
+    if len(argv) < 2 or argv[0] not in ("-S", "--statistics", "-a", "--show-pause", "-A", "--pause"):
+        raise ToolError("ethtool: bad command line argument(s)\nFor more information run ethtool -h", rc=1)
+    state = tree.load(root)
+    option, netdev = argv[0], argv[1]
+    if netdev not in state["nics"]:
+        what = {"-S": "Cannot get stats strings information", "-a": "Cannot get device pause settings", "-A": "Cannot get device pause settings"}
+        raise ToolError("%s: No such device" % what.get(option[:2], "Cannot get device pause settings"), rc=71 if option in ("-S", "--statistics") else 76)
+    nic = state["nics"][netdev]
+    if option in ("-S", "--statistics"):
+        if len(argv) != 2:
+            raise ToolError("ethtool: bad command line argument(s)\nFor more information run ethtool -h")
+        _tick(state, nic)
+        tree.save(root, state)
+        names = []
+        for prio in range(8):
+            names += ["rx_prio%d_bytes" % prio, "rx_prio%d_packets" % prio, "tx_prio%d_bytes" % prio, "tx_prio%d_packets" % prio,
+                      "rx_prio%d_pause" % prio, "rx_prio%d_pause_duration" % prio, "tx_prio%d_pause" % prio,
+                      "tx_prio%d_pause_duration" % prio, "rx_prio%d_pause_transition" % prio]
+        names += ["rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
+                  "rx_symbol_err_phy", "rx_crc_errors_phy", "link_down_events_phy"]
+        return "NIC statistics:\n" + "".join("     %s: %d\n" % (n, nic["stats"].get(n, 0)) for n in names)
+    if option in ("-a", "--show-pause"):
+        pause = nic["pause"]
+        return "Pause parameters for %s:\nAutonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n\n" % (netdev, pause["autoneg"], pause["rx"], pause["tx"])
+    words = argv[2:]
+    if not words or len(words) % 2 or any(k not in ("autoneg", "rx", "tx") or v not in ("on", "off") for k, v in zip(words[::2], words[1::2])):
+        raise ToolError("ethtool: bad command line argument(s)\nFor more information run ethtool -h")
+    changes = dict(zip(words[::2], words[1::2]))
+    if all(nic["pause"][k] == v for k, v in changes.items()):
+        raise ToolError("no pause parameters changed, aborting", rc=80)
+    nic["pause"].update(changes)
+    tree.save(root, state)
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# mlxconfig (the part nic_qos uses: -e -d PCI q [NAMES], -y -d PCI set K=V)
+# ---------------------------------------------------------------------------
+
+FIRMWARE_DEFAULTS = {"ROCE_CC_PRIO_MASK_P1": "255", "CNP_DSCP_P1": "48", "CNP_802P_PRIO_P1": "6", "LINK_TYPE_P1": "ETH(2)"}
+
+
+def mlxconfig(root: str, argv: list[str]) -> str:
+    state = tree.load(root)
+    fw = state.setdefault("firmware", {})
+    words = [w for w in argv if w not in ("-e", "-y")]
+    if len(words) < 3 or words[0] != "-d":
+        raise ToolError("-E- Failed to open device\n-E- missing -d <device>", rc=3)
+    pci = words[1]
+    pcis = {tree.pci_address(i) for i in range(len(state["nics"]))}
+    if pci not in pcis:
+        raise ToolError("-E- Failed to open device: %s. No such file or directory" % pci, rc=3)
+    params = fw.setdefault(pci, {k: {"default": v, "current": v, "next": v} for k, v in FIRMWARE_DEFAULTS.items()})
+    if words[2] == "q":
+        names = words[3:] or sorted(params)
+        unknown = [n for n in names if n not in params]
+        if unknown:
+            raise ToolError("-E- The Device doesn't support %s parameter" % unknown[0], rc=3)
+        lines = ["", "Device #1:", "----------", "", "Device type:    ConnectX7", "PCI device:     %s" % pci, "",
+                 "Configurations:                              Default         Current         Next Boot"]
+        for name in names:
+            p = params[name]
+            mark = "*" if p["current"] != p["default"] else " "
+            lines.append("%s       %-36s %-15s %-15s %s" % (mark, name, p["default"], p["current"], p["next"]))
+        tree.save(root, state)
+        return "\n".join(lines) + "\n"
+    if words[2] != "set" or "-y" not in argv or len(words) < 4:
+        raise ToolError("-E- Unsupported command in the lab shim: %s" % " ".join(words[2:]), rc=3)
+    for pair in words[3:]:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in params:
+            raise ToolError("-E- The Device doesn't support %s parameter" % name, rc=3)
+        if not re.fullmatch(r"\d+|[A-Za-z_]+", value):
+            raise ToolError("-E- Failed to set configuration: bad value %s for %s" % (value, name), rc=3)
+        params[name]["next"] = value
+    tree.save(root, state)
+    return "Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.\n"
+
+
+TOOLS = {"dcb": dcb, "mlnx_qos": mlnx_qos, "ethtool": ethtool, "mlxconfig": mlxconfig}
+
+
+def main(tool: str, root: str, argv: list[str]) -> int:
+    try:
+        sys.stdout.write(TOOLS[tool](root, list(argv)))
+    except ToolError as exc:
+        sys.stderr.write("%s\n" % exc)
+        return exc.rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))

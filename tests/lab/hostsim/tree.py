@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Build one GPU host's file tree, as the mlx5 driver lays it out (reference
+host-ib-k8s a.0-a.8), under a root directory:
+
+    sys/devices/pci0000:00/<PCI>/{vendor,device,net/<IF>/}
+    sys/class/infiniband/<DEV>/device -> the PCI directory; ports/1/{link_layer,hw_counters/}
+    sys/class/net/<IF>/{mtu,device}
+    stack mlnx:     sys/class/net/<IF>/qos/trust, ecn/roce_{np,rp}/..., sys/class/infiniband/<DEV>/tc/1/traffic_class
+    stack upstream: sys/kernel/debug/mlx5/<PCI>/cc_params/np_cnp_* (when debugfs is "mounted")
+    both:           sys/kernel/config/rdma_cm/<DEV>/ports/1/default_roce_{tos,mode}
+    .hostsim/state.json: what the driver holds that no file shows (dcbnl APP table, PFC, pause, stats)
+
+Limits (docs/hosts.md): configfs creates ports/ when a directory is made; a plain
+tree cannot, so the rdma_cm/<DEV> directories exist from the start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+STATE = os.path.join(".hostsim", "state.json")
+# ConnectX-7 (reference c.1 device IDs); PCI addresses per NIC index.
+VENDOR, DEVICE = "0x15b3", "0x1021"
+
+
+def _write(root: str, rel: str, value) -> None:
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("%s\n" % value)
+
+
+def _link(root: str, rel: str, target_rel: str) -> None:
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.lexists(path):
+        os.unlink(path)
+    os.symlink(os.path.relpath(os.path.join(root, target_rel), os.path.dirname(path)), path)
+
+
+def pci_address(index: int) -> str:
+    return "0000:%02x:00.0" % (0x3B + index)
+
+
+def build(root: str, nics: list[dict], stack: str, debugfs: bool = True, peermem: bool = True, mtu: int = 1500) -> dict:
+    """Create the tree for ``nics`` ([{name, netdev}]) in driver-default state; return the state."""
+    if stack not in ("mlnx", "upstream"):
+        raise ValueError("lab_nic_stack: %r is not mlnx or upstream" % stack)
+    state: dict = {"stack": stack, "nics": {}}
+    for index, nic in enumerate(nics):
+        name, netdev, pci = nic["name"], nic["netdev"], pci_address(index)
+        dev = "sys/devices/pci0000:00/%s" % pci
+        _write(root, dev + "/vendor", VENDOR)
+        _write(root, dev + "/device", DEVICE)
+        os.makedirs(os.path.join(root, dev, "net", netdev), exist_ok=True)
+        _link(root, "sys/class/infiniband/%s/device" % name, dev)
+        port = "sys/class/infiniband/%s/ports/1" % name
+        _write(root, port + "/link_layer", "Ethernet")
+        for counter in ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err", "duplicate_request",
+                        "rnr_nak_retry_err", "out_of_buffer", "np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled",
+                        "rp_cnp_ignored", "req_cqe_error", "resp_cqe_error", "req_remote_access_errors", "roce_adp_retrans"):
+            _write(root, "%s/hw_counters/%s" % (port, counter), 0)
+        net = "sys/class/net/%s" % netdev
+        _write(root, net + "/mtu", mtu)
+        _link(root, net + "/device", dev)
+        if stack == "mlnx":
+            _write(root, net + "/qos/trust", "pcp")
+            for point in ("np", "rp"):
+                for prio in range(8):
+                    # Firmware default ROCE_CC_PRIO_MASK 255 would enable all; a fresh lab host has them off to show the change.
+                    _write(root, "%s/ecn/roce_%s/enable/%d" % (net, point, prio), 0)
+            _write(root, net + "/ecn/roce_np/cnp_dscp", 0)
+            _write(root, net + "/ecn/roce_np/cnp_802p_prio", 0)
+            _write(root, net + "/ecn/roce_np/min_time_between_cnps", 4)
+            _write(root, "sys/class/infiniband/%s/tc/1/traffic_class" % name, "Global tclass=0")
+        elif debugfs:
+            cc = "sys/kernel/debug/mlx5/%s/cc_params" % pci
+            _write(root, cc + "/np_cnp_dscp", 0)
+            _write(root, cc + "/np_cnp_prio_mode", 1)
+            _write(root, cc + "/np_cnp_prio", 0)
+        cma = "sys/kernel/config/rdma_cm/%s/ports/1" % name
+        _write(root, cma + "/default_roce_tos", 0)
+        _write(root, cma + "/default_roce_mode", "IB/RoCE v1")
+        state["nics"][netdev] = {
+            "name": name,
+            "trust": "pcp",
+            # mlnx: the firmware's DSCP map (d >> 3) once trust is dscp; upstream: the dcbnl APP table, empty.
+            "dscp_map": {str(d): d >> 3 for d in range(64)},
+            "app": [],
+            "pfc": [0] * 8,
+            "pause": {"autoneg": "on", "rx": "on", "tx": "on"},
+            "stats": {},
+        }
+    if peermem:
+        os.makedirs(os.path.join(root, "sys/module/nvidia_peermem"), exist_ok=True)
+    for folder in ("etc/systemd/system", "etc/udev/rules.d"):  # as on any systemd host
+        os.makedirs(os.path.join(root, folder), exist_ok=True)
+    save(root, state)
+    return state
+
+
+def load(root: str) -> dict:
+    with open(os.path.join(root, STATE), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def save(root: str, state: dict) -> None:
+    path = os.path.join(root, STATE)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(state, handle, indent=1, sort_keys=True)
+    os.replace(tmp, path)

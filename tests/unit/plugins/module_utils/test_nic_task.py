@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""nic_qos and nic_counters end to end on lab host trees (tests/lab/hostsim),
+both driver stacks: first run changes, second does not, check mode writes
+nothing, unsupported settings come back with the reason, a mismatch planted
+behind our back is found, bad input fails before anything is written, and NIC
+counter snapshots give counters_delta the switch-counters shape."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from ansible_collections.lossless.fabric.plugins.filter.counters_delta import counters_delta
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nic_task
+from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from hostsim import tools, tree  # noqa: E402  # pylint: disable=wrong-import-position
+from hostsim.plugin import make_host  # noqa: E402  # pylint: disable=wrong-import-position
+
+NICS = [{"name": "mlx5_0", "netdev": "eth2"}, {"name": "mlx5_1", "netdev": "eth3"}]
+INTENT = {"name": "t", "transport": "roce", "roce": {}}
+
+
+def plan_for(nics=NICS, **roce):
+    device = {"kind": "host", "nics": [dict(n, speed="400G") for n in nics]}
+    return _intent.build_plan(dict(INTENT, roce=roce), {"gpu1": device})["devices"]["gpu1"]
+
+
+class Host:
+    """A lab host tree and an in-process runner over the same shims the lab's bin/ calls."""
+
+    def __init__(self, tmp_path, stack, **options):
+        self.vars = make_host(str(tmp_path / "host"), NICS, stack, sys.executable, **options)
+        self.root = self.vars["lab_host_root"]
+        self.calls = []
+
+    def runner(self, argv):
+        self.calls.append(list(argv))
+        if argv[0] not in tools.TOOLS:
+            return 127, "", "%s: command not found" % argv[0]
+        try:
+            return 0, tools.TOOLS[argv[0]](self.root, list(argv[1:])), ""
+        except tools.ToolError as exc:
+            return exc.rc, "", str(exc)
+
+    def which(self, name):
+        return name if name in tools.TOOLS else None
+
+    def qos(self, plan=None, check=False, **params):
+        args = {"plan": plan or plan_for(), "root": self.root, "state": "present", "stack": "auto"}
+        args.update(params)
+        return _nic_task.run_qos(args, self.runner, self.which, check)
+
+    def fingerprint(self):
+        """Every file of the tree (sysfs values and the shims' driver state)."""
+        digest = {}
+        for folder, _dirs, files in os.walk(self.root):
+            for name in files:
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    digest[os.path.relpath(path, self.root)] = hashlib.sha256(handle.read()).hexdigest()
+        return digest
+
+
+@pytest.fixture(params=["mlnx", "upstream"])
+def host(request, tmp_path):
+    return Host(tmp_path, request.param)
+
+
+def test_first_run_changes_second_does_not(host):
+    first = host.qos()
+    assert first["changed"] is True
+    expected = {"trust", "dscp_map", "pfc", "global_pause", "cnp", "rdma_cm_tos", "roce_mode", "mtu"}
+    if tree.load(host.root)["stack"] == "mlnx":
+        expected |= {"dcqcn", "traffic_class"}
+    for nic in ("mlx5_0", "mlx5_1"):
+        assert set(first["nics"][nic]["changes"]) == expected
+    assert first["ran"] == first["commands"]
+    second = host.qos()
+    assert second["changed"] is False
+    assert second["commands"] == [] and all(not n["changes"] for n in second["nics"].values())
+
+
+def test_check_mode_reads_real_values_and_writes_nothing(host):
+    before = host.fingerprint()
+    checked = host.qos(check=True)
+    assert checked["changed"] is True and checked["commands"]
+    assert checked["ran"] == []
+    assert host.fingerprint() == before
+    # only reads ran: mlnx_qos -i IF, dcb ... show, ethtool -a
+    assert all(len(c) == 3 if c[0] == "mlnx_qos" else "show" in c if c[0] == "dcb" else c[1] == "-a" for c in host.calls), host.calls
+    # diff before = what the host holds, after = the plan
+    assert "mlx5_0 (eth2) mtu: 1500\n" in checked["diff"]["before"] and "mlx5_0 (eth2) mtu: 9000\n" in checked["diff"]["after"]
+    # trust pcp (mlnx) or an empty APP table (upstream): no DSCP map in effect yet, all 64 entries get set
+    assert "mlx5_0 (eth2) dscp_map: null\n" in checked["diff"]["before"]
+    # what check mode predicted is exactly what the real run does
+    assert host.qos()["ran"] == checked["commands"]
+
+
+def test_mlnx_values_land_where_the_vendor_driver_keeps_them(tmp_path):
+    host = Host(tmp_path, "mlnx")
+    host.qos()
+    state = tree.load(host.root)["nics"]["eth2"]
+    assert state["trust"] == "dscp" and state["dscp_map"]["26"] == 3 and state["dscp_map"]["48"] == 6 and state["dscp_map"]["24"] == 0
+    assert state["pfc"] == [0, 0, 0, 1, 0, 0, 0, 0]
+    assert state["pause"] == {"autoneg": "off", "rx": "off", "tx": "off"}
+    read = lambda rel: pathlib.Path(host.root, rel).read_text().strip()  # noqa: E731
+    assert read("sys/class/net/eth2/ecn/roce_np/enable/3") == "1" and read("sys/class/net/eth2/ecn/roce_rp/enable/3") == "1"
+    assert read("sys/class/net/eth2/ecn/roce_np/enable/0") == "0"
+    assert read("sys/class/net/eth2/ecn/roce_np/cnp_dscp") == "48" and read("sys/class/net/eth2/ecn/roce_np/cnp_802p_prio") == "6"
+    assert read("sys/class/infiniband/mlx5_0/tc/1/traffic_class") == "106"
+    assert read("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos") == "106"
+    assert read("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode") == "RoCE v2"
+    assert read("sys/class/net/eth2/mtu") == "9000"
+    assert read("sys/class/net/eth2/qos/trust") == "dscp"
+
+
+def test_upstream_reports_what_it_cannot_set_with_the_reason(tmp_path):
+    host = Host(tmp_path, "upstream")
+    result = host.qos()
+    reasons = {(u["nic"], u["setting"]): u["reason"] for u in result["unsupported"]}
+    assert sorted(reasons) == [("mlx5_0", "dcqcn"), ("mlx5_0", "traffic_class"), ("mlx5_1", "dcqcn"), ("mlx5_1", "traffic_class")]
+    assert "not settable on the upstream driver" in reasons[("mlx5_0", "dcqcn")] and "ROCE_CC_PRIO_MASK_P1" in reasons[("mlx5_0", "dcqcn")]
+    assert "NCCL_IB_TC" in reasons[("mlx5_0", "traffic_class")]
+    state = tree.load(host.root)["nics"]["eth2"]
+    assert sorted(map(tuple, state["app"]))[26] == (26, 3) and len(state["app"]) == 64 and state["trust"] == "dscp"
+    cc = pathlib.Path(host.root, "sys/kernel/debug/mlx5/0000:3b:00.0/cc_params")
+    assert [(cc / f).read_text().strip() for f in ("np_cnp_dscp", "np_cnp_prio_mode", "np_cnp_prio")] == ["48", "0", "6"]
+    # the boot script carries only what this host can take
+    assert not any("traffic_class" in line or "/ecn/" in line for line in result["persist"]["eth2"])
+
+
+def test_upstream_without_debugfs_reports_cnp(tmp_path):
+    host = Host(tmp_path, "upstream", debugfs=False)
+    result = host.qos()
+    reasons = {u["setting"]: u["reason"] for u in result["unsupported"] if u["nic"] == "mlx5_0"}
+    assert reasons["cnp"] == "not settable on the upstream driver without debugfs (mount -t debugfs none /sys/kernel/debug)"
+    assert host.qos()["changed"] is False
+
+
+def _plant_pfc(h):
+    if h.stack == "mlnx":
+        return h.runner(["mlnx_qos", "-i", "eth3", "--pfc", "0,0,0,0,0,0,0,0"])
+    return h.runner(["dcb", "pfc", "set", "dev", "eth3", "prio-pfc", "3:off"])
+
+
+def _plant_dscp(h):
+    if h.stack == "mlnx":
+        return h.runner(["mlnx_qos", "-i", "eth3", "--dscp2prio", "set,26,0"])
+    return h.runner(["dcb", "app", "add", "dev", "eth3", "dscp-prio", "26:5"])  # a second APP entry for DSCP 26
+
+
+@pytest.mark.parametrize(
+    "plant, setting",
+    [
+        (_plant_pfc, "pfc"),
+        (_plant_dscp, "dscp_map"),
+        (lambda h: pathlib.Path(h.root, "sys/class/net/eth3/mtu").write_text("1500\n"), "mtu"),
+        (lambda h: pathlib.Path(h.root, "sys/kernel/config/rdma_cm/mlx5_1/ports/1/default_roce_tos").write_text("0\n"), "rdma_cm_tos"),
+    ],
+    ids=["pfc", "dscp-map", "mtu", "rdma-cm-tos"],
+)
+def test_a_mismatch_planted_behind_our_back_is_found_and_fixed(host, plant, setting):
+    host.qos()
+    host.stack = tree.load(host.root)["stack"]
+    plant(host)
+    gathered = host.qos(state="gathered")
+    assert gathered["changed"] is False
+    assert gathered["nics"]["mlx5_1"]["changes"] == [setting] and gathered["nics"]["mlx5_0"]["changes"] == []
+    fixed = host.qos()
+    assert fixed["changed"] is True and fixed["nics"]["mlx5_1"]["changes"] == [setting]
+    if setting == "dscp_map":  # of a map only the entry that differs
+        assert fixed["diff"]["after"] == 'mlx5_1 (eth3) dscp_map: {"26": 3}\n'
+        assert fixed["diff"]["before"] == 'mlx5_1 (eth3) dscp_map: {"26": %s}\n' % ("0" if host.stack == "mlnx" else "null")
+    assert host.qos()["changed"] is False
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"nics": ["mlx5_7"]}, "nics[0]: 'mlx5_7' is not an RDMA NIC on this host"),
+        ({"plan": "bad-pfc"}, "plan.pfc_priorities[0]: 9 is not a priority (0-7)"),
+        ({"firmware": {"CNP_DSCP_P1": "48 && reboot"}}, "firmware.CNP_DSCP_P1"),
+        ({"nics": ["mlx5_0"], "pci_ids": ["15b3"]}, "nics and pci_ids: give one of them"),
+    ],
+    ids=["unknown-nic", "priority-out-of-range", "firmware-injection", "both-selectors"],
+)
+def test_bad_input_fails_before_anything_is_written(tmp_path, params, message):
+    host = Host(tmp_path, "mlnx")
+    before = host.fingerprint()
+    if params.get("plan") == "bad-pfc":
+        plan = plan_for()
+        plan["pfc_priorities"] = [9]
+        params = dict(params, plan=plan)
+    with pytest.raises(NicError) as err:
+        host.qos(**params)
+    assert message in str(err.value)
+    assert host.calls == [] and host.fingerprint() == before
+
+
+def test_a_tool_failure_names_the_nic_the_command_and_what_it_said(tmp_path):
+    host = Host(tmp_path, "upstream")
+    with pytest.raises(NicError) as err:
+        host.qos(stack="mlnx")  # forced onto the wrong stack: mlnx_qos is not installed there
+    assert "mlx5_0: mlnx_qos -i eth2: exit 127" in str(err.value)
+
+
+def test_firmware_only_when_asked_reboot_required_never_rebooted(tmp_path):
+    host = Host(tmp_path, "mlnx")
+    assert host.qos()["reboot_required"] is False
+    assert not any(c[0] == "mlxconfig" for c in host.calls)
+    first = host.qos(firmware={"ROCE_CC_PRIO_MASK_P1": 8, "CNP_DSCP_P1": 48})
+    assert first["changed"] is True and first["reboot_required"] is True
+    assert first["firmware"]["mlx5_0"]["changes"] == ["ROCE_CC_PRIO_MASK_P1"]
+    assert "mlxconfig -y -d 0000:3b:00.0 set ROCE_CC_PRIO_MASK_P1=8" in first["commands"]
+    again = host.qos(firmware={"ROCE_CC_PRIO_MASK_P1": 8, "CNP_DSCP_P1": 48})
+    assert again["changed"] is False and again["reboot_required"] is True  # still pending until the user reboots
+    with pytest.raises(NicError, match="mlx5_0: mlxconfig -e -d 0000:3b:00.0 q: exit 3: -E- The Device doesn't support NUM_OF_VFS parameter"):
+        host.qos(firmware={"NUM_OF_VFS": 8})
+
+
+def test_peer_memory_reported(tmp_path):
+    assert Host(tmp_path / "a", "mlnx").qos(state="gathered")["peer_memory"] == {"present": True, "module": "nvidia_peermem", "nv_mem_version": None}
+    assert Host(tmp_path / "b", "mlnx", peermem=False).qos(state="gathered")["peer_memory"]["present"] is False
+
+
+def test_select_by_pci_ids(tmp_path):
+    host = Host(tmp_path, "upstream")
+    result = host.qos(pci_ids=["15b3:1021"])
+    assert sorted(result["nics"]) == ["mlx5_0", "mlx5_1"]
+    with pytest.raises(NicError, match="no RDMA NIC matches 15b3:101d"):
+        host.qos(pci_ids=["15b3:101d"])
+
+
+def test_nic_counters_snapshot_and_delta_have_the_switch_shape(host):
+    host.qos()
+    params = {"plan": plan_for(), "root": host.root, "priorities": [3, 6]}
+    pre = _nic_task.run_counters(params, host.runner, "gpu1")
+    post = _nic_task.run_counters(params, host.runner, "gpu1")
+    assert pre["changed"] is False and pre["netdevs"] == {"mlx5_0": "eth2", "mlx5_1": "eth3"}
+    snap = post["counters"]
+    assert snap["kind"] == "nic" and snap["device"] == "gpu1" and snap["platform"] in ("mlnx", "upstream")
+    assert sorted(snap["ports"]) == ["mlx5_0", "mlx5_1"]
+    assert set(snap["ports"]["mlx5_0"]["pfc_rx_frames"]) == {"3", "6"}
+    assert "rx_prio_marked" in snap["not_available"] and "pfc_rx_frames" not in snap["not_available"]
+    change = counters_delta(post, pre)
+    assert change["kind"] == "nic" and change["resets"] == []
+    # the lab's traffic (DSCP 26) landed on priority 3, lossless: pause frames, no drop
+    assert change["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 1048576, "6": 0}
+    assert change["ports"]["mlx5_0"]["pfc_rx_frames"]["3"] == 2
+    assert change["ports"]["mlx5_0"]["rx_discards_phy"] == 0
+    assert change["ports"]["mlx5_0"]["rp_cnp_handled"] == 0
+
+
+def test_nic_counters_refuse_a_bad_priority_and_an_unknown_nic(tmp_path):
+    host = Host(tmp_path, "upstream")
+    with pytest.raises(NicError, match="priorities: 8 not in 0-7"):
+        _nic_task.run_counters({"root": host.root, "priorities": [3, 8]}, host.runner, "gpu1")
+    with pytest.raises(NicError, match="'mlx5_9' is not an RDMA NIC"):
+        _nic_task.run_counters({"root": host.root, "nics": ["mlx5_9"]}, host.runner, "gpu1")
+
+
+def test_lab_bin_shims_are_the_same_tools(tmp_path):
+    """The bin/ scripts the lab puts on the module's path run tools.py on the host tree."""
+    host = Host(tmp_path, "upstream")
+    bin_dir = host.vars["lab_host_bin"]
+
+    def run(*argv):
+        return subprocess.run([os.path.join(bin_dir, argv[0]), *argv[1:]], capture_output=True, text=True, check=False, timeout=30)
+
+    assert run("dcb", "pfc", "set", "dev", "eth2", "prio-pfc", "all:off", "3:on").returncode == 0
+    assert run("dcb", "pfc", "show", "dev", "eth2").stdout.splitlines()[1] == "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+    bad = run("dcb", "pfc", "set", "dev", "eth2", "prio-pfc", "9:on")
+    assert bad.returncode == 1 and bad.stderr.strip() == "In PRIO:PFC mapping, PRIO is expected to be 0..7"
+
+
+def test_the_boot_script_alone_restores_every_setting_after_a_reboot(host, tmp_path):
+    """The persist lines of eth2, run by sh with the lab's shims on PATH on a host whose runtime state a
+    reboot wiped; only the test points /sys at the lab root (the script names the real paths)."""
+    result = host.qos()
+    tree.build(host.root, NICS, tree.load(host.root)["stack"])  # reboot: driver defaults again
+    assert host.qos(state="gathered")["nics"]["mlx5_0"]["changes"]
+    env = dict(os.environ, PATH="%s:%s" % (host.vars["lab_host_bin"], os.environ["PATH"]))
+
+    def sh(lines):
+        script = tmp_path / "apply.sh"
+        script.write_text("set -e\n" + "".join(line.replace(" /sys/", " %s/sys/" % host.root) + "\n" for line in lines))
+        return subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env, check=False, timeout=120)
+
+    done = sh(result["persist"]["eth2"])
+    assert done.returncode == 0, done.stderr
+    after = host.qos(state="gathered")["nics"]
+    assert after["mlx5_0"]["changes"] == [] and after["mlx5_1"]["changes"], after
+    # run again on a configured NIC: harmless (ethtool -A "no pause parameters changed" is not a failure)
+    again = sh([line for line in result["persist"]["eth2"] if line.startswith("ethtool -A")])
+    assert again.returncode == 0, again.stderr
+
+
+class FakeModule:
+    def __init__(self, bin_dir):
+        self.params = {"bin_dir": bin_dir}
+        self.ran = []
+
+    def get_bin_path(self, name):
+        return None
+
+    def run_command(self, argv, environ_update=None):
+        self.ran.append((argv, environ_update))
+        return 0, "", ""
+
+
+def test_tool_runner_prefers_bin_dir_and_names_a_missing_tool(tmp_path):
+    (tmp_path / "dcb").write_text("#!/bin/sh\n")
+    (tmp_path / "dcb").chmod(0o755)
+    module = FakeModule(str(tmp_path))
+    run, which = _nic_task.tool_runner(module)
+    assert which("dcb") == str(tmp_path / "dcb") and which("mlnx_qos") is None
+    run(["dcb", "pfc", "show", "dev", "eth2"])
+    assert module.ran == [([str(tmp_path / "dcb"), "pfc", "show", "dev", "eth2"], {"LC_ALL": "C"})]
+    with pytest.raises(NicError, match="mlnx_qos: not installed on this host"):
+        run(["mlnx_qos", "-i", "eth2"])
