@@ -38,10 +38,14 @@ class ControlClient:
     def set_delays(self, **delays: float) -> dict:
         return self._call("POST", "/delays", delays)["delays"]
 
-    def set_replay(self, path: str | None = None, text: str | None = None, job: str | None = None) -> dict:
+    def set_replay(self, path: str | list[str] | None = None, text: str | None = None, job: str | None = None,
+                   selector: dict | None = None) -> dict:
+        """The launcher log of later MPIJobs: the default, one job's ("ns/name"), or those whose labels match selector."""
         body: dict = {"path": path} if text is None else {"text": text}
         if job:
             body["job"] = job
+        if selector:
+            body["selector"] = selector
         return self._call("POST", "/replay", body)
 
     def next_mpijob(self, outcome: str, count: int = 1, default: bool = False) -> dict:

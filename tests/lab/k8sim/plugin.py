@@ -11,17 +11,24 @@ Wanted when the inventory has a group named ``kubernetes`` or any host sees
 ``lab_kubernetes: true`` (either). Nodes: every host whose
 ``lossless_fabric_device.kind == 'host'`` (name = inventory hostname, GPUs
 from ``lossless_fabric_device.gpus``, NICs from ``.nics``). Optional host or
-group vars: ``lab_k8sim_time_scale`` (default 0.1), ``lab_k8sim_replay`` (a
-recorded nccl-tests log for every MPIJob launcher), per host
+group vars: ``lab_k8sim_time_scale`` (default 0.1), ``lab_nccl_replay`` and
+``lab_nccl_replay_post`` (passing | failing | a recorded log's file name, see
+tests/lab/nccl/README.md: the launcher log of every MPIJob, and of those
+labelled ``lossless.fabric/phase: post``), ``lab_k8sim_replay`` (a log path,
+used when ``lab_nccl_replay`` is not set), per host
 ``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``.
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 import urllib.request
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(PKG_DIR))
+
+from nccl import replay as nccl_replay  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 class Kubernetes:
@@ -57,6 +64,9 @@ class Kubernetes:
         replay = self._first(ctx, "lab_k8sim_replay", None)
         if replay:
             config["replay"] = os.path.join(ctx.inventory_dir, replay) if not os.path.isabs(replay) else replay
+        # ReplayError (a RuntimeError) names the variable and the value; the launcher reports it before anything starts
+        config.update(nccl_replay.k8sim_config(self._first(ctx, "lab_nccl_replay", None),
+                                               self._first(ctx, "lab_nccl_replay_post", None)))
         return config
 
     def start(self, ctx) -> dict:  # type: ignore[no-untyped-def]

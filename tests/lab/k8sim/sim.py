@@ -46,8 +46,12 @@ class Simulator:
         self.next_outcomes: collections.deque = collections.deque()
         self.replay_default: dict = {}
         self.replay_jobs: dict[str, dict] = {}
+        # Per-label replay rules, first match wins (contracts.md): [{"selector": {label: value}, "path": FILE or [FILES]}]
+        self.replay_rules: list[dict] = []
         if config.get("replay"):
             self.replay_default = self._replay_source({"path": config["replay"]})
+        for rule in config.get("replays") or []:
+            self.replay_rules.append(self._replay_rule(rule))
         self.stopping = asyncio.Event()
         self._kick = asyncio.Event()
         self.stop_requested = asyncio.Event()
@@ -135,19 +139,44 @@ class Simulator:
 
     # ---------------------------------------------------------------- plans
     def _replay_source(self, body: dict) -> dict:
+        """{"path": FILE or [FILES]} or {"text": ...} -> a source; several files are served in turn, so that
+        repeated launches are not byte-identical."""
         if "text" in body:
-            return {"path": None, "data": body["text"].encode()}
-        path = body["path"]
-        if not os.path.isabs(path):
-            path = os.path.join(self.base_dir, path)
-        with open(path, "rb") as handle:
-            return {"path": path, "data": handle.read()}
+            return {"path": None, "data": body["text"].encode(), "items": [(None, body["text"].encode())], "next": 0}
+        paths = body["path"] if isinstance(body["path"], list) else [body["path"]]
+        if not paths:
+            raise ValueError("replay path: an empty list")
+        items = []
+        for path in paths:
+            if not os.path.isabs(path):
+                path = os.path.join(self.base_dir, path)
+            with open(path, "rb") as handle:
+                items.append((path, handle.read()))
+        return {"path": items[0][0] if len(items) == 1 else [p for p, _d in items], "data": items[0][1], "items": items,
+                "next": 0}
+
+    def _replay_rule(self, rule: dict) -> dict:
+        selector = rule.get("selector")
+        if not isinstance(selector, dict) or not selector or not all(isinstance(v, str) for v in selector.values()):
+            raise ValueError("replays[].selector must be a non-empty mapping of label to value, got %r" % (selector,))
+        return dict(self._replay_source(rule), selector=dict(selector))
+
+    @staticmethod
+    def _take(source: dict) -> tuple[str | None, bytes]:
+        items = source.get("items") or [(source.get("path"), source.get("data", b""))]
+        path, data = items[source.get("next", 0) % len(items)]
+        source["next"] = source.get("next", 0) + 1
+        return path, data
 
     def plan_for(self, job: dict) -> dict:
         key = "%s/%s" % (job["metadata"]["namespace"], job["metadata"]["name"])
         outcome = self.next_outcomes.popleft() if self.next_outcomes else self.default_outcome
-        replay = self.replay_jobs.pop(key, None) or self.replay_default
-        return {"outcome": outcome, "log": replay.get("data", b""), "replay_path": replay.get("path"),
+        labels = job["metadata"].get("labels") or {}
+        replay = self.replay_jobs.pop(key, None) or next(
+            (r for r in self.replay_rules if all(labels.get(k) == v for k, v in r["selector"].items())), None) \
+            or self.replay_default
+        path, data = self._take(replay) if replay else (None, b"")
+        return {"outcome": outcome, "log": data, "replay_path": path,
                 "run_seconds": float(self.delays["run_seconds"]), "workers": [], "container": ""}
 
     # ---------------------------------------------------------------- control API
@@ -163,6 +192,7 @@ class Simulator:
                       for name, spec in sorted(self.nodes.items())},
             "replay": self.replay_default.get("path") or ("<text>" if self.replay_default else None),
             "replay_jobs": {k: v.get("path") or "<text>" for k, v in self.replay_jobs.items()},
+            "replays": [{"selector": r["selector"], "path": r.get("path") or "<text>"} for r in self.replay_rules],
             "mpijob": {"default_outcome": self.default_outcome, "next_outcomes": list(self.next_outcomes)},
             "mpijobs": {uid: {"outcome": st["outcome"], "step": st["step"], "replay": st["replay_path"],
                               "launcher_pod": st.get("launcher_pod"), "workers": st["workers"]}
@@ -194,6 +224,11 @@ class Simulator:
                 self.delays[key] = float(value)
             return {"delays": self.delays}
         if parts == ["replay"] and method == "POST":
+            if body.get("selector") is not None:
+                rule = self._replay_rule(body)
+                # a rule for the same selector replaces the old one; new rules are tried first
+                self.replay_rules = [rule] + [r for r in self.replay_rules if r["selector"] != rule["selector"]]
+                return {"replay": rule["path"] or "<text>", "bytes": len(rule["data"]), "selector": rule["selector"]}
             source = self._replay_source(body)
             if body.get("job"):
                 self.replay_jobs[body["job"]] = source

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lab's NCCL replay: choices -> recorded real logs, k8sim's per-label replay rules (config and control API),
+the lab plug-ins that read lab_nccl_replay(_post), the launcher's -e pass-through, and the strict mpirun/srun shims."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+import launcher  # noqa: E402  # pylint: disable=wrong-import-position
+from k8sim.plugin import Kubernetes  # noqa: E402
+from k8sim.sim import Simulator  # noqa: E402
+from nccl import replay  # noqa: E402
+from nccl.plugin import NcclReplay  # noqa: E402
+
+BIN = ROOT / "tests" / "lab" / "nccl" / "bin"
+PASSING, FAILING = replay.resolve("passing")[0], replay.resolve("failing")[0]
+SLURM = ROOT / "tests" / "lab" / "nccl" / "replays" / "deepops_slurm_4x_dgxa100.txt"
+DEVICE = {"kind": "host", "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]}
+
+
+def read(path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def ctx_with(tmp_path, **hostvars):
+    hv = {"gpu1": dict(lossless_fabric_device=DEVICE, **hostvars), "gpu2": dict(lossless_fabric_device=DEVICE, **hostvars)}
+    return launcher.Context(str(tmp_path), str(tmp_path), {"_meta": {"hostvars": hv}})
+
+
+def job(name, labels=None):
+    return {"metadata": {"namespace": "nccl-benchmark", "name": name, "labels": labels or {}}}
+
+
+# ------------------------------------------------------------------ choices
+
+def test_choices_are_real_logs_in_the_repo():
+    for choice in ("passing", "failing"):
+        for path in replay.resolve(choice):
+            assert pathlib.Path(path).parent == ROOT / "tests" / "lab" / "nccl" / "replays"
+            truth = json.loads(pathlib.Path(path).with_suffix(".json").read_text())
+            assert truth["source_url"].startswith("https://github.com/")   # provenance kept beside the copy
+    assert replay.resolve("deepops_slurm_4x_dgxa100") == [str(SLURM)]
+    assert replay.resolve("deepops_slurm_4x_dgxa100.txt") == [str(SLURM)]
+
+
+@pytest.mark.parametrize("choice, expected", [
+    ("pasing", "lab_nccl_replay: 'pasing' is not passing, failing or a recorded log (known: "),
+    ("../etc/passwd", "lab_nccl_replay: '../etc/passwd' is a path"),
+    ("", "lab_nccl_replay: '' is not passing, failing or a log file name"),
+])
+def test_bad_choice_names_variable_and_value(choice, expected):
+    with pytest.raises(replay.ReplayError) as exc:
+        replay.resolve(choice)
+    assert str(exc.value).startswith(expected)
+
+
+# ------------------------------------------------------------------ k8sim rules
+
+def test_k8sim_picks_per_label_then_default_and_cycles():
+    sim = Simulator(replay.k8sim_config("passing", "failing") | {"replay": [PASSING, str(SLURM)]})
+    assert sim.plan_for(job("a"))["log"] == read(PASSING)
+    assert sim.plan_for(job("b", {"lossless.fabric/phase": "pre"}))["log"] == read(SLURM)   # the default cycles
+    post = sim.plan_for(job("c", {"lossless.fabric/phase": "post"}))
+    assert post["log"] == read(FAILING) and post["replay_path"] == FAILING
+    assert sim.plan_for(job("d"))["log"] == read(PASSING)
+
+
+def test_k8sim_control_api_selector_rule_and_job_override():
+    sim = Simulator({"replay": PASSING})
+    got = sim.control("POST", ["replay"], {"selector": {"lossless.fabric/phase": "post"}, "path": FAILING})
+    assert got["selector"] == {"lossless.fabric/phase": "post"}
+    sim.control("POST", ["replay"], {"text": "one job\n", "job": "nccl-benchmark/x"})
+    assert sim.plan_for(job("x", {"lossless.fabric/phase": "post"}))["log"] == b"one job\n"   # the job's own wins
+    assert sim.plan_for(job("y", {"lossless.fabric/phase": "post"}))["log"] == read(FAILING)
+    assert sim.plan_for(job("z", {"lossless.fabric/phase": "pre"}))["log"] == read(PASSING)
+    with pytest.raises(ValueError, match="selector must be a non-empty mapping"):
+        sim.control("POST", ["replay"], {"selector": {}, "path": FAILING})
+
+
+def test_k8sim_plugin_reads_lab_nccl_vars(tmp_path):
+    plugin = Kubernetes()
+    config = plugin.config(ctx_with(tmp_path, lab_kubernetes=True, lab_nccl_replay="passing", lab_nccl_replay_post="failing"))
+    assert config["replay"] == [PASSING]
+    assert config["replays"] == [{"selector": {"lossless.fabric/phase": "post"}, "path": [FAILING]}]
+    config = plugin.config(ctx_with(tmp_path, lab_kubernetes=True, lab_nccl_replay="failing", lab_nccl_replay_post=""))
+    assert config["replay"] == [FAILING] and "replays" not in config
+    with pytest.raises(replay.ReplayError, match="lab_nccl_replay_post: 'nope'"):
+        plugin.config(ctx_with(tmp_path, lab_kubernetes=True, lab_nccl_replay="passing", lab_nccl_replay_post="nope"))
+
+
+# ------------------------------------------------------------------ launcher
+
+def test_launcher_hands_extra_vars_to_the_inventory():
+    cmd = ["ansible-playbook", "-i", "inventories/lab", "p.yml", "-e", "lab_nccl_replay=failing",
+           "--extra-vars=lab_nccl_replay_post=passing", "-elab_x=1", "--check"]
+    assert launcher.extra_vars(cmd) == ["-e", "lab_nccl_replay=failing", "-e", "lab_nccl_replay_post=passing", "-e", "lab_x=1"]
+    inventory = launcher.load_inventory(str(ROOT / "inventories" / "lab"), ["-e", "lab_nccl_replay=failing"])
+    hostvars = inventory["_meta"]["hostvars"]
+    assert {hv.get("lab_nccl_replay") for hv in hostvars.values()} == {"failing"}
+    plain = launcher.load_inventory(str(ROOT / "inventories" / "lab"))
+    assert {hv.get("lab_nccl_replay") for hv in plain["_meta"]["hostvars"].values()} == {"passing"}
+
+
+def test_nccl_plugin_writes_wrappers_with_the_choice(tmp_path):
+    plugin = NcclReplay()
+    assert not plugin.wanted(ctx_with(tmp_path))
+    ctx = ctx_with(tmp_path, lab_nccl_replay="failing")
+    assert plugin.wanted(ctx)
+    got = plugin.start(ctx)
+    wrapper = pathlib.Path(got["all"]["lab_nccl_bin"]) / "mpirun"
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("gpu1 slots=8\ngpu2 slots=8\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LAB_NCCL_")}
+    out = subprocess.run([str(wrapper), "-np", "16", "--hostfile", str(hostfile), "all_reduce_perf", "-b", "8", "-e", "2G",
+                          "-g", "1"], capture_output=True, check=False, env=env, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == read(FAILING)
+    with pytest.raises(replay.ReplayError, match="lab_nccl_replay: 'typo'"):
+        plugin.start(ctx_with(tmp_path, lab_nccl_replay="typo"))
+
+
+# ------------------------------------------------------------------ the shims
+
+def shim(tool, *args, env=None, hostfile="gpu1 slots=8\ngpu2 slots=8\n", tmp_path=None):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAB_NCCL_")}
+    environ.update(env or {})
+    argv = [str(BIN / tool)]
+    for arg in args:
+        argv.append(arg.replace("HOSTFILE", str(tmp_path / "hosts")) if tmp_path else arg)
+    if tmp_path is not None:
+        (tmp_path / "hosts").write_text(hostfile)
+    out = subprocess.run(argv, capture_output=True, text=True, check=False, env=environ, timeout=30)
+    return out.returncode, out.stdout, out.stderr
+
+
+NCCL = ["all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2", "-g", "1"]
+
+
+@pytest.mark.parametrize("args, rc, expected", [
+    (["-np", "16", "--hostfile", "HOSTFILE", "--frobnicate"] + NCCL, 1, 'mpirun: Error: unknown option "--frobnicate"'),
+    (["-np", "16", "--hostfile", "/nonexistent/hosts"] + NCCL, 1, "Open MPI was unable to open the hostfile:\n    /nonexistent/hosts"),
+    (["-np", "17", "--hostfile", "HOSTFILE"] + NCCL, 1, "There are not enough slots available in the system to satisfy the 17"),
+    (["-np", "sixteen", "--hostfile", "HOSTFILE"] + NCCL, 1, "  Option: np\n  Param:  sixteen"),
+    (["-np", "16", "-H", "gpu1:8,gpu2:8", "--bind-to", "gpu"] + NCCL, 1, "The specified binding policy is not recognized:"),
+    (["-np", "16", "--hostfile", "HOSTFILE", "--mca", "pml"], 1, 'option "--mca" did not have enough parameters (2)'),
+    (["-np", "16", "--hostfile", "HOSTFILE"], 1, "No executable was specified on the mpirun command line."),
+    (["-np", "16", "--hostfile", "HOSTFILE", "nccl_test"], 1, "Executable: nccl_test"),
+    (["-np", "16", "--hostfile", "HOSTFILE", "all_reduce_perf", "-q", "1"], 0, "all_reduce_perf: invalid option -- 'q'"),
+    (["-np", "16", "--hostfile", "HOSTFILE", "all_reduce_perf", "-e", "1T"], 0, "invalid size specified for 'maxbytes'"),
+])
+def test_mpirun_shim_rejects_like_open_mpi(tmp_path, args, rc, expected):
+    code, out, err = shim("mpirun", *args, tmp_path=tmp_path)
+    assert (code, out) == (rc, "") and expected in err
+
+
+def test_mpirun_shim_accepts_the_modules_command_and_exports(tmp_path):
+    record = tmp_path / "rec.jsonl"
+    code, out, err = shim("mpirun", "-np", "16", "--hostfile", "HOSTFILE", "--bind-to", "none", "-mca", "btl", "tcp,self",
+                          "-x", "NCCL_DEBUG", "-x", "NCCL_IB_TC=106", "--allow-run-as-root", *NCCL, tmp_path=tmp_path,
+                          env={"NCCL_DEBUG": "INFO", "LAB_NCCL_RECORD": str(record), "LAB_NCCL_REPLAY": "deepops_slurm_4x_dgxa100"})
+    assert code == 0, err
+    assert out == SLURM.read_text()
+    rec = json.loads(record.read_text())
+    assert rec["env"] == {"NCCL_DEBUG": "INFO", "NCCL_IB_TC": "106"} and rec["np"] == 16 and rec["gpus_per_process"] == 1
+
+
+def test_mpirun_shim_fail_outcome_prints_the_ompi_banner(tmp_path):
+    code, out, err = shim("mpirun", "-np", "16", "--hostfile", "HOSTFILE", *NCCL, tmp_path=tmp_path, env={"LAB_NCCL_OUTCOME": "fail"})
+    assert code == 1 and out == pathlib.Path(PASSING).read_text()
+    assert "Primary job  terminated normally, but 1 process returned" in err
+
+
+@pytest.mark.parametrize("args, rc, expected", [
+    (["--mpi=pmix", "--gpu-bind=closest"] + NCCL, 1, "srun: unrecognized option '--gpu-bind=closest'"),
+    (["--mpi=pmix", "-Z"] + NCCL, 1, "srun: invalid option -- 'Z'"),
+    (["--mpi=pmi5"] + NCCL, 1, "Couldn't find the specified plugin name for mpi/pmi5"),
+    (["--mpi=pmix", "--nodes=two"] + NCCL, 1, 'Invalid numeric value "two" for --nodes.'),
+    (["--mpi=pmix", "--nodes=2", "--nodelist=gpu1"] + NCCL, 1, "Requested node configuration is not available"),
+    (["--mpi=pmix", "--label=yes"] + NCCL, 1, "option '--label' doesn't allow an argument"),
+    (["--mpi=pmix", "--nodes=2"], 1, "srun: fatal: No command given to execute."),
+    (["--mpi=pmix", "--nodes=2", "hostname"], 2, "execve(): hostname: No such file or directory"),
+    (["--mpi=none", "--nodes=2"] + NCCL, 2, "would start independent single-rank copies"),
+])
+def test_srun_shim_rejects_like_slurm(args, rc, expected):
+    code, out, err = shim("srun", *args)
+    assert (code, out) == (rc, "") and expected in err
+
+
+def test_srun_shim_label_prefixes_lines():
+    code, out, err = shim("srun", "--mpi=pmix", "-N", "2", "--ntasks-per-node", "8", "-l", *NCCL)
+    assert code == 0, err
+    assert out.splitlines()[0] == "0: " + pathlib.Path(PASSING).read_text().splitlines()[0]
+
+
+def test_passing_meets_and_failing_misses_the_lab_intents_busbw_target():
+    """The choices mean what they say against the lab intent; and no replay proves transport or GPUDirect."""
+    import yaml
+
+    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+
+    intent = yaml.safe_load((ROOT / "inventories" / "lab" / "group_vars" / "all" / "lossless_fabric.yml").read_text())
+    targets = intent["lossless_fabric"]["targets"]
+    busbw_only, _errors = _nccl.gate_settings({"fabric_targets": dict(targets, require_transport=None, require_gdr=None)})
+    full, _errors = _nccl.gate_settings({"fabric_targets": dict(targets, require_transport="RoCE")})
+    passing = _nccl.parse(read(PASSING))
+    assert _nccl.gate_report(passing, busbw_only)["passed"]
+    unmet = _nccl.gate_report(passing, full)["unmet"]
+    expected = ["transport unknown is not proven to be RoCE", "GPUDirect RDMA is not proven, required active"]
+    assert [u.split(": ", 1)[1].split(" (")[0] for u in unmet] == expected
+    failing = _nccl.gate_report(_nccl.parse(read(FAILING)), busbw_only)
+    assert failing["unmet"] == ["all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 22.77 GB/s < target 180.00 GB/s "
+                                "(3 more cell(s) in range below target)"]

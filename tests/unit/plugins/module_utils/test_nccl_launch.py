@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_nccl_launch: option checks, nccl-tests/mpirun/srun argv, and the MPIJob + Namespace manifests
+(built-in kinds against kubernetes-validate for k8sim's Kubernetes version, the MPIJob against k8sim's CRD schema)."""
+from __future__ import annotations
+
+import copy
+import pathlib
+import re
+import sys
+
+import pytest
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_launch as L
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from k8sim import crds  # noqa: E402
+from k8sim.sim import Simulator  # noqa: E402
+
+PLAN_ENV = {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106", "NCCL_IB_GID_INDEX": "3"}
+BASE = {"launcher": "kubernetes", "nodes": 2, "gpus_per_node": 8, "min_bytes": 8, "max_bytes": "8G",
+        "nccl_env": PLAN_ENV, "labels": {"lossless.fabric/phase": "pre"},
+        "kubernetes": {"image": "ghcr.io/coreweave/nccl-tests:12.4.1-nccl2.21.5-1", "shm_size_limit": "16Gi"}}
+DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+
+
+def spec_of(**changes):
+    params = copy.deepcopy(BASE)
+    params.update(changes)
+    spec, errors = L.validate(params)
+    assert errors == []
+    return spec
+
+
+def errors_of(**changes):
+    params = copy.deepcopy(BASE)
+    params.update(changes)
+    return L.validate(params)[1]
+
+
+@pytest.fixture(scope="module")
+def kube_version():
+    """The Kubernetes version k8sim serves by default, so the schemas are the ones the emulator enforces."""
+    return Simulator({}).store.kube_version
+
+
+# ------------------------------------------------------------------ argv
+
+def test_nccl_tests_argv_is_the_multi_node_form():
+    spec = spec_of(min_bytes="1M", max_bytes=16 << 30, step_factor=4, iterations=50, warmup_iterations=10,
+                   binary="all_gather_perf", binary_dir="/opt/nccl_tests/build/")
+    assert L.test_argv(spec) == ["/opt/nccl_tests/build/all_gather_perf", "-b", "1M", "-e", "16G", "-f", "4",
+                                 "-n", "50", "-w", "10", "-g", "1"]
+    assert L.size_text(3000) == "3000" and L.size_text(1536) == "1536" and L.size_text(3072) == "3K"
+
+
+def test_environment_precedence_and_pin():
+    spec = spec_of(env={"NCCL_IB_TC": "104", "NCCL_SOCKET_IFNAME": "=eth0"}, algo="Ring", gdr_level="SYS")
+    assert L.environment(spec) == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_GID_INDEX": "3",
+                                   "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "104",
+                                   "NCCL_NET_GDR_LEVEL": "SYS", "NCCL_SOCKET_IFNAME": "=eth0"}
+    # without a pin no NCCL_ALGO; the plan's values and the GDR default
+    env = L.environment(spec_of())
+    assert "NCCL_ALGO" not in env and env["NCCL_IB_TC"] == "106" and env["NCCL_NET_GDR_LEVEL"] == "PHB"
+
+
+def test_mpirun_argv_and_hostfile():
+    spec = spec_of(launcher="mpirun", nodes=None, hosts=["gpu1", "gpu2"], mpirun={"args": ["--tag-output"]})
+    env = L.environment(spec)
+    argv = L.mpirun_argv(spec, list(env), "/tmp/x.hostfile")
+    assert argv[:5] == ["mpirun", "-np", "16", "--hostfile", "/tmp/x.hostfile"]
+    assert argv[5:13] == ["--bind-to", "none", "--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
+    exported = [argv[i + 1] for i, a in enumerate(argv) if a == "-x"]
+    assert exported == sorted(env)
+    assert argv[argv.index("--tag-output") + 1] == "all_reduce_perf"
+    assert L.hostfile_text(spec) == "gpu1 slots=8\ngpu2 slots=8\n"
+    rendered = L.render(spec, "abc123", "/tmp/x.hostfile")
+    cmd = rendered["commands"][0]
+    assert cmd["argv"] == argv and cmd["env"] == env and cmd["hostfile_content"] == L.hostfile_text(spec)
+    assert "NCCL_IB_HCA==mlx5_0,mlx5_1 " in cmd["cmdline"] and "mpirun -np 16" in cmd["cmdline"]
+
+
+def test_srun_argv():
+    spec = spec_of(launcher="slurm", nodes=4, hosts=None,
+                   slurm={"partition": "gpu", "container_image": "nvcr.io#nvidia/pytorch:24.05-py3", "args": ["--label"]})
+    argv = L.srun_argv(spec, "nccl-all-reduce-abc123-1")
+    assert argv[:6] == ["srun", "--mpi=pmix", "--job-name=nccl-all-reduce-abc123-1", "--nodes=4",
+                        "--ntasks-per-node=8", "--gpus-per-node=8"]
+    assert "--partition=gpu" in argv and "--container-image=nvcr.io#nvidia/pytorch:24.05-py3" in argv
+    assert argv[argv.index("--label") + 1:] == L.test_argv(spec)
+
+
+# ------------------------------------------------------------------ manifests
+
+def test_mpijob_shape():
+    spec = spec_of(hosts=["gpu1", "gpu2"], nodes=None, algo="Ring")
+    job = L.mpijob_manifest(spec, "nccl-all-reduce-abc123-1")
+    assert job["apiVersion"] == "kubeflow.org/v2beta1" and job["kind"] == "MPIJob"
+    assert job["metadata"]["namespace"] == "nccl-benchmark"
+    assert job["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "lossless.fabric.nccl_benchmark",
+                                         "lossless.fabric/phase": "pre"}
+    js = job["spec"]
+    assert js["slotsPerWorker"] == 8 and js["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 0}
+    assert js["launcherCreationPolicy"] == "WaitForWorkersReady"
+    launcher, worker = js["mpiReplicaSpecs"]["Launcher"], js["mpiReplicaSpecs"]["Worker"]
+    assert launcher["replicas"] == 1 and worker["replicas"] == 2
+    for tmpl in (launcher["template"], worker["template"]):
+        assert tmpl["metadata"]["labels"] == {"lossless.fabric/phase": "pre"}
+        env = {e["name"]: e["value"] for e in tmpl["spec"]["containers"][0]["env"]}
+        assert env == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_HCA": "=mlx5_0,mlx5_1",
+                       "NCCL_IB_TC": "106", "NCCL_NET_GDR_LEVEL": "PHB"}
+    command = launcher["template"]["spec"]["containers"][0]["command"]
+    assert command[:3] == ["mpirun", "-np", "16"] and "--hostfile" not in command  # the operator provides the hostfile
+    assert command[-13:] == L.test_argv(spec)
+    assert all(isinstance(a, str) for a in command)
+    wc = worker["template"]["spec"]["containers"][0]
+    assert wc["resources"]["limits"] == wc["resources"]["requests"] == {"nvidia.com/gpu": "8", "rdma/rdma_shared_device_a": "1"}
+    assert wc["securityContext"] == {"privileged": False, "capabilities": {"add": ["IPC_LOCK"]}}
+    assert wc["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
+    assert worker["template"]["spec"]["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
+    terms = worker["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["gpu1", "gpu2"]
+    assert "resources" not in launcher["template"]["spec"]["containers"][0]  # the launcher holds no GPU
+
+
+def test_rdma_resource_options():
+    spec = spec_of(kubernetes=dict(BASE["kubernetes"], rdma_resource="rdma/hca_shared_devices_a", rdma_resource_count=2,
+                                   host_network=True, networks="rdma-net", node_selector={"rack": "r1"}))
+    worker = L.mpijob_manifest(spec, "n")["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
+    assert worker["spec"]["containers"][0]["resources"]["limits"]["rdma/hca_shared_devices_a"] == "2"
+    assert worker["spec"]["hostNetwork"] is True and worker["spec"]["dnsPolicy"] == "ClusterFirstWithHostNet"
+    assert worker["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/networks": "rdma-net"}
+    assert worker["spec"]["nodeSelector"] == {"rack": "r1"}
+    none = spec_of(kubernetes=dict(BASE["kubernetes"], rdma_resource_count=0))
+    limits = L.mpijob_manifest(none, "n")["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"]
+    assert limits["limits"] == {"nvidia.com/gpu": "8"}
+
+
+def test_builtin_kinds_pass_kubernetes_validate(kube_version):
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    spec = spec_of(hosts=["gpu1", "gpu2"], nodes=None, algo="Ring",
+                   kubernetes=dict(BASE["kubernetes"], networks="rdma-net", node_selector={"rack": "r1"},
+                                   service_account="nccl", worker_command=["/usr/sbin/sshd", "-De"],
+                                   image_pull_policy="IfNotPresent"))
+    rendered = L.render(spec, "abc123")
+    namespace = rendered["manifests"][0]
+    assert namespace["kind"] == "Namespace"
+    kubernetes_validate.validate(namespace, kube_version, strict=True)
+    for job in rendered["manifests"][1:]:
+        for role, rs in job["spec"]["mpiReplicaSpecs"].items():
+            # a pod template is a Pod's metadata and spec; the operator adds restartPolicy from the replica spec
+            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": dict(rs["template"].get("metadata") or {}, name=role.lower()),
+                   "spec": dict(rs["template"]["spec"], restartPolicy=rs["restartPolicy"])}
+            kubernetes_validate.validate(pod, kube_version, strict=True)
+
+
+def test_kubernetes_validate_catches_a_broken_template(kube_version):
+    """The check above can fail: a number where the schema wants a string is refused."""
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    from kubernetes_validate.utils import ValidationError
+
+    rs = L.mpijob_manifest(spec_of(), "n")["spec"]["mpiReplicaSpecs"]["Launcher"]
+    rs["template"]["spec"]["containers"][0]["command"][2] = 16
+    with pytest.raises(ValidationError):
+        kubernetes_validate.validate({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": rs["template"]["spec"]},
+                                     kube_version, strict=True)
+
+
+def test_mpijob_matches_the_crd_schema_and_operator_names():
+    for nodes in (1, 2, 64):
+        spec = spec_of(nodes=nodes, repeats=3)
+        for name in L.job_names(spec, "k3x9q2"):
+            job = L.mpijob_manifest(spec, name)
+            assert crds.validate(copy.deepcopy(job), crds.MPIJOB_SCHEMA) == []
+            pruned = copy.deepcopy(job)
+            assert crds.prune(pruned, crds.MPIJOB_SCHEMA) == [] and pruned == job  # no field the CRD would drop
+            host = "%s-worker-%d" % (name, nodes - 1)   # what the operator's validation checks
+            assert DNS1035.fullmatch(host) and len(host) <= 63
+    # the schema check itself can fail
+    broken = L.mpijob_manifest(spec_of(), "n")
+    broken["spec"]["slotsPerWorker"] = "8"
+    assert crds.validate(broken, crds.MPIJOB_SCHEMA) != []
+
+
+def test_job_names_unique_predictable_dns1035():
+    spec = spec_of(repeats=5)
+    names = L.job_names(spec, "k3x9q2")
+    assert names == ["nccl-all-reduce-k3x9q2-%d" % i for i in range(1, 6)]
+    assert len(set(names)) == 5 and all(DNS1035.fullmatch(n) for n in names)
+    assert L.default_prefix("alltoallv_perf_mpi") == "nccl-alltoallv"
+    assert spec_of(name_prefix="acceptance", repeats=1)["name_prefix"] == "acceptance"
+    with pytest.raises(ValueError, match="token"):
+        L.job_names(spec, "ABC")
+
+
+def test_check_mode_render_is_complete():
+    rendered = L.render(spec_of(repeats=2), "abc123")
+    assert rendered["names"] == ["nccl-all-reduce-abc123-1", "nccl-all-reduce-abc123-2"]
+    assert [m["kind"] for m in rendered["manifests"]] == ["Namespace", "MPIJob", "MPIJob"]
+    assert L.launcher_selector("x") == "training.kubeflow.org/job-name=x,training.kubeflow.org/job-role=launcher"
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"binary": "all_reduce"}, "binary: 'all_reduce' is not an nccl-tests binary"),
+    ({"binary": "all_reduce_perf;reboot"}, "binary: 'all_reduce_perf;reboot' contains ';'"),
+    ({"binary_dir": "/opt/x\n/bin"}, "binary_dir: '/opt/x\\n/bin' contains a newline"),
+    ({"min_bytes": "1T"}, "min_bytes: '1T' is not a size"),
+    ({"max_bytes": "1GB"}, "max_bytes: '1GB' is not a size"),
+    ({"min_bytes": "16G", "max_bytes": "8G"}, "min_bytes: '16G' is above max_bytes '8G'"),
+    ({"min_bytes": 0}, "min_bytes: 0 is not a size above 0"),
+    ({"step_factor": 1}, "step_factor: 1 is out of range"),
+    ({"iterations": 0}, "iterations: 0 is out of range"),
+    ({"gpus_per_node": 0}, "gpus_per_node: 0 is out of range"),
+    ({"nodes": None}, "nodes: required"),
+    ({"nodes": 3, "hosts": ["gpu1", "gpu2"]}, "nodes: 3 differs from the 2 host(s)"),
+    ({"hosts": ["gpu1", "gpu1"], "nodes": None}, "hosts: ['gpu1', 'gpu1'] lists a host twice"),
+    ({"hosts": ["gpu1 gpu2"], "nodes": None}, "hosts[0]: 'gpu1 gpu2' is not a host name"),
+    ({"launcher": "mpirun"}, "hosts: required with launcher mpirun"),
+    ({"algo": "Ring$(id)"}, "algo: 'Ring$(id)' contains '$'"),
+    ({"env": {"NCCL_X": "a\nb"}}, "env.NCCL_X: 'a\\nb' contains a newline"),
+    ({"env": {"BAD-NAME": "1"}}, "env: 'BAD-NAME' is not an environment variable name"),
+    ({"nccl_env": {"NCCL_IB_HCA": "mlx5_0; rm -rf /"}}, "nccl_env.NCCL_IB_HCA: 'mlx5_0; rm -rf /' contains ';'"),
+    ({"labels": {"lossless.fabric/phase": "pre post"}}, "labels.lossless.fabric/phase: 'pre post' is not a Kubernetes label value"),
+    ({"name_prefix": "Nccl"}, "name_prefix: 'Nccl' is not a DNS-1035 label"),
+    ({"name_prefix": "n" * 31}, "is longer than 30 characters"),
+    ({"repeats": 0}, "repeats: 0 is out of range"),
+    ({"gdr_level": "5"}, "gdr_level: '5' is not one of LOC, PIX, PXB, PHB, SYS"),
+    ({"kubernetes": {}}, "kubernetes.image: required with launcher kubernetes"),
+    ({"kubernetes": {"image": "x", "namespace": "Bench"}}, "kubernetes.namespace: 'Bench' is not a namespace name"),
+    ({"kubernetes": {"image": "x", "rdma_resource": "rdma_shared"}}, "kubernetes.rdma_resource: 'rdma_shared' is not an extended resource"),
+    ({"kubernetes": {"image": "x", "image_pull_policy": "Sometimes"}}, "kubernetes.image_pull_policy: 'Sometimes' is not one of"),
+    ({"kubernetes": {"image": "x", "networks": "net`id`"}}, "kubernetes.networks: 'net`id`' contains '`'"),
+    ({"mpirun": {"args": ["--mca", "btl", "tcp;id"]}}, "mpirun.args[2]: 'tcp;id' contains ';'"),
+    ({"mpirun": {"path": "mpirun && id"}}, "mpirun.path: 'mpirun && id' contains '&'"),
+    ({"launcher": "slurm", "slurm": {"container_image": "a#b#c"}}, "slurm.container_image: 'a#b#c' is not a container image"),
+    ({"launcher": "slurm", "slurm": {"partition": "gpu|id"}}, "slurm.partition: 'gpu|id' contains '|'"),
+    ({"launcher": "job"}, "launcher: 'job' is not one of kubernetes, mpirun, slurm"),
+])
+def test_bad_input_names_key_and_value(changes, expected):
+    errors = errors_of(**changes)
+    assert any(expected in e for e in errors), errors
+
+
+def test_every_error_at_once():
+    errors = errors_of(binary="x", min_bytes="1T", repeats=0, env={"A": "\n"})
+    assert len(errors) == 4

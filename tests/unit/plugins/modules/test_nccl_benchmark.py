@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""lossless.fabric.nccl_benchmark run through main(): MPIJobs against the k8sim emulator (log collected and parsed,
+timeout and failure cleaned up, keep, check mode, per-label replay) and mpirun/srun against the lab's strict shims."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import sys
+import time
+
+import pytest
+from ansible.module_utils.common import warnings as ansible_warnings
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+from ansible_collections.lossless.fabric.plugins.modules import nccl_benchmark
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+from k8sim.client import K8sSim  # noqa: E402
+from nccl import replay  # noqa: E402
+
+pytest.importorskip("kubernetes")
+
+PASSING = replay.resolve("passing")[0]
+FAILING = replay.resolve("failing")[0]
+SHIM_BIN = ROOT / "tests" / "lab" / "nccl" / "bin"
+RES = "rdma_shared_device_a"
+NIC = [{"name": "mlx5_0", "netdev": "eth2"}, {"name": "mlx5_1", "netdev": "eth3"}]
+DELAYS = {"pod_start": 2.0, "rdma_register": 5.0, "operator_sync": 0.5, "run_seconds": 20.0}
+PLAN_ENV = {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106"}
+RDMA_CM = {"metadata": {"name": "rdma-devices", "namespace": "kube-system"},
+           "data": {"config.json": json.dumps({"configList": [
+               {"resourceName": RES, "rdmaHcaMax": 63, "selectors": {"vendors": ["15b3"]}}]})}}
+RDMA_DS = {
+    "metadata": {"name": "rdma-shared-dp-ds", "namespace": "kube-system"},
+    "spec": {"selector": {"matchLabels": {"name": "rdma-shared-dp-ds"}},
+             "template": {"metadata": {"labels": {"name": "rdma-shared-dp-ds"}},
+                          "spec": {"hostNetwork": True, "containers": [{
+                              "name": "k8s-rdma-shared-dp-ds", "image": "ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3",
+                              "securityContext": {"privileged": True},
+                              "volumeMounts": [{"name": "config", "mountPath": "/k8s-rdma-shared-dev-plugin"}]}],
+                              "volumes": [{"name": "config", "configMap": {"name": "rdma-devices",
+                                                                           "items": [{"key": "config.json", "path": "config.json"}]}}]}}}}
+
+
+def wait_for(pred, timeout: float = 20.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.05)
+    pytest.fail("timed out waiting for %s" % what)
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    """One emulated 2-node cluster with the RDMA shared device plugin, for every Kubernetes test here.
+    Each test leaves it as it found it (and checks that the module did)."""
+    from kubernetes import client as k8s
+    from kubernetes import config as k8s_config
+
+    nodes = [{"name": "gpu1", "gpus": 8, "nics": NIC}, {"name": "gpu2", "gpus": 8, "nics": NIC}]
+    with K8sSim({"time_scale": 0.01, "delays": DELAYS, "nodes": nodes, "namespaces": ["lab"], "replay": PASSING},
+                str(tmp_path_factory.mktemp("k8sim"))) as server:
+        api = k8s_config.new_client_from_config(config_file=server.kubeconfig)
+        core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
+        core.create_namespaced_config_map("kube-system", RDMA_CM)
+        apps.create_namespaced_daemon_set("kube-system", RDMA_DS)
+        wait_for(lambda: all(n.status.allocatable.get("rdma/" + RES) == "63" for n in core.list_node().items),
+                 what="RDMA resource on both nodes")
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _capture(monkeypatch, capsys):
+    """Keep the JSON main() prints and hand it back on the SystemExit."""
+
+    def fake_exit(code=0):
+        err = SystemExit(code)
+        err.result = json.loads(capsys.readouterr().out)
+        raise err
+
+    monkeypatch.setattr(sys, "exit", fake_exit)
+    monkeypatch.setattr(ansible_warnings, "_global_warnings", {})
+    monkeypatch.setattr(ansible_warnings, "_global_deprecations", {})
+
+
+def run(args, check=False):
+    """main() with ``args``; returns (failed, result)."""
+    if check:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exc:
+            nccl_benchmark.main()
+    return exc.value.code != 0, exc.value.result
+
+
+def k8s_args(sim, **extra):
+    args = {"launcher": "kubernetes", "nodes": 2, "gpus_per_node": 8, "nccl_env": PLAN_ENV, "poll_interval": 0.05,
+            "timeout": 30, "kubernetes": {"kubeconfig": sim.kubeconfig, "image": "ghcr.io/coreweave/nccl-tests:2.21.5",
+                                          "rdma_resource": "rdma/" + RES, "cleanup_timeout": 20}}
+    args.update(extra)
+    return args
+
+
+def leftovers(sim, namespace="nccl-benchmark"):
+    objs = sim.objects()
+    return {
+        "mpijobs": [o["metadata"]["name"] for o in objs.get("kubeflow.org/mpijobs", []) if o["metadata"]["namespace"] == namespace],
+        "pods": [o["metadata"]["name"] for o in objs.get("pods", []) if o["metadata"]["namespace"] == namespace],
+        "namespace": any(o["metadata"]["name"] == namespace for o in objs.get("namespaces", [])),
+    }
+
+
+CLEAN = {"mpijobs": [], "pods": [], "namespace": False}
+
+
+# ------------------------------------------------------------------ kubernetes
+
+def test_mpijobs_run_logs_collected_and_parsed_then_cleaned_up(sim):
+    failed, result = run(k8s_args(sim, repeats=2, labels={"lossless.fabric/phase": "pre"}, algo="Ring"))
+    assert not failed, result.get("msg")
+    assert result["changed"] is True and result["namespace_created"] is True
+    with open(PASSING, encoding="utf-8") as handle:
+        expected = handle.read()
+    assert [launch["status"] for launch in result["launches"]] == ["succeeded", "succeeded"]
+    assert [launch["rc"] for launch in result["launches"]] == [0, 0]
+    names = [launch["name"] for launch in result["launches"]]
+    assert names == result["names"] and len(set(names)) == 2
+    assert all(n.startswith("nccl-all-reduce-") and n.endswith("-%d" % (i + 1)) for i, n in enumerate(names))
+    assert result["logs"] == [expected, expected]
+    parsed = _nccl.parse(result["logs"][0])
+    assert parsed["complete"] and parsed["largest_size_bytes"] == 4 << 30 and parsed["oop_busbw_at_largest_size"] == 188.53
+    # what was created is what was rendered: labels, env, the pinned algorithm
+    job = result["manifests"][1]
+    assert job["metadata"]["labels"]["lossless.fabric/phase"] == "pre"
+    assert {"name": "NCCL_ALGO", "value": "Ring"} in job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"]
+    assert leftovers(sim) == CLEAN
+
+
+def test_timeout_fails_and_cleans_up(sim):
+    sim.next_mpijob("hang")
+    failed, result = run(k8s_args(sim, timeout=1))
+    assert failed
+    launch = result["launches"][0]
+    assert launch["status"] == "timeout" and launch["rc"] is None
+    msg = result["msg"]
+    assert msg.startswith("MPIJob %s timed out: " % launch["name"])
+    assert "no Succeeded or Failed condition within 1s" in msg and "Running=True" in msg
+    # the hung launcher printed part of the table: the message shows its last lines
+    assert "last lines of the launcher log:" in msg and launch["log"] and launch["log"] in open(PASSING, encoding="utf-8").read()
+    assert not _nccl.parse(launch["log"])["complete"]
+    assert leftovers(sim) == CLEAN
+
+
+def test_failed_job_fails_with_reason_and_log_tail(sim):
+    sim.next_mpijob("fail")
+    failed, result = run(k8s_args(sim, repeats=3))
+    assert failed
+    assert len(result["launches"]) == 1  # the task fails: no more repeats after a failure
+    launch = result["launches"][0]
+    assert launch["status"] == "failed" and launch["rc"] == 1
+    msg = result["msg"]
+    assert "MPIJob %s failed: condition Failed reason BackoffLimitExceeded/: Job has reached the specified backoff limit" % launch["name"] in msg
+    assert "Primary job  terminated normally, but 1 process returned" in msg
+    assert leftovers(sim) == CLEAN
+
+
+def test_fail_on_error_false_returns_the_failure_and_continues(sim, monkeypatch):
+    warned = []
+    # where a warning ends up depends on what else the test process imported; the module's call is what counts
+    monkeypatch.setattr(nccl_benchmark.AnsibleModule, "warn", lambda self, text, **kw: warned.append(text))
+    sim.next_mpijob("fail")
+    failed, result = run(k8s_args(sim, repeats=2, fail_on_error=False))
+    assert not failed
+    assert [launch["status"] for launch in result["launches"]] == ["failed", "succeeded"]
+    assert "BackoffLimitExceeded" in result["launches"][0]["message"]
+    assert warned == ["MPIJob %s failed: %s" % (result["launches"][0]["name"], result["launches"][0]["message"])]
+    assert leftovers(sim) == CLEAN
+
+
+def test_keep_leaves_job_and_namespace(sim):
+    from kubernetes import client as k8s
+    from kubernetes import config as k8s_config
+
+    failed, result = run(k8s_args(sim, keep=True))
+    assert not failed, result.get("msg")
+    name = result["launches"][0]["name"]
+    left = leftovers(sim)
+    assert left["mpijobs"] == [name] and left["namespace"] is True
+    api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
+    k8s.CoreV1Api(api).delete_namespace("nccl-benchmark")
+    wait_for(lambda: leftovers(sim) == CLEAN, what="the kept namespace to go")
+
+
+def test_existing_namespace_is_not_deleted(sim):
+    failed, result = run(k8s_args(sim, kubernetes=dict(k8s_args(sim)["kubernetes"], namespace="lab")))
+    assert not failed, result.get("msg")
+    assert result["namespace_created"] is False
+    assert leftovers(sim, "lab") == {"mpijobs": [], "pods": [], "namespace": True}
+
+
+def test_check_mode_renders_and_creates_nothing(sim):
+    before = sim.objects()
+    failed, result = run(k8s_args(sim, repeats=2), check=True)
+    assert not failed
+    assert result["changed"] is False and result["launches"] == [] and result["logs"] == []
+    assert [m["kind"] for m in result["manifests"]] == ["Namespace", "MPIJob", "MPIJob"]
+    assert sim.objects() == before
+
+
+def test_per_label_replay_picks_the_post_log(sim):
+    sim.set_replay(FAILING, selector={"lossless.fabric/phase": "post"})
+    try:
+        for phase, path in (("pre", PASSING), ("post", FAILING)):
+            failed, result = run(k8s_args(sim, labels={"lossless.fabric/phase": phase}))
+            assert not failed, result.get("msg")
+            with open(path, encoding="utf-8") as handle:
+                assert result["logs"] == [handle.read()]
+        assert _nccl.parse(result["logs"][0])["oop_busbw_at_largest_size"] == 22.92
+    finally:
+        sim.set_replay(PASSING, selector={"lossless.fabric/phase": "post"})
+
+
+def test_bad_input_fails_before_contact(sim):
+    before = sim.objects()
+    failed, result = run(k8s_args(sim, binary="all_reduce_perf;reboot", labels={"lossless.fabric/phase": "a b"}))
+    assert failed
+    assert result["errors"] == ["binary: 'all_reduce_perf;reboot' contains ';', which could start a second command or a comment",
+                                "labels.lossless.fabric/phase: 'a b' is not a Kubernetes label value (63 characters of [A-Za-z0-9_.-])"]
+    assert sim.objects() == before
+
+
+def test_unreachable_kubeconfig_fails_clearly(tmp_path):
+    failed, result = run({"nodes": 2, "kubernetes": {"kubeconfig": str(tmp_path / "missing"), "image": "x"}})
+    assert failed and result["msg"].startswith("kubernetes.kubeconfig %s: " % (tmp_path / "missing"))
+
+
+# ------------------------------------------------------------------ mpirun / srun through the lab shims
+
+@pytest.fixture
+def shim_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", "%s:%s" % (SHIM_BIN, os.environ["PATH"]))
+    monkeypatch.setenv("LAB_NCCL_RECORD", str(tmp_path / "record.jsonl"))
+    for var in ("LAB_NCCL_REPLAY", "LAB_NCCL_CONFIG", "LAB_NCCL_OUTCOME"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path
+
+
+def records(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "record.jsonl").read_text().splitlines()]
+
+
+def mpirun_args(tmp_path, **extra):
+    args = {"launcher": "mpirun", "hosts": ["gpu1", "gpu2"], "nccl_env": PLAN_ENV, "algo": "Ring", "timeout": 30,
+            "mpirun": {"hostfile_dir": str(tmp_path), "args": ["--tag-output"]}}
+    args.update(extra)
+    return args
+
+
+def test_mpirun_through_the_shim(shim_env, monkeypatch):
+    monkeypatch.setenv("LAB_NCCL_REPLAY", "failing")
+    failed, result = run(mpirun_args(shim_env, repeats=2))
+    assert not failed, result.get("msg")
+    assert [launch["status"] for launch in result["launches"]] == ["succeeded", "succeeded"]
+    parsed = _nccl.parse(result["logs"][0])   # --tag-output prefixes: the parser strips them
+    assert result["logs"][0].startswith("[1,0]<stdout>:") and parsed["oop_busbw_at_largest_size"] == 22.92
+    rec = records(shim_env)
+    assert len(rec) == 2 and rec[0]["np"] == 16 and rec[0]["hosts"] == {"gpu1": 8, "gpu2": 8}
+    assert rec[0]["env"] == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106",
+                             "NCCL_NET_GDR_LEVEL": "PHB"}
+    assert rec[0]["bind_to"] == "none" and ["pml", "ob1"] in rec[0]["mca"]
+    assert rec[0]["replay"] == FAILING
+    assert not list(shim_env.glob("*.hostfile"))  # removed after the run (keep is false)
+    assert result["commands"][0]["argv"][:3] == ["mpirun", "-np", "16"]
+
+
+def test_mpirun_rejected_argument_fails_with_the_tools_words(shim_env):
+    failed, result = run(mpirun_args(shim_env, mpirun={"hostfile_dir": str(shim_env), "args": ["--bogus"]}))
+    assert failed
+    assert result["launches"][0]["status"] == "failed" and result["launches"][0]["rc"] == 1
+    assert 'mpirun: Error: unknown option "--bogus"' in result["msg"] and "launch %s failed: mpirun exited with rc 1" % (
+        result["launches"][0]["name"]) in result["msg"]
+
+
+def test_mpirun_hang_times_out(shim_env, monkeypatch):
+    monkeypatch.setenv("LAB_NCCL_OUTCOME", "hang")
+    failed, result = run(mpirun_args(shim_env, timeout=1))
+    assert failed
+    launch = result["launches"][0]
+    assert launch["status"] == "timeout" and launch["rc"] is None
+    assert "did not finish within 1s" in result["msg"] and not _nccl.parse(launch["log"])["complete"]
+
+
+def test_mpirun_check_mode_runs_nothing(shim_env):
+    failed, result = run(mpirun_args(shim_env), check=True)
+    assert not failed and result["changed"] is False and result["launches"] == []
+    assert result["commands"][0]["hostfile_content"] == "gpu1 slots=8\ngpu2 slots=8\n"
+    assert not (shim_env / "record.jsonl").exists() and not list(shim_env.glob("*.hostfile"))
+
+
+def test_srun_through_the_shim(shim_env):
+    failed, result = run({"launcher": "slurm", "nodes": 2, "hosts": ["gpu1", "gpu2"], "nccl_env": PLAN_ENV,
+                          "slurm": {"partition": "gpu", "args": ["--label"]}})
+    assert not failed, result.get("msg")
+    assert result["logs"][0].startswith("0: ")
+    parsed = _nccl.parse(result["logs"][0])
+    assert parsed["complete"] and parsed["oop_busbw_at_largest_size"] == 188.53
+    rec = records(shim_env)[0]
+    assert rec["ranks"] == 16 and rec["nodelist"] == ["gpu1", "gpu2"] and rec["env"]["NCCL_IB_TC"] == "106"
+
+
+def test_srun_unknown_option_is_rejected(shim_env):
+    failed, result = run({"launcher": "slurm", "nodes": 2, "slurm": {"args": ["--gpu-bind=closest"]}})
+    assert failed and "srun: unrecognized option '--gpu-bind=closest'" in result["msg"]
+
+
+def test_unschedulable_workers_time_out_with_the_schedulers_words(sim):
+    kube = dict(k8s_args(sim)["kubernetes"], rdma_resource="rdma/hca_missing")
+    failed, result = run(k8s_args(sim, timeout=1, kubernetes=kube))
+    assert failed and result["launches"][0]["status"] == "timeout"
+    assert "is Pending: 0/2 nodes are available: 2 Insufficient rdma/hca_missing" in result["msg"]
+    assert leftovers(sim) == CLEAN
