@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/infiniband.yml against a private copy of inventories/lab-ib: a real
+OpenSM on an ibsim fabric in its own network namespace (tests/lab/ibsim), started
+and stopped here by the lab launcher with a tmp run dir."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+LAB_IB = os.path.join(ROOT, "inventories", "lab-ib")
+LAUNCHER = os.path.join(ROOT, "tests", "lab", "launcher.py")
+VERIFY_ONLY = ["--tags", "fabric_plan_preflight,infiniband_verify"]
+
+pytestmark = pytest.mark.skipif(shutil.which("ibsim") is None or shutil.which("opensm") is None,
+                                reason="needs ibsim-utils and opensm (apt-get install ibsim-utils opensm infiniband-diags)")
+
+
+def _env():
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    return env
+
+
+class IbLab:
+    """A copy of inventories/lab-ib with its fabric up (launcher up/down, tmp run dir)."""
+
+    def __init__(self, tmp_path):
+        self.inventory = str(tmp_path / "lab-ib")
+        shutil.copytree(LAB_IB, self.inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+        self.run_dir = str(tmp_path / "run")
+        self.report_dir = str(tmp_path / "report")
+        self.vars = {}
+
+    def launcher(self, action):
+        out = subprocess.run([sys.executable, LAUNCHER, action, "-i", self.inventory, "--run-dir", self.run_dir,
+                              "--report-dir", self.report_dir], cwd=ROOT, env=_env(), capture_output=True, text=True,
+                             check=False, timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out
+
+    def up(self):
+        self.launcher("up")
+        with open(os.path.join(self.inventory, "lab_run.generated.yml"), encoding="utf-8") as handle:
+            generated = yaml.safe_load(handle)
+        self.vars = generated["all"]["vars"] if "vars" in generated.get("all", {}) else generated["all"]
+        return self
+
+    def playbook(self, *args):
+        return subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, "playbooks/infiniband.yml", *args],
+                              cwd=ROOT, env=_env(), capture_output=True, text=True, check=False, timeout=600)
+
+    def tool(self, name, *args):
+        """A lab wrapper (diag tool, ibsim-console, opensm-reload) of this fabric."""
+        out = subprocess.run([os.path.join(self.vars["lab_ib_diag_bin"], name), *args], capture_output=True, text=True,
+                             check=False, timeout=60)
+        assert out.returncode == 0, "%s %s: %s" % (name, args, out.stdout + out.stderr)
+        return out.stdout
+
+    def console(self, command):
+        self.tool("ibsim-console", command)
+
+    def intent(self):
+        with open(self._intent_path(), encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+
+    def write_intent(self, data):
+        with open(self._intent_path(), "w", encoding="utf-8") as handle:
+            yaml.safe_dump(data, handle, sort_keys=False)
+
+    def _intent_path(self):
+        return os.path.join(self.inventory, "group_vars", "all", "lossless_fabric.yml")
+
+    def read(self, key):
+        with open(self.vars[key], encoding="utf-8") as handle:
+            return handle.read()
+
+
+@pytest.fixture
+def ib_lab(tmp_path):
+    lab = IbLab(tmp_path)
+    lab.up()
+    yield lab
+    lab.launcher("down")
+
+
+def _lid(lab, port_guid):
+    text = lab.tool("ibnetdiscover")
+    match = re.search(r"\(%s\)\s+\"[^\"]+\"\[\d+\]\s+# lid (\d+)" % port_guid[2:].lstrip("0"), text)
+    assert match, "no CA port %s in:\n%s" % (port_guid, text)
+    return match.group(1)
+
+
+def _task_result(out, name):
+    """The first result line ("changed: [ufm1]", "skipping: ...") after the task header containing ``name``."""
+    lines = out.stdout.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("TASK [") and name in line:
+            return next(x for x in lines[index + 1:] if x.strip() and not x.startswith("TASK ["))
+    raise AssertionError("no task %r in:\n%s" % (name, out.stdout[-6000:]))
+
+
+def _fails_with(out, *needles):
+    assert out.returncode != 0, out.stdout
+    for needle in needles:
+        assert needle in out.stdout, "%r not in:\n%s" % (needle, out.stdout[-6000:])
+
+
+GPU1_0, GPU1_1, GPU2_0, GPU2_1 = "0x0c42a10300010001", "0x0c42a10300010101", "0x0c42a10300020001", "0x0c42a10300020101"
+
+
+def test_opensm_configures_verifies_and_catches_drift(ib_lab):
+    # 1. From the lab's defaults to the intent; verify passes; the second run changes nothing.
+    first = ib_lab.playbook()
+    assert first.returncode == 0, first.stdout[-6000:] + first.stderr
+    assert recap(first)["ufm1"]["changed"] >= 3
+    assert "sm_priority 14" in ib_lab.read("lab_opensm_conf_file")
+    # routing_engine (unset in the lab's default opensm.conf) is read at start only: a restart, not a SIGHUP.
+    assert _task_result(first, "Configure - restart OpenSM").startswith("changed: [ufm1]")
+    assert _task_result(first, "Configure - reload OpenSM").startswith("skipping: [ufm1]")
+    second = ib_lab.playbook()
+    assert second.returncode == 0, second.stdout[-6000:]
+    assert recap(second)["ufm1"]["changed"] == 0, second.stdout
+    pkeys = ib_lab.tool("smpquery", "-G", "pkeys", GPU2_1, "1")
+    assert "0x8001" in pkeys and "0x0002" in pkeys     # gpu full, storage limited
+
+    # 2. A changed QoS level and a changed partition reach the fabric, and verify passes.
+    data = ib_lab.intent()
+    ib = data["lossless_fabric"]["infiniband"]
+    ib["qos"]["levels"][1]["sl"] = 5
+    ib["partitions"][0]["sl"] = 5
+    ib["partitions"][1]["members"] = [m for m in ib["partitions"][1]["members"] if m != GPU2_1]
+    ib_lab.write_intent(data)
+    policy = ib_lab.read("lab_opensm_qos_policy_file")
+    check = ib_lab.playbook("--check", "--diff")                   # a real dry run: the diff, nothing written
+    assert check.returncode == 0, check.stdout[-6000:]
+    assert "+        sl: 5" in check.stdout and recap(check)["ufm1"]["changed"] >= 1
+    assert ib_lab.read("lab_opensm_qos_policy_file") == policy
+    changed = ib_lab.playbook("--diff")
+    assert changed.returncode == 0, changed.stdout[-6000:]
+    assert "+        sl: 5" in changed.stdout
+    assert _task_result(changed, "Configure - reload OpenSM").startswith("changed: [ufm1]")     # runtime keys: SIGHUP
+    assert _task_result(changed, "Configure - restart OpenSM").startswith("skipping: [ufm1]")
+    path = ib_lab.tool("saquery", "-p", "--pkey", "0x8001", "--src-to-dst", "%s:%s" % (_lid(ib_lab, GPU1_0), _lid(ib_lab, GPU2_0)))
+    assert re.search(r"sl\.+0x5\b", path), path
+    assert "0x0002" not in ib_lab.tool("smpquery", "-G", "pkeys", GPU2_1, "1")
+    assert recap(ib_lab.playbook())["ufm1"]["changed"] == 0
+
+    # 3. partitions.conf edited behind our back + SIGHUP: verify names the partition and the port.
+    text = ib_lab.read("lab_opensm_partitions_file").replace("%s=full, " % GPU2_0, "")
+    with open(ib_lab.vars["lab_opensm_partitions_file"], "w", encoding="utf-8") as handle:
+        handle.write(text)
+    ib_lab.tool("opensm-reload")
+    drift = ib_lab.playbook(*VERIFY_ONLY)
+    _fails_with(drift, "partition gpu (pkey 0x8001): member \\\"gpu2 mlx5_0\\\" (%s) does not hold it (expected full)" % GPU2_0)
+    assert recap(ib_lab.playbook())["ufm1"]["changed"] >= 1       # the role puts the file back
+    assert ib_lab.playbook(*VERIFY_ONLY).returncode == 0
+
+    # 4. An error counter raised through the ibsim console fails verify.
+    ib_lab.console('PerformanceSet "gpu1-mlx5_0"[1] PortCounters.SymbolErrorCounter=7')
+    counters = ib_lab.playbook(*VERIFY_ONLY)
+    _fails_with(counters, 'counters: ca \\"gpu1 mlx5_0\\" port 1 SymbolErrorCounter = 7, above the threshold 0')
+    ib_lab.console('PerformanceSet "gpu1-mlx5_0"[1] PortCounters.SymbolErrorCounter=0')
+
+    # 5. A host missing from the topology fails verify (its HCA unplugged).
+    ib_lab.console('Unlink "gpu3-mlx5_1"[1]')
+    missing = ib_lab.playbook(*VERIFY_ONLY)
+    _fails_with(missing, "topology: gpu3 mlx5_1 (port GUID 0x0c42a10300030101) is not in the fabric", "topology: 8 cas found, 9 expected")
+    ib_lab.console('ReLink "gpu3-mlx5_1"[1]')
+
+
+def test_bad_input_fails_before_any_file_is_written(ib_lab):
+    files = ("lab_opensm_conf_file", "lab_opensm_partitions_file", "lab_opensm_qos_policy_file")
+    before = {key: ib_lab.read(key) for key in files}
+    data = ib_lab.intent()
+    ib = data["lossless_fabric"]["infiniband"]
+    # A member GUID that is not a port of the fabric: found by the role's preflight, which read the fabric.
+    ib["partitions"][1]["members"].append("0x0c42a103000fffff")
+    ib_lab.write_intent(data)
+    out = ib_lab.playbook()
+    _fails_with(out, "partitions.conf line 4: member 0x0c42a103000fffff is not a port in the fabric")
+    assert {key: ib_lab.read(key) for key in files} == before
+
+    # Intent errors: all reported at once by fabric_plan, before the role runs.
+    ib["partitions"][1]["members"].pop()
+    ib["partitions"][0]["pkey"] = "0x8000"
+    ib["partitions"].append(dict(ib["partitions"][1], name="storage2"))
+    ib["sm"]["routing_engine"] = ["ar_updn"]
+    ib["qos"]["sl2vl"]["ca"] = [0, 1, 2]
+    ib_lab.write_intent(data)
+    out = ib_lab.playbook()
+    _fails_with(out, "partitions[0].pkey: '0x8000' is not a P_Key", "partitions[2].pkey: 2 duplicates partitions[1] pkey 2",
+                "'ar_updn' is not an OpenSM 3.3.23 routing engine", "an SL2VL map of the wrong length (3 entries")
+    assert "Configure - install" not in out.stdout
+    assert {key: ib_lab.read(key) for key in files} == before
