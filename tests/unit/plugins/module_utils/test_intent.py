@@ -545,7 +545,11 @@ def test_ib_compute_partition_defaults_to_first():
     ]
     plan = _intent.build_plan(intent, devices)
     assert plan["intent"]["infiniband"]["compute_partition"] == "p1"
-    assert plan["nccl_env"]["NCCL_IB_SL"] == "5"
+    # QoS is on: the policy matches p1's pkey to the default level, whose SL the SA answers with
+    assert plan["nccl_env"]["NCCL_IB_SL"] == "0"
+    assert any("partitions[0].sl: 5 differs from qos_level 'default' sl 0" in w for w in plan["warnings"])
+    intent["infiniband"]["qos"] = {"enabled": False}
+    assert _intent.build_plan(intent, devices)["nccl_env"]["NCCL_IB_SL"] == "5"
 
 
 def test_ib_no_partitions_no_sl():

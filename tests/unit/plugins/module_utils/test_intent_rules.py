@@ -929,6 +929,13 @@ WARNING_CASES = [
         ib_base,
         {"infiniband.partitions": [{"name": "gpu", "pkey": 1, "sl": 4, "qos_level": "rdma", "members": ["ALL"]}]},
         None,
+        "lossless_fabric.infiniband.partitions[0].sl: 4 differs from qos_level 'rdma' sl 3: with qos enabled PathRecords and NCCL_IB_SL use 3",
+    ),
+    (
+        "partition-sl-vs-level-qos-off",
+        ib_base,
+        {"infiniband.partitions": [{"name": "gpu", "pkey": 1, "sl": 4, "qos_level": "rdma", "members": ["ALL"]}], "infiniband.qos.enabled": False},
+        None,
         "lossless_fabric.infiniband.partitions[0].sl: 4 differs from qos_level 'rdma' sl 3: PathRecords and NCCL_IB_SL use 4",
     ),
     ("no-subnet-manager", ib_base, None, {"sm1": None}, "devices: no device of kind subnet_manager: no OpenSM configuration will be planned"),
