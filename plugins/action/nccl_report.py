@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Controller side of lossless.fabric.nccl_report: thin glue over _report (the report files live on the controller)."""
+
+from __future__ import annotations
+
+import tempfile
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl, _report
+
+ARGUMENT_SPEC = {
+    "report_dir": {"type": "path", "required": True},
+    "name": {"type": "str", "required": True},
+    "results": {"type": "list", "elements": "raw", "required": True},
+    "baseline": {"type": "list", "elements": "raw"},
+    "baseline_label": {"type": "str", "default": "baseline"},
+    "compare": {"type": "dict"},
+    "phase": {"type": "str"},
+    "title": {"type": "str"},
+    "generated_at": {"type": "str"},
+    **_nccl.GATE_ARG_SPEC,
+}
+
+
+def _errors(args) -> list:
+    """Input errors, each naming the option and the value, found before anything is written."""
+    errors = []
+    if not _report.NAME_RE.match(args["name"]):
+        errors.append("name: %r is not a report name (letters, digits, '.', '_' and '-', starting with a letter or digit, "
+                      "at most 100 characters)" % args["name"])
+    if not args["report_dir"].strip():
+        errors.append("report_dir: empty")
+    for key in ("phase", "title", "generated_at", "baseline_label"):
+        value = args.get(key)
+        if value is not None and any(c in value for c in "\r\n"):
+            errors.append("%s: %r holds a line break (it becomes one line of the report)" % (key, value))
+    if args["compare"] is not None and not isinstance(args["compare"].get("sizes", []), list):
+        errors.append("compare: not an nccl_compare result (sizes is not a list)")
+    return errors
+
+
+class ActionModule(ActionBase):
+    """Write <report_dir>/<name>.json, .md and .png from nccl_result results; only files whose content changed."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        result = super().run(tmp, task_vars)
+        result["changed"] = False
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        errors = _errors(args)
+        settings, gate_errors = _nccl.gate_settings(args)
+        errors.extend(gate_errors)
+        results, baseline = [], []
+        for key, out in (("results", results), ("baseline", baseline)):
+            for i, item in enumerate(args[key] or []):
+                try:
+                    out.append(_report.slim_result(item, "%s[%d]" % (key, i)))
+                except ValueError as exc:
+                    errors.append(str(exc))
+        if errors:
+            result.update(failed=True, errors=errors, msg="\n".join(errors))
+            return result
+
+        report = _report.benchmark_report(
+            results, args["name"], settings if settings["active"] else None, baseline, args["compare"], args["title"],
+            args["phase"], args["baseline_label"], args["generated_at"])
+        try:
+            with tempfile.TemporaryDirectory(prefix="nccl_report.") as workdir:
+                files = _report.render_files(report, workdir)
+            synced = _report.sync_files(args["report_dir"], files, check_mode=bool(self._task.check_mode))
+        except OSError as exc:
+            result.update(failed=True, msg="report_dir: cannot write the report to %s: %s" % (args["report_dir"], exc.strerror or exc))
+            return result
+        base = "%s/%s" % (args["report_dir"].rstrip("/"), args["name"])
+        result.update(
+            changed=synced["changed"],
+            verdict=report["verdict"],
+            unmet=report["unmet"],
+            report=report,
+            results=results,
+            files={"json": base + ".json", "markdown": base + ".md", "png": base + ".png"},
+            written=synced["written"],
+        )
+        if self._task.diff and synced["diff"]:
+            result["diff"] = synced["diff"]
+        return result
