@@ -956,7 +956,11 @@ def _ib_cross_checks(ctx: _Ctx, ib: dict, path: str) -> None:
                 ctx.warn(
                     f"{path}.partitions[{index}].sl",
                     f"{part['sl']!r} differs from qos_level {part['qos_level'] or 'default'!r} sl {level_sl}: "
-                    + (f"with qos enabled PathRecords and NCCL_IB_SL use {level_sl}" if ib["qos"]["enabled"] else f"PathRecords and NCCL_IB_SL use {part['sl']}"),
+                    + (
+                        f"with qos enabled PathRecords and NCCL_IB_SL use {level_sl}"
+                        if ib["qos"]["enabled"]
+                        else f"PathRecords and NCCL_IB_SL use {part['sl']}"
+                    ),
                 )
     sl = _compute_sl(ib)
     if sl is None or not _ok(sl):
@@ -1317,11 +1321,13 @@ def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
 def _k8s_multi_nic(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_MNC_KEYS)
     version = ctx.text(src.get("version", K8S_DEFAULTS["mnc_version"]), f"{path}.version", _K8S_VERSION_RE, "a release version (like v1.3.1)")
+    if _ok(version) and not version.startswith("v"):
+        version = "v" + version  # release tags and image tags both carry the v
     # The controller creates its daemon's Config (multi-nicd) with the daemon image of its own release
     # (vars.DefaultDaemonImage), so pinning the controller pins the daemon too.
     image = src.get("controller_image")
     if image is None and _ok(version):
-        image = f"{K8S_DEFAULTS['mnc_repository']}/multi-nic-cni-controller:{version if version.startswith('v') else 'v' + version}"
+        image = f"{K8S_DEFAULTS['mnc_repository']}/multi-nic-cni-controller:{version}"
     return {
         "namespace": _k8s_text(ctx, src, "namespace", path, K8S_DEFAULTS["mnc_namespace"], _DNS_LABEL_RE, _K8S_NS_RULE),
         "version": version,

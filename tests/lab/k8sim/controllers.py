@@ -13,6 +13,7 @@ import logging
 import re
 from typing import Any
 
+from .operators import Operators
 from .store import ApiError, Store, now_rfc3339
 
 log = logging.getLogger("k8sim.controllers")
@@ -106,6 +107,7 @@ class Cluster:
         self.plugin_errors: dict[str, str] = {}              # "ns/ds" -> why the plugin pods crash
         self.pod_times: dict[str, float] = {}                # pod uid -> scheduled at
         self.jobs: dict[str, dict] = {}                      # MPIJob uid -> runner state
+        self.operators = Operators(self)                     # Multi-NIC CNI, Network Operator (operators.py)
 
     # ------------------------------------------------------------- helpers
     def scaled(self, seconds: float) -> float:
@@ -142,6 +144,7 @@ class Cluster:
 
     # ------------------------------------------------------------- reconcile
     def reconcile(self, now: float) -> None:
+        self.operators.reconcile(now)
         self.reconcile_daemonsets(now)
         self.reconcile_mpijobs(now)
         self.reconcile_pods(now)

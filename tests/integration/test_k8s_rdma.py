@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/kubernetes.yml (roles fabric_plan + k8s_rdma) against the lab's Kubernetes API emulator:
+deploy, idempotence, check mode, a wait that times out naming the node, state absent that removes
+only our objects, the Network Operator path, and invalid intents that fail before any API call."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+from k8sim.client import K8sSim  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+BIN = pathlib.Path(sys.executable).parent
+LAB = ROOT / "inventories" / "lab"
+RES = "rdma/rdma_shared_device_a"
+NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2"}, {"name": "mlx5_1", "netdev": "eth3"}]} for n in ("gpu1", "gpu2")]
+WAIT = ["-e", "k8s_rdma_wait_timeout=30", "-e", "k8s_rdma_wait_sleep=1"]
+OUR_LABELS = {"app.kubernetes.io/managed-by": "lossless.fabric", "lossless.fabric/role": "k8s_rdma"}
+
+pytestmark = pytest.mark.skipif(not (ROOT / ".deps" / "collections" / "ansible_collections" / "kubernetes" / "core").exists(),
+                                reason="needs kubernetes.core in .deps")
+
+
+def _env(tmp_path):
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), HOME=str(tmp_path))
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    return env
+
+
+@pytest.fixture
+def inventory(tmp_path):
+    """A copy of the lab inventory (a lab the user has up stays undisturbed)."""
+    inv = tmp_path / "lab"
+    shutil.copytree(LAB, inv, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+    return inv
+
+
+@pytest.fixture
+def sim(tmp_path):
+    with K8sSim({"time_scale": 0.02, "nodes": NODES}, str(tmp_path / "sim")) as running:
+        yield running
+
+
+def playbook(tmp_path, inventory, sim, *args):
+    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/kubernetes.yml", "-e", "lab_kubeconfig=%s" % sim.kubeconfig, *WAIT, *args]
+    return subprocess.run(argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+
+
+def changed(out) -> int:
+    return recap(out)["localhost"]["changed"]
+
+
+def names(objects, key):
+    return sorted("%s/%s" % (o["metadata"].get("namespace") or "", o["metadata"]["name"]) for o in objects.get(key, []))
+
+
+def ours(objects):
+    return sorted("%s %s" % (key, o["metadata"]["name"]) for key, objs in objects.items() for o in objs
+                  if all((o["metadata"].get("labels") or {}).get(k) == v for k, v in OUR_LABELS.items()))
+
+
+def call(sim, method, path, body=None):
+    """One request to the emulated API server, as another user of the cluster."""
+    ctype = "application/merge-patch+json" if method == "PATCH" else "application/json"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(sim.url + path, data=data, method=method, headers={"Content-Type": ctype})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def post(sim, path, body):
+    return call(sim, "POST", path, body)
+
+
+def intent_file(tmp_path, mutate, **extra):
+    data = yaml.safe_load((LAB / "group_vars" / "all" / "lossless_fabric.yml").read_text())
+    mutate(data["lossless_fabric"]["kubernetes"])
+    data.update(extra)
+    path = tmp_path / "intent.yml"
+    path.write_text(yaml.safe_dump(data))
+    return "@%s" % path
+
+
+def test_check_deploy_idempotent(tmp_path, inventory, sim):
+    before = sim.objects()
+    checked = playbook(tmp_path, inventory, sim, "--check", "--diff")
+    assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+    assert changed(checked) > 0
+    # a dry run on an empty cluster: the namespaces it would create are named, nothing is created
+    assert '"would create: ConfigMap lossless-fabric/rdma-devices, DaemonSet lossless-fabric/rdma-shared-dp-ds, ' in checked.stdout
+    assert "Deployment multi-nic-cni-operator/multi-nic-cni-operator-controller-manager" in checked.stdout
+    assert sim.objects() == before
+
+    first = playbook(tmp_path, inventory, sim)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    assert changed(first) > 0
+    objects = sim.objects()
+    assert {n["metadata"]["name"]: n["status"]["allocatable"].get(RES) for n in objects["nodes"]} == {"gpu1": "63", "gpu2": "63"}
+    (net,) = objects["multinic.fms.io/multinicnetworks"]
+    assert net["metadata"]["name"] == "multinic-rdma" and net["status"]["configStatus"] == "Success"
+    assert names(objects, "apps/daemonsets") == ["lossless-fabric/rdma-shared-dp-ds"]
+    assert names(objects, "apps/deployments") == ["multi-nic-cni-operator/multi-nic-cni-operator-controller-manager"]
+    assert len(objects["apiextensions.k8s.io/customresourcedefinitions"]) == 6
+    assert objects["apps/deployments"][0]["spec"]["template"]["spec"]["containers"][0]["image"] == \
+        "ghcr.io/foundation-model-stack/multi-nic-cni-controller:v1.3.1"
+    # the controller made one net-attach-def per namespace for the network (owned by it)
+    assert "default/multinic-rdma" in names(objects, "k8s.cni.cncf.io/network-attachment-definitions")
+
+    again = playbook(tmp_path, inventory, sim)
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert changed(again) == 0, again.stdout
+    rv = sim.state()["resource_version"]
+    dry = playbook(tmp_path, inventory, sim, "--check", "--diff")
+    assert dry.returncode == 0 and changed(dry) == 0, dry.stdout
+    assert sim.state()["resource_version"] == rv
+
+
+def test_a_changed_intent_shows_in_check_diff_then_applies(tmp_path, inventory, sim):
+    assert playbook(tmp_path, inventory, sim).returncode == 0
+    bigger = intent_file(tmp_path, lambda k: k["device_plugin"]["resources"][0].update(rdma_hca_max=16))
+    dry = playbook(tmp_path, inventory, sim, "--check", "--diff", "-e", bigger)
+    assert dry.returncode == 0 and changed(dry) == 1, dry.stdout
+    lines = dry.stdout.splitlines()
+    assert any(line.startswith("-") and '\\"rdmaHcaMax\\": 63,' in line for line in lines), dry.stdout
+    assert any(line.startswith("+") and '\\"rdmaHcaMax\\": 16,' in line for line in lines), dry.stdout
+    applied = playbook(tmp_path, inventory, sim, "-e", bigger)
+    assert applied.returncode == 0, applied.stdout[-4000:]
+    nodes = {n["metadata"]["name"]: n["status"]["allocatable"].get(RES) for n in sim.objects()["nodes"]}
+    assert nodes == {"gpu1": "16", "gpu2": "16"}
+
+
+def test_wait_timeout_names_the_broken_node(tmp_path, inventory):
+    # through the lab launcher: lab_k8sim_rdma_broken on one host
+    with open(inventory / "host_vars" / "gpu2.yml", "a", encoding="utf-8") as handle:
+        handle.write("lab_k8sim_rdma_broken: true\n")
+    (inventory / "group_vars" / "all" / "zz_test.yml").write_text("lab_k8sim_time_scale: 0.02\n")
+    launcher = [sys.executable, str(ROOT / "tests" / "lab" / "launcher.py"), "run", "-i", str(inventory),
+                "--run-dir", str(tmp_path / "run"), "--report-dir", str(tmp_path / "report"), "--"]
+    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/kubernetes.yml", "-e", "k8s_rdma_wait_timeout=4", "-e", "k8s_rdma_wait_sleep=1"]
+    out = subprocess.run(launcher + argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode != 0, out.stdout[-4000:]
+    failure = [line for line in out.stdout.splitlines() if line.startswith("fatal:") and "after 4 s" in line]
+    assert len(failure) == 1, out.stdout[-6000:]
+    assert "1 of 2 nodes selected by feature.node.kubernetes.io/pci-15b3.present=true do not advertise allocatable > 0" in failure[0]
+    assert "gpu2 (rdma/rdma_shared_device_a; plugin pod rdma-shared-dp-ds-" in failure[0] and "CrashLoopBackOff" in failure[0]
+    assert "gpu1" not in failure[0]
+    pids = tmp_path / "run" / "pids"
+    assert not pids.is_dir() or not list(pids.iterdir())
+
+
+def test_absent_removes_only_ours(tmp_path, inventory, sim):
+    assert playbook(tmp_path, inventory, sim).returncode == 0
+    # somebody else's objects: in our namespace, with one of our labels only, and a network of their own
+    post(sim, "/api/v1/namespaces/lossless-fabric/configmaps", {"metadata": {"name": "someone-elses"}, "data": {"a": "b"}})
+    post(sim, "/api/v1/namespaces/kube-system/configmaps",
+         {"metadata": {"name": "rdma-devices", "labels": {"app.kubernetes.io/managed-by": "lossless.fabric"}}, "data": {"x": "y"}})
+    post(sim, "/apis/apps/v1/namespaces/kube-system/daemonsets", {
+        "metadata": {"name": "rdma-shared-dp-ds"},
+        "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": {"metadata": {"labels": {"app": "x"}},
+                 "spec": {"containers": [{"name": "x", "image": "registry.example/x:1"}]}}}})
+    post(sim, "/apis/multinic.fms.io/v1/multinicnetworks", {
+        "metadata": {"name": "theirs"}, "spec": {"ipam": '{"type":"whereabouts","range":"10.9.0.0/16"}',
+                                                 "plugin": {"cniVersion": "0.3.1", "type": "ipvlan"}}})
+    before = sim.objects()
+    foreign = {k: [o for o in v if o["metadata"]["name"] in ("someone-elses", "theirs") or o["metadata"].get("namespace") == "kube-system"]
+               for k, v in before.items() if k in ("configmaps", "apps/daemonsets", "multinic.fms.io/multinicnetworks")}
+    assert len(ours(before)) > 20
+
+    dry = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent", "--check")
+    assert dry.returncode == 0 and changed(dry) > 0, dry.stdout[-4000:]
+    assert ours(sim.objects()) == ours(before)
+
+    gone = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent")
+    assert gone.returncode == 0, gone.stdout[-4000:]
+    after = sim.objects()
+    kept_crds = sorted(o["metadata"]["name"] for o in after["apiextensions.k8s.io/customresourcedefinitions"])
+    # the CRDs stay while 'theirs' needs them, and our namespace while it holds 'someone-elses'
+    assert ours(after) == sorted(["apiextensions.k8s.io/customresourcedefinitions %s" % n for n in kept_crds] + ["namespaces lossless-fabric"])
+    assert "Kept the Multi-NIC CNI CRDs: MultiNicNetworks that this role did not create still use them: theirs" in gone.stdout
+    assert "Kept namespace lossless-fabric: it holds objects this role did not create: ConfigMap someone-elses" in gone.stdout
+    for key, objs in foreign.items():
+        for obj in objs:
+            assert obj["metadata"]["uid"] in {o["metadata"]["uid"] for o in after[key]}, (key, obj["metadata"]["name"])
+    assert "/multi-nic-cni-operator" not in names(after, "namespaces") and "/lossless-fabric" in names(after, "namespaces")
+    nodes = {n["metadata"]["name"]: n["status"]["allocatable"].get(RES) for n in after["nodes"]}
+    assert nodes == {"gpu1": "0", "gpu2": "0"}  # plugin gone: the kubelet drops the resource to 0
+
+    # once theirs are gone too, a second absent removes the rest; a third finds nothing to do
+    # their network had the Multi-NIC controller's finalizer; with the controller gone it stays Terminating
+    # (and keeps the CRDs) until its owner removes the finalizer, as on a real cluster
+    call(sim, "DELETE", "/apis/multinic.fms.io/v1/multinicnetworks/theirs")
+    assert playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent").returncode == 0
+    assert len(sim.objects()["apiextensions.k8s.io/customresourcedefinitions"]) == 6
+    call(sim, "PATCH", "/apis/multinic.fms.io/v1/multinicnetworks/theirs", {"metadata": {"finalizers": None}})
+    call(sim, "DELETE", "/api/v1/namespaces/lossless-fabric/configmaps/someone-elses")
+    second = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent")
+    assert second.returncode == 0, second.stdout[-4000:]
+    assert ours(sim.objects()) == []
+    third = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent")
+    assert third.returncode == 0 and changed(third) == 0, third.stdout[-4000:]
+
+
+def test_network_operator_path(tmp_path, inventory, sim):
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")),
+                        k8s_rdma_network_operator_install=False)
+    first = playbook(tmp_path, inventory, sim, "-e", netop)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    objects = sim.objects()
+    (ncp,) = objects["mellanox.com/nicclusterpolicies"]
+    assert ncp["status"]["state"] == "ready"
+    assert ncp["spec"]["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.4.1"
+    # the operator (emulated) deployed the plugin in its namespace from the policy
+    assert names(objects, "apps/daemonsets") == ["nvidia-network-operator/rdma-shared-dp-ds"]
+    assert {n["metadata"]["name"]: n["status"]["allocatable"].get(RES) for n in objects["nodes"]} == {"gpu1": "63", "gpu2": "63"}
+    again = playbook(tmp_path, inventory, sim, "-e", netop)
+    assert again.returncode == 0 and changed(again) == 0, again.stdout[-4000:]
+    gone = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_state=absent")
+    assert gone.returncode == 0, gone.stdout[-4000:]
+    after = sim.objects()
+    assert ours(after) == [] and "apps/daemonsets" not in after and "mellanox.com/nicclusterpolicies" not in after
+
+
+def test_network_wait_names_the_network_status(tmp_path, inventory, sim):
+    # plugin mellanox needs the Network Operator's sriovDevicePlugin: the controller reports Failed
+    mellanox = intent_file(tmp_path, lambda k: k["multi_nic_cni"].update(network={"name": "multinic-rdma", "plugin": "mellanox"}))
+    out = playbook(tmp_path, inventory, sim, "-e", mellanox, "-e", "k8s_rdma_wait_timeout=3")
+    assert out.returncode != 0
+    assert "NicClusterPolicy sriovDevicePlugin" in out.stderr  # the intent's warning, before anything is applied
+    failure = [line for line in out.stdout.splitlines() if line.startswith("fatal:") and "is not ready after 3 s" in line]
+    assert len(failure) == 1, out.stdout[-4000:]
+    assert 'MultiNicNetwork multinic-rdma is not ready after 3 s: configStatus \\"Failed\\", message ' \
+           '\\"Failed to create multinic-rdma: failed to get resource annotation from sriov plugin config\\"' in failure[0], failure[0]
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda k: k["device_plugin"]["resources"][0].update(name="rdma-shared-device-a"),
+         "lossless_fabric.kubernetes.device_plugin.resources[0].name: 'rdma-shared-device-a' is not a resource name"),
+        (lambda k: k["device_plugin"]["resources"][0].pop("selectors"),
+         "lossless_fabric.kubernetes.device_plugin.resources[0].selectors: required (a resource needs at least one selector"),
+        (lambda k: k.update(cni="multinic"), "lossless_fabric.kubernetes.cni: 'multinic' is not a CNI choice (did you mean 'multi_nic_cni'?)"),
+    ],
+    ids=["resource-name", "no-selector", "unknown-cni"],
+)
+def test_invalid_intent_fails_before_any_api_call(tmp_path, inventory, sim, mutate, expected):
+    before, rv = sim.objects(), sim.state()["resource_version"]
+    out = playbook(tmp_path, inventory, sim, "-e", intent_file(tmp_path, mutate))
+    assert out.returncode != 0
+    assert expected in out.stdout, out.stdout[-4000:]
+    assert "Preflight - the cluster answers" not in out.stdout
+    assert sim.objects() == before and sim.state()["resource_version"] == rv
+
+
+def test_no_kubernetes_section_is_refused_before_any_api_call(tmp_path, inventory, sim):
+    data = yaml.safe_load((LAB / "group_vars" / "all" / "lossless_fabric.yml").read_text())
+    del data["lossless_fabric"]["kubernetes"]
+    (tmp_path / "nok8s.yml").write_text(yaml.safe_dump(data))
+    rv = sim.state()["resource_version"]
+    out = playbook(tmp_path, inventory, sim, "-e", "@%s" % (tmp_path / "nok8s.yml"))
+    assert out.returncode != 0
+    assert "k8s_rdma: lossless_fabric.kubernetes is not set: add a kubernetes section to the intent" in out.stdout, out.stdout[-3000:]
+    assert sim.state()["resource_version"] == rv
+
+
+def test_verify_alone_with_tags(tmp_path, inventory, sim):
+    assert playbook(tmp_path, inventory, sim).returncode == 0
+    tags = "fabric_plan_preflight,k8s_rdma_preflight,k8s_rdma_verify"
+    out = playbook(tmp_path, inventory, sim, "--tags", tags)
+    assert out.returncode == 0 and changed(out) == 0, out.stdout[-3000:]
+    assert "Verify - wait until the plugin registered on every selected node" in out.stdout
+    assert "Configure - apply the manifests" not in out.stdout
