@@ -51,7 +51,9 @@ def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_pat
     out = _run([*launcher, "--", *site])
     assert out.returncode == 0, out.stdout + out.stderr
     counts = recap(out)
-    assert all(counts[h]["changed"] >= 1 and counts[h]["failed"] == 0 for h in ("spine1", "leaf1", "leaf2")), out.stdout
+    assert all(counts[h]["changed"] >= 1 and counts[h]["failed"] == 0 for h in ("spine1", "leaf1", "leaf2", "gpu1", "gpu2")), out.stdout
+    # the last play: the benchmark ran against the lab's cluster and its gate passed
+    assert "NCCL gate pass" in out.stdout, out.stdout
     assert "lab: report folder:" in out.stdout
     report = out.stdout.split("lab: report folder: ", 1)[1].splitlines()[0].strip()
     with open(os.path.join(report, "plan.json"), encoding="utf-8") as handle:
@@ -59,19 +61,36 @@ def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_pat
     assert sorted(plan["devices"]) == ["gpu1", "gpu2", "leaf1", "leaf2", "spine1"]
     assert plan["nccl_env"]["NCCL_IB_TC"] == "106"
     assert os.path.exists(os.path.join(report, "plan.md"))
+    with open(os.path.join(report, "benchmark.json"), encoding="utf-8") as handle:
+        assert json.load(handle)["verdict"] == "pass"
+    assert os.path.exists(os.path.join(report, "benchmark.png"))
     # down ran: no generated inventory left, no process left
     assert not os.path.exists(os.path.join(inventory, "lab_run.generated.yml"))
     pids = os.path.join(lab_run_dir, "pids")
     assert not os.path.isdir(pids) or not os.listdir(pids)
 
-    # The switches kept their saved config across the restart: nothing to change.
+    # The switches, hosts and cluster kept their state across the restart: nothing to change. A benchmark
+    # is a new measurement each time: its launch and its report are the only changes.
     again = _run([*launcher, "--", *site])
     assert again.returncode == 0, again.stdout + again.stderr
-    assert all(c["changed"] == 0 for c in recap(again).values()), again.stdout
+    assert all(c["changed"] == 0 for h, c in recap(again).items() if h != "localhost"), again.stdout
+    assert [t for t in changed_tasks(again) if not t.startswith("lossless.fabric.nccl_gate : ")] == [], again.stdout
 
     checked = _run([*launcher, "--", *site, "--check", "--diff"])
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert all(c["changed"] == 0 for c in recap(checked).values()), checked.stdout
+    assert all(c["changed"] == 0 for h, c in recap(checked).items() if h != "localhost"), checked.stdout
+    assert [t for t in changed_tasks(checked) if not t.startswith("lossless.fabric.nccl_gate : ")] == [], checked.stdout
+
+
+def changed_tasks(out):
+    """The names of the tasks that reported changed on some host."""
+    found, task = [], None
+    for line in out.stdout.splitlines():
+        if line.startswith("TASK ["):
+            task = line[len("TASK ["):].split("]", 1)[0]
+        elif line.startswith("changed: ") and task not in found:
+            found.append(task)
+    return found
 
 
 @pytest.mark.parametrize(
