@@ -17,6 +17,11 @@ tests/lab/nccl/README.md: the launcher log of every MPIJob, and of those
 labelled ``lossless.fabric/phase: post``), ``lab_k8sim_replay`` (a log path,
 used when ``lab_nccl_replay`` is not set), per host
 ``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``.
+
+The cluster keeps its API objects between lab runs, as a real one does:
+``before_stop`` saves every object to ``<run_dir>/k8sim.objects.json``, and
+the next ``start`` passes that file as the config key ``restore`` (see
+restore.py for what is kept). ``make clean`` removes ``.run`` and so forgets them.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import sys
 import urllib.request
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+SNAPSHOT = "k8sim.objects.json"
 sys.path.insert(0, os.path.dirname(PKG_DIR))
 
 from nccl import replay as nccl_replay  # noqa: E402  # pylint: disable=wrong-import-position
@@ -67,6 +73,9 @@ class Kubernetes:
         # ReplayError (a RuntimeError) names the variable and the value; the launcher reports it before anything starts
         config.update(nccl_replay.k8sim_config(self._first(ctx, "lab_nccl_replay", None),
                                                self._first(ctx, "lab_nccl_replay_post", None)))
+        snapshot = os.path.join(ctx.run_dir, SNAPSHOT)
+        if os.path.exists(snapshot):  # the objects of the previous lab run (k8sim ignores them when the nodes differ)
+            config["restore"] = snapshot
         return config
 
     def start(self, ctx) -> dict:  # type: ignore[no-untyped-def]
@@ -82,7 +91,7 @@ class Kubernetes:
                         "lab_k8sim_url": state["url"]}}
 
     def before_stop(self, run_dir: str) -> None:
-        """Keep a snapshot of every object for the post-mortem (k8sim.objects.json)."""
+        """Keep a snapshot of every object (k8sim.objects.json): for the post-mortem, and the next run starts with it."""
         state_path = os.path.join(run_dir, "k8sim.state.json")
         if not os.path.exists(state_path):
             return
@@ -90,5 +99,8 @@ class Kubernetes:
             state = json.load(handle)
         with urllib.request.urlopen(state["control"] + "/objects", timeout=10) as resp:
             data = resp.read()
-        with open(os.path.join(run_dir, "k8sim.objects.json"), "wb") as handle:
+        json.loads(data)  # a cut-off answer must not replace the last good snapshot (ValueError: the launcher says so)
+        path = os.path.join(run_dir, SNAPSHOT)
+        with open(path + ".tmp", "wb") as handle:
             handle.write(data)
+        os.replace(path + ".tmp", path)

@@ -26,6 +26,7 @@ if __package__ in (None, ""):  # run as a script: make the package importable
 import kmock  # noqa: E402
 
 from .emulator import K8sEmulator  # noqa: E402
+from .restore import RestoreError  # noqa: E402
 from .sim import Simulator  # noqa: E402
 
 log = logging.getLogger("k8sim")
@@ -99,7 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         config = json.load(handle)
     if args.time_scale is not None:
         config["time_scale"] = args.time_scale
-    return asyncio.run(serve(config, os.path.dirname(os.path.abspath(args.config)), args.state_file, args.kubeconfig))
+    try:
+        return asyncio.run(serve(config, os.path.dirname(os.path.abspath(args.config)), args.state_file, args.kubeconfig))
+    except RestoreError as exc:  # the saved objects of an earlier run cannot be used: say which file and why
+        print("k8sim: %s (remove the file, or make clean, to start empty)" % exc, file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

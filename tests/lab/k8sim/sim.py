@@ -10,8 +10,9 @@ import logging
 import os
 from typing import Any
 
+from . import restore
 from .controllers import Cluster
-from .store import ApiError, Store
+from .store import ApiError, Store, now_rfc3339
 
 log = logging.getLogger("k8sim")
 
@@ -56,18 +57,71 @@ class Simulator:
         self._kick = asyncio.Event()
         self.stop_requested = asyncio.Event()
         self.cluster: Cluster | None = None
+        self.restored: dict | None = None  # what the "restore" snapshot gave (GET /state)
+        self._snapshot: dict | None = None
+        if config.get("restore"):
+            # read now: a bad file stops the start with a message naming the key and the file
+            self._snapshot = restore.load(restore.resolve(str(config["restore"]), base_dir))
 
     # ---------------------------------------------------------------- bootstrap
     def bootstrap(self) -> None:
         """Called once the emulator registered the resources."""
         self.cluster = Cluster(self)
+        saved_nodes = self._restore() if self._snapshot is not None else {}
         ns_res = self.store.resource("", "v1", "namespaces")
         for ns in list(SYSTEM_NAMESPACES) + list(self.config.get("namespaces") or []):
+            if self.store.find(ns_res, None, ns) is not None:
+                continue  # restored
             self.store.create(ns_res, None, {"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}},
                                              "spec": {"finalizers": ["kubernetes"]}}, {}, internal=True)
             self.store.put_internal(ns_res, dict(self.store.find(ns_res, None, ns), status={"phase": "Active"}))
+        node_res = self.store.resource("", "v1", "nodes")
         for i, (name, spec) in enumerate(sorted(self.nodes.items())):
-            self.store.create(self.store.resource("", "v1", "nodes"), None, self._node(i, name, spec), {}, internal=True)
+            node = self._node(i, name, spec)
+            saved = saved_nodes.get(name)
+            if saved is None:
+                self.store.create(node_res, None, node, {}, internal=True)
+                continue
+            # the kubelet registers again: same Node object (uid, what was set through the API), fresh status
+            meta = saved["metadata"]
+            node["metadata"].update(uid=meta["uid"], creationTimestamp=meta.get("creationTimestamp") or now_rfc3339(),
+                                    labels=dict(meta.get("labels") or {}, **node["metadata"]["labels"]),
+                                    annotations=dict(meta.get("annotations") or {}, **node["metadata"]["annotations"]))
+            node["spec"] = copy.deepcopy(saved.get("spec") or node["spec"])
+            self.store.load(node_res, node, changed=True)
+
+    def _restore(self) -> dict[str, dict]:
+        """Load the saved objects restore.py keeps; the saved nodes by name (empty when the snapshot is not used)."""
+        assert self._snapshot is not None
+        snapshot, self._snapshot = self._snapshot, None
+        path = restore.resolve(str(self.config["restore"]), self.base_dir)
+        why = restore.node_mismatch(snapshot, list(self.nodes))
+        if why:
+            log.warning("restore %s: not used, another cluster (%s)", path, why)
+            self.restored = {"path": path, "used": False, "reason": why}
+            return {}
+        kept, dropped = restore.keep(snapshot)
+        for (group, plural), obj in kept:
+            try:
+                res = self.store.by_group_plural(group, plural)
+            except KeyError:
+                raise restore.RestoreError("restore %r: resource %s/%s is not served" % (path, group, plural)) from None
+            if res.namespaced != bool(obj["metadata"].get("namespace")):
+                raise restore.RestoreError("restore %r: %s %s: metadata.namespace %r, but %s is %s"
+                                           % (path, res.gr, obj["metadata"]["name"], obj["metadata"].get("namespace"),
+                                              res.gr, "namespaced" if res.namespaced else "cluster-scoped"))
+            try:
+                self.store.load(res, obj)
+            except ValueError as exc:
+                raise restore.RestoreError("restore %r: %s" % (path, exc)) from None
+            if "foregroundDeletion" in (obj["metadata"].get("finalizers") or []) and obj["metadata"].get("deletionTimestamp"):
+                # the foreground deletion was under way: the garbage collector resumes it
+                self.store.pending.append(lambda r=res, o=obj: self.store._foreground(r, o))  # pylint: disable=protected-access
+        self.store.restored(restore.max_resource_version(snapshot))
+        self.restored = {"path": path, "used": True, "objects": len(kept), "dropped": dropped,
+                         "resource_version": self.store.rv}
+        log.warning("restore %s: %d objects (dropped %s)", path, len(kept), dropped or "none")
+        return {o["metadata"]["name"]: o for o in snapshot.get(restore.NODES, [])}
 
     def _node(self, index: int, name: str, spec: dict) -> dict:
         gpus = int(spec.get("gpus", 0))
@@ -188,6 +242,7 @@ class Simulator:
             "delays": self.delays,
             "kubernetes_version": self.store.kube_version,
             "resource_version": self.store.rv,
+            "restored": self.restored,
             "nodes": {name: {"rdma_broken": bool(spec.get("rdma_broken")), "gpus": int(spec.get("gpus", 0))}
                       for name, spec in sorted(self.nodes.items())},
             "replay": self.replay_default.get("path") or ("<text>" if self.replay_default else None),

@@ -310,6 +310,10 @@ class Store:
         self.rng = random.Random(seed)
         self.pending: list[Callable[[], None]] = []  # deferred GC work, run by the emulator
         self._validator = None
+        self.seed = seed
+        # Watches cannot resume from before this resourceVersion (the restored snapshot has no event history).
+        self.compacted_rv = 0
+        self._restored_uids: set[str] = set()
 
     # -- resources -------------------------------------------------------
     def add_resource(self, res: Res) -> None:
@@ -320,6 +324,13 @@ class Store:
         if res is None:
             raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         return res
+
+    def by_group_plural(self, group: str, plural: str) -> Res:
+        """The one served version of a group-resource (objects are keyed by group and plural)."""
+        for res in self.resources.values():
+            if (res.group, res.plural) == (group, plural):
+                return res
+        raise KeyError("%s/%s" % (group, plural) if group else plural)
 
     def by_kind(self, api_version: str, kind: str) -> Res:
         group, _sep, version = api_version.rpartition("/")
@@ -334,7 +345,34 @@ class Store:
         return str(self.rv)
 
     def new_uid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        while True:
+            uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+            if uid not in self._restored_uids:
+                return uid
+
+    # -- restore (restore.py chooses the objects) ------------------------------
+    def load(self, res: Res, obj: dict, changed: bool = False) -> None:
+        """Put a saved object back as it was: uid, resourceVersion, generation, status and all;
+        changed: it differs from the saved one (a new resourceVersion and a MODIFIED event)."""
+        meta = obj["metadata"]
+        key = self._key(res, meta.get("namespace"), meta["name"])
+        if key in self.objects:
+            raise ValueError("restore: %s %s is saved twice" % (res.gr, meta["name"]))
+        obj = dict(copy.deepcopy(obj), apiVersion=res.api_version, kind=res.kind)
+        self._restored_uids.add(meta["uid"])
+        if changed:
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+        self.rv = max(self.rv, int(obj["metadata"]["resourceVersion"]))
+        self.objects[key] = obj
+        if changed:
+            self._emit("MODIFIED", res, obj)
+
+    def restored(self, max_rv: int) -> None:
+        """After load(): the counter continues above every saved resourceVersion, watches from before get 410,
+        and the seeded uids and name suffixes differ from the run that saved the snapshot (same seed, new sequence)."""
+        self.rv = max(self.rv, max_rv)
+        self.compacted_rv = self.rv
+        self.rng = random.Random("%d/%d" % (self.seed, self.rv))
 
     def random_suffix(self, n: int = 5) -> str:
         alphabet = "bcdfghjklmnpqrstvwxz2456789"  # the apiserver's generateName alphabet
@@ -872,7 +910,7 @@ class Store:
 
     def events_since(self, rv: int, res: Res) -> list[tuple[int, str, dict]] | None:
         """Events after rv for res, or None when rv is older than the kept log (410 Gone)."""
-        if self.events and rv < self.events[0][0] - 1 and rv < self.rv:
+        if self.events and rv < self.events[0][0] - 1 and rv < self.rv or rv < self.compacted_rv:
             return None
         return [(erv, etype, obj) for erv, gr, etype, obj in self.events
                 if erv > rv and gr == (res.group, res.plural)]
