@@ -406,6 +406,7 @@ namespace_created:
 """
 
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
+import copy  # noqa: E402
 import os  # noqa: E402
 import secrets  # noqa: E402
 import string  # noqa: E402
@@ -538,7 +539,8 @@ def _finish(result: dict) -> None:
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    # AnsibleModule fills suboption defaults into a dict default in place: keep the module-level spec pristine
+    module = AnsibleModule(argument_spec=copy.deepcopy(ARGUMENT_SPEC), supports_check_mode=True)
     spec, errors = _nccl_launch.validate(module.params)
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
