@@ -1167,6 +1167,7 @@ def _k8s_selectors(ctx: _Ctx, raw: Any, path: str) -> Any:
     src = _k8s_mapping(ctx, raw, path, _K8S_SELECTOR_KEYS)
     if not isinstance(raw, dict):
         return _BAD
+
     def pci(value: Any, item: str) -> Any:
         if _is_int(value):  # YAML reads 1021 as a number
             ctx.error(item, f"{value!r} is not a PCI ID (quote it: '{value}')")

@@ -288,8 +288,9 @@ def _size_table(results, baseline, targets, compare):
             row['baseline'] = _stats(pre.get(size, []))
         ent = by_size.get(size)
         if ent:
-            row['compare'] = {k: ent.get(k) for k in ('verdict', 'ratio', 'hl_ratio', 'ci_low', 'ci_high', 'ci_level', 'p_value',
-                                                        'change_percent', 'threshold_percent', 'noise_percent', 'reason')}
+            keys = ('verdict', 'ratio', 'hl_ratio', 'ci_low', 'ci_high', 'ci_level', 'p_value',
+                    'change_percent', 'threshold_percent', 'noise_percent', 'reason')
+            row['compare'] = {k: ent.get(k) for k in keys}
         table.append(row)
     return table
 
@@ -384,10 +385,10 @@ def _md_launches(launches):
     rows = []
     for ent in launches:
         gdr = ent['gdr_active']
+        at_size = ' @ %s' % _nccl.human_size(ent['largest_size_bytes']) if ent['largest_size_bytes'] is not None else ''
         rows.append([_cell(ent['name']), _cell(ent['status']), _cell(ent['collective']), _cell(ent['ranks']), _cell(ent['nodes']),
                      _cell(ent['transport']), _cell(gdr if isinstance(gdr, bool) else 'unknown'),
-                     _cell(ent['oop_busbw_at_largest_size'], '%.2f') + (' @ %s' % _nccl.human_size(ent['largest_size_bytes'])
-                                                                     if ent['largest_size_bytes'] is not None else ''),
+                     _cell(ent['oop_busbw_at_largest_size'], '%.2f') + at_size,
                      _cell(ent['avg_bus_bandwidth']), _cell(len(ent['errors'])), _cell(ent['gate']['verdict'].upper())])
     return _table(['launch', 'status', 'collective', 'ranks', 'nodes', 'transport', 'GDR', 'busbw at largest size (GB/s)',
                    'avg bus bandwidth', 'errors', 'gate'], rows)

@@ -71,8 +71,8 @@ def _report_play(report_dir, name="bench", min_busbw=40.0):
                 "report_dir": report_dir, "name": name, "results": "{{ nccl.results }}",
                 "targets": [{"min_size": "1G", "min_busbw": min_busbw}], "require_transport": ["EFA"], "require_gdr": True},
              "register": "rep"},
-            {"name": "show", "ansible.builtin.debug": {"msg": "RESULT {{ {'verdict': rep.verdict, 'unmet': rep.unmet, "
-                                                               "'written': rep.written, 'files': rep.files} | to_json }}"}},
+            {"name": "show", "ansible.builtin.debug": {
+                "msg": "RESULT {{ {'verdict': rep.verdict, 'unmet': rep.unmet, 'written': rep.written, 'files': rep.files} | to_json }}"}},
         ],
     }]
 

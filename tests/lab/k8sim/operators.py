@@ -211,7 +211,7 @@ class Operators:
         owner = self._owner(ncp, "mellanox.com/v1alpha1")
         labels = {"app": "rdma-shared-dp", "nvidia.network-operator.state": "state-RDMA-device-plugin"}
         self._ensure("cm", {"metadata": {"name": "rdma-devices", "namespace": ns, "ownerReferences": owner, "labels": labels},
-                                               "data": {"config.json": rdma.get("config") or ""}})
+                            "data": {"config.json": rdma.get("config") or ""}})
         pod_spec = {
             "hostNetwork": True, "priorityClassName": "system-node-critical",
             "containers": [{"name": "rdma-shared-dp", "image": "%s/%s:%s" % (rdma["repository"], rdma["image"], rdma["version"]),

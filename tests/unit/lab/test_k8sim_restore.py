@@ -239,8 +239,8 @@ def test_foreground_deletion_under_way_is_resumed(tmp_path):
     held = obj("held", "u-cm", 7, namespace=NS, finalizers=["foregroundDeletion"], deletionTimestamp="2026-01-01T00:00:00Z")
     snapshot = {"nodes": [obj("gpu1", "u-n1", 2), obj("gpu2", "u-n2", 3)], "namespaces": [obj(NS, "u-ns", 4)],
                 "configmaps": [held, dict(obj("kept", "u-keep", 5, namespace=NS), data={"a": "b"})],
-                "secrets": [obj("dependent", "u-sec", 6, namespace=NS, ownerReferences=[{"apiVersion": "v1", "kind": "ConfigMap",
-                                                                                       "name": "held", "uid": "u-cm"}])]}
+                "secrets": [obj("dependent", "u-sec", 6, namespace=NS,
+                                ownerReferences=[{"apiVersion": "v1", "kind": "ConfigMap", "name": "held", "uid": "u-cm"}])]}
     path = tmp_path / "snapshot.json"
     path.write_text(json.dumps(snapshot))
     with K8sSim(dict(CONFIG, restore="snapshot.json"), str(tmp_path)) as sim:  # relative to the config file

@@ -244,6 +244,6 @@ def test_docs_table_names_every_key_and_only_real_ones():
 def test_docs_example_validates():
     _keys, example = _doc_section()
     intent = yaml.safe_load(example)["lossless_fabric"]
-    devices = {"gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "ens1f0np0", "speed": "400G"},
-                                                  {"name": "mlx5_1", "netdev": "ens2f0np0", "speed": "400G"}]}}
+    nics = [{"name": "mlx5_0", "netdev": "ens1f0np0", "speed": "400G"}, {"name": "mlx5_1", "netdev": "ens2f0np0", "speed": "400G"}]
+    devices = {"gpu1": {"kind": "host", "nics": nics}}
     assert _intent.validate(intent, devices) == ([], [])

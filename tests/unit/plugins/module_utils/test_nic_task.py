@@ -29,8 +29,8 @@ NICS = [{"name": "mlx5_0", "netdev": "eth2"}, {"name": "mlx5_1", "netdev": "eth3
 INTENT = {"name": "t", "transport": "roce", "roce": {}}
 
 
-def plan_for(nics=NICS, **roce):
-    device = {"kind": "host", "nics": [dict(n, speed="400G") for n in nics]}
+def plan_for(nics=None, **roce):
+    device = {"kind": "host", "nics": [dict(n, speed="400G") for n in (NICS if nics is None else nics)]}
     return _intent.build_plan(dict(INTENT, roce=roce), {"gpu1": device})["devices"]["gpu1"]
 
 
@@ -112,7 +112,10 @@ def test_mlnx_values_land_where_the_vendor_driver_keeps_them(tmp_path):
     assert state["trust"] == "dscp" and state["dscp_map"]["26"] == 3 and state["dscp_map"]["48"] == 6 and state["dscp_map"]["24"] == 0
     assert state["pfc"] == [0, 0, 0, 1, 0, 0, 0, 0]
     assert state["pause"] == {"autoneg": "off", "rx": "off", "tx": "off"}
-    read = lambda rel: pathlib.Path(host.root, rel).read_text().strip()  # noqa: E731
+
+    def read(rel):
+        return pathlib.Path(host.root, rel).read_text().strip()
+
     assert read("sys/class/net/eth2/ecn/roce_np/enable/3") == "1" and read("sys/class/net/eth2/ecn/roce_rp/enable/3") == "1"
     assert read("sys/class/net/eth2/ecn/roce_np/enable/0") == "0"
     assert read("sys/class/net/eth2/ecn/roce_np/cnp_dscp") == "48" and read("sys/class/net/eth2/ecn/roce_np/cnp_802p_prio") == "6"
