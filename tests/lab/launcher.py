@@ -178,11 +178,13 @@ def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostsim.plugin import Hosts  # noqa: E402  # pylint: disable=wrong-import-position
 from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
 from k8sim.plugin import Kubernetes  # noqa: E402  # pylint: disable=wrong-import-position
+from nccl.plugin import NcclReplay  # noqa: E402  # pylint: disable=wrong-import-position
 
 # Plug-ins outside this file keep the same interface without subclassing Simulator.
-SIMULATORS: list = [Switches(), InfiniBand(), Kubernetes()]
+SIMULATORS: list = [Switches(), InfiniBand(), Kubernetes(), Hosts(), NcclReplay()]
 
 
 def _pid_dir(run_dir: str) -> str:
@@ -215,10 +217,24 @@ def _pids(run_dir: str) -> dict[str, int]:
     return found
 
 
-def load_inventory(inventory_dir: str) -> dict:
-    """The inventory as Ansible sees it (static part only: the generated file is ours)."""
+def extra_vars(command: list[str]) -> list[str]:
+    """The -e/--extra-vars arguments of an ansible-playbook command line, so that the simulators see what the play
+    sees (e.g. -e lab_nccl_replay=failing picks the replayed benchmark log)."""
+    found = []
+    for i, arg in enumerate(command):
+        if arg in ("-e", "--extra-vars") and i + 1 < len(command):
+            found += ["-e", command[i + 1]]
+        elif arg.startswith("--extra-vars="):
+            found += ["-e", arg.split("=", 1)[1]]
+        elif arg.startswith("-e") and len(arg) > 2 and not arg.startswith("--"):
+            found += ["-e", arg[2:]]
+    return found
+
+
+def load_inventory(inventory_dir: str, extra: list[str] | None = None) -> dict:
+    """The inventory as Ansible sees it (static part only: the generated file is ours), with the play's extra vars."""
     ansible_inventory = os.path.join(os.path.dirname(sys.executable), "ansible-inventory")
-    cmd = [ansible_inventory, "-i", os.path.join(inventory_dir, "hosts.yml"), "--list"]
+    cmd = [ansible_inventory, "-i", os.path.join(inventory_dir, "hosts.yml"), "--list"] + list(extra or [])
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
     out = subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True)
     if out.returncode != 0:
@@ -251,11 +267,11 @@ def write_generated(inventory_dir: str, variables: dict) -> str:
     return path
 
 
-def up(inventory_dir: str, run_dir: str, report_dir: str | None = None) -> dict:
+def up(inventory_dir: str, run_dir: str, report_dir: str | None = None, extra: list[str] | None = None) -> dict:
     if any(_alive(pid) for pid in _pids(run_dir).values()):
         down(inventory_dir, run_dir)
     os.makedirs(run_dir, exist_ok=True)
-    ctx = Context(inventory_dir, run_dir, load_inventory(inventory_dir))
+    ctx = Context(inventory_dir, run_dir, load_inventory(inventory_dir, extra))
     report_dir = report_dir or os.path.join(ROOT, "reports", os.path.basename(os.path.normpath(inventory_dir)))
     variables: dict = {"all": {"lossless_fabric_report_dir": report_dir, "lab_run_dir": run_dir}, "hosts": {}}
     started = []
@@ -331,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-i", "--inventory", default=DEFAULT_INVENTORY)
     parser.add_argument("--run-dir", default=None, help="pids, logs and state (default .run/<inventory name>)")
     parser.add_argument("--report-dir", default=None, help="where playbooks write reports (default reports/<inventory name>)")
+    parser.add_argument("-e", "--extra-vars", action="append", default=[],
+                        help="variables the simulators see (run also takes them from the command's -e)")
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -347,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     try:
-        state = up(inventory_dir, run_dir, args.report_dir and os.path.abspath(args.report_dir))
+        extra = [a for v in args.extra_vars for a in ("-e", v)] + extra_vars(command)
+        state = up(inventory_dir, run_dir, args.report_dir and os.path.abspath(args.report_dir), extra)
     except RuntimeError as exc:  # LabError, and the plug-ins' own errors
         print("lab: %s" % exc, file=sys.stderr)
         return 2
