@@ -154,7 +154,11 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     try:
         driver.prepare()
         if state == "gathered":
-            result["gathered"] = driver_cls.parse(driver.gather())
+            running = driver.gather()
+            result["gathered"] = driver_cls.parse(running)
+            if args.get("backup"):
+                # The change window's backup: the same read, as the device's text.
+                result["backup"] = running
             return result
         if state in ("confirmed", "rolled_back"):
             return _settle(driver, args, result, state, check_mode)

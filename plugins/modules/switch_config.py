@@ -99,7 +99,8 @@ options:
     default: true
   backup:
     description:
-      - Return the running configuration read before the change as RV(backup). It is the device's text as is, hashed
+      - Return the running configuration read before the change (with O(state=gathered), the one read) as RV(backup).
+        It is the device's text as is, hashed
         secrets included, so that it can be restored; register it under C(no_log) or write it to a protected file.
         (Diffs mask values after C(secret), C(password), C(key) and C(community).)
     type: bool
@@ -153,6 +154,13 @@ EXAMPLES = r"""
     fabric: "{{ groups['switches'] }}"
     plans: "{{ fabric_plan_result.devices }}"
   register: pushed_all
+
+- name: Back up the running configuration (the device's text, hashed secrets included)
+  lossless.fabric.switch_config:
+    state: gathered
+    backup: true
+  register: running
+  no_log: true
 
 - name: Review the lines for one switch in CI, without a device
   lossless.fabric.switch_config:
@@ -213,8 +221,8 @@ pending:
   returned: when O(state) is V(confirmed) or V(rolled_back)
   type: dict
 backup:
-  description: The running configuration before the change.
-  returned: when O(backup=true)
+  description: The running configuration before the change (with O(state=gathered), the one read).
+  returned: when O(backup=true) and O(state) is V(merged) or V(gathered)
   type: str
 switches:
   description: Fabric-wide mode - the result of each switch (the keys above), keyed by inventory hostname.

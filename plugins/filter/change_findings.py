@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""lossless.fabric.change_findings: thin adapter over _findings.counter_findings."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.lossless.fabric.plugins.module_utils._findings import counter_findings
+
+DOCUMENTATION = r"""
+name: change_findings
+short_description: Findings in the switch counters of one phase of a change window
+version_added: 0.1.0
+description:
+  - Takes the snapshots of every switch in scope at the end of a phase and at its start, subtracts them
+    (as C(lossless.fabric.counters_delta) does) and returns what a change window must not ignore.
+  - Blocking - C(lossless_drop) (a queue or priority group of a lossless priority dropped packets),
+    C(watchdog_storm) (the PFC watchdog detected a storm, or a queue is in DEADLOCK), C(ecn_without_cnp)
+    (ECN-marked packets while the CNP counters that are available saw none) and C(no_counters) (a device in scope
+    has no snapshot).
+  - Warnings - C(ecn_cnp_unknown) (ECN marks, but nothing in scope counts CNPs), C(lossy_pause) (PFC pause frames on
+    a priority the plan does not make lossless), C(counter_reset) (a counter went down between the snapshots) and
+    C(no_nic_counters) (a GPU host's NIC snapshot is missing, so its CNPs are not counted).
+  - Queue, traffic class and PFC priority are the same number in the plan, so the lossless queues are the plan's
+    C(pfc_priorities) and the RoCE queue its C(ecn_queue).
+positional: before, plans, phase
+options:
+  _input:
+    description:
+      - Inventory hostname -> the snapshot at the end of the phase (M(lossless.fabric.switch_counters) result or its
+        C(counters)), with a key for every switch in scope; a null, failed or skipped value is a C(no_counters) finding.
+    type: dict
+    required: true
+  before:
+    description: Inventory hostname -> the snapshot at the start of the phase.
+    type: dict
+    required: true
+  plans:
+    description: The plans, C(fabric_plan_result.devices) (the lossless priorities and RoCE queue of each switch).
+    type: dict
+    required: true
+  phase:
+    description: V(pre) (the baseline benchmark) or V(post) (the change and the benchmark after it).
+    type: str
+    required: true
+    choices: [pre, post]
+  nic_before:
+    description: Host NIC snapshots at the start of the phase (their CNP counters count as CNP evidence).
+    type: dict
+  nic_after:
+    description: Host NIC snapshots at the end of the phase.
+    type: dict
+author:
+  - lossless.fabric contributors (@lossless-fabric)
+"""
+
+EXAMPLES = r"""
+- name: Fail on drops on the lossless queue, PFC watchdog storms and ECN marks nobody answered
+  vars:
+    findings: "{{ counters_after | lossless.fabric.change_findings(counters_before, fabric_plan_result.devices, 'post') }}"
+  ansible.builtin.assert:
+    that: findings | selectattr('severity', 'equalto', 'blocking') | list | length == 0
+    fail_msg: "{{ findings | map(attribute='message') | list }}"
+"""
+
+RETURN = r"""
+_value:
+  description: One finding per item.
+  type: list
+  elements: dict
+  contains:
+    severity:
+      description: V(blocking) (the window must not keep the change) or V(warning).
+      type: str
+    kind:
+      description:
+        - C(lossless_drop), C(watchdog_storm), C(ecn_without_cnp), C(no_counters), C(ecn_cnp_unknown), C(lossy_pause),
+          C(counter_reset) or C(no_nic_counters).
+      type: str
+    phase:
+      description: V(pre) or V(post).
+      type: str
+    device:
+      description: The inventory hostname, or V(fabric) for a finding across devices.
+      type: str
+    port:
+      description: The port, where one is concerned.
+      type: str
+    counter:
+      description: The counter, where one is concerned.
+      type: str
+    index:
+      description: The priority / queue, where one is concerned.
+      type: str
+    value:
+      description: The delta judged.
+      type: raw
+    message:
+      description: The finding in words, naming the device, port, counter and value.
+      type: str
+"""
+
+
+def change_findings(after, before, plans, phase, nic_before=None, nic_after=None):
+    try:
+        return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise AnsibleFilterError("change_findings: %s" % exc) from exc
+
+
+class FilterModule:
+    """lossless.fabric filters."""
+
+    def filters(self):
+        return {"change_findings": change_findings}

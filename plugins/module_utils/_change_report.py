@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""The change-window report: one JSON document for machines, one Markdown page
+and a busbw plot for people.
+
+    build(...)     -> the report dict (what happened per device, counter deltas,
+                      findings, the pre/post benchmark, the verdict)
+    merge(old, new)-> one window's report across serial batches
+    files(report)  -> {name.json, name.md, name.png: bytes}
+
+The benchmark part reuses _report (benchmark_report, benchmark_markdown,
+busbw_series, plot_busbw); the judgement is _findings. Nothing reads a clock:
+times come from the caller, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import mask_secrets
+
+STATUSES = ("dry_run", "in_progress", "stopped", "passed", "failed")
+
+
+def _snapshot(value: Any) -> dict | None:
+    """A snapshot from a snapshot or a registered switch_counters result; None when there is none."""
+    if isinstance(value, dict) and not value.get("failed") and not value.get("skipped"):
+        snap = value.get("counters") if "ports" not in value else value
+        if isinstance(snap, dict) and isinstance(snap.get("ports"), dict):
+            return snap
+    return None
+
+
+def _counter_section(counters: dict, plans: dict) -> dict:
+    """{device: {pre: {port: summary}, post: ..., resets: [...]}} for the phases with both snapshots."""
+    out = {}
+    for device in sorted(counters):
+        snaps = {key: _snapshot((counters[device] or {}).get(key)) for key in ("before", "middle", "after")}
+        entry: dict[str, Any] = {}
+        for phase, (first, last) in (("pre", ("before", "middle")), ("post", ("middle", "after"))):
+            if snaps[first] and snaps[last]:
+                delta = _counters.delta(snaps[last], snaps[first])
+                entry[phase] = _findings.summarize(delta, plans.get(device))
+                entry[phase + "_interval_s"] = delta["interval_s"]
+        out[device] = entry
+    return out
+
+
+def _device_section(devices: dict, check_mode: bool, batch: Any = None) -> dict:
+    out = {}
+    for device in sorted(devices):
+        info = devices[device] or {}
+        push = info.get("push") if isinstance(info.get("push"), dict) else {}
+        judged = _findings.device_outcome(info.get("push"), info.get("settle"), info.get("rollback"), check_mode)
+        out[device] = {
+            "platform": info.get("platform"),
+            "outcome": judged["outcome"],
+            "detail": judged["detail"],
+            "session": push.get("session"),
+            # Only while it matters: the device's own roll-back time of a commit the window has not settled.
+            "pending_until": push.get("pending_until") if judged["outcome"] in (_findings.PENDING, _findings.UNKNOWN) else None,
+            "diff": mask_secrets(push.get("device_diff")) or "",
+            "commands": len(push.get("commands") or []),
+            "backup": info.get("backup"),
+            "batch": batch,
+        }
+    return out
+
+
+def _not_reached(scope: list, devices: dict, plans: dict) -> dict:
+    """Devices in scope that no batch has reached yet (serial): unchanged, and said so."""
+    return {device: {"platform": (plans.get(device) or {}).get("platform"), "outcome": _findings.UNCHANGED,
+                     "detail": "not reached: its serial batch has not run", "session": None, "pending_until": None, "diff": "",
+                     "commands": 0, "backup": None, "batch": None}
+            for device in sorted(set(scope) - set(devices))}
+
+
+def _benchmark_section(name: str, benchmark: dict | None) -> dict | None:
+    """The benchmark part: ``report``, the nccl_report report that judged the window (role nccl_gate), as is - the
+    window's report must not re-judge what decided it; else _report.benchmark_report of the ``post`` launches
+    against the ``pre`` ones (or the pre alone when no post ran)."""
+    benchmark = benchmark or {}
+    if isinstance(benchmark.get("report"), dict):
+        if not isinstance(benchmark["report"].get("series"), list) or not isinstance(benchmark["report"].get("launches"), list):
+            raise ValueError("benchmark.report: not a report of lossless.fabric.nccl_report (no series or launches)")
+        return dict(benchmark["report"], plot=name + ".png")
+    pre, post = list(benchmark.get("pre") or []), list(benchmark.get("post") or [])
+    if not pre and not post:
+        return None
+    params = {key: None for key in _nccl.GATE_ARG_SPEC}
+    params["fabric_targets"] = benchmark.get("targets")
+    settings, errors = _nccl.gate_settings(params) if benchmark.get("targets") else (None, [])
+    if errors:
+        raise ValueError("benchmark.targets: %s" % "; ".join(errors))
+    compare = benchmark.get("compare") if isinstance(benchmark.get("compare"), dict) and "sizes" in benchmark["compare"] else None
+    if post:
+        return _report.benchmark_report(post, name, settings, baseline=pre, compare=compare, phase="post", baseline_label="pre",
+                                        title="NCCL busbw before and after the change")
+    return _report.benchmark_report(pre, name, settings, phase="pre", title="NCCL busbw before the change (baseline)")
+
+
+def build(window: dict, devices: dict, status: str, counters: dict | None = None, plans: dict | None = None,  # pylint: disable=too-many-arguments
+          findings: list | None = None, benchmark: dict | None = None, reasons: list | None = None, scope: list | None = None) -> dict:
+    """The report of one window (or one serial batch of it). ``scope``: every device of the window, so that the
+    report names those no batch has reached yet. ValueError on input it cannot read."""
+    if status not in STATUSES:
+        raise ValueError("status: %r is not one of %s" % (status, ", ".join(STATUSES)))
+    name = "change-window-%s" % window["id"]
+    if not _report.NAME_RE.match(name):
+        raise ValueError("window.id: %r makes no file name (letters, digits, '.', '_' and '-')" % window["id"])
+    check_mode = status == "dry_run"
+    devs = _device_section(devices, check_mode, window.get("batch"))
+    devs = dict(sorted({**_not_reached(scope or [], devs, plans or {}), **devs}.items()))
+    outcomes = {device: entry["outcome"] for device, entry in devs.items()}
+    findings = list(findings or [])
+    return {
+        "name": name,
+        "window": dict(window),
+        "status": status,
+        "verdict": _findings.window_verdict(status, outcomes),
+        "reasons": [str(r) for r in reasons or []],
+        "devices": devs,
+        "outcomes": {o: sorted(d for d, v in outcomes.items() if v == o) for o in _findings.OUTCOMES if o in outcomes.values()},
+        "findings": findings,
+        "blocking_findings": len(_findings.blocking(findings)),
+        "counters": _counter_section(counters or {}, plans or {}),
+        "benchmark": _benchmark_section(name, benchmark),
+        "batches": [{"batch": window.get("batch"), "devices": sorted(devices), "status": status}],
+    }
+
+
+def merge(old: dict | None, new: dict) -> dict:
+    """``new`` (this batch) added to ``old`` (the report of earlier batches of the same window, read from
+    disk); a batch seen before is replaced. The verdict covers every device of every batch."""
+    if not isinstance(old, dict) or old.get("name") != new["name"] or not isinstance(old.get("devices"), dict):
+        return new
+    batch = new["window"].get("batch")
+    if batch is None or all(b.get("batch") == batch for b in old.get("batches") or []):
+        return new
+    out = dict(new)
+    earlier = [b for b in old.get("batches") or [] if b.get("batch") != batch]
+    out["batches"] = earlier + new["batches"]
+    mine = set(new["batches"][-1]["devices"])
+    # An earlier batch's device keeps its entry; this batch's devices take theirs; the rest stay "not reached".
+    devices = {d: e for d, e in new["devices"].items() if d not in mine}
+    devices.update({d: e for d, e in old["devices"].items() if d not in mine and e.get("batch") is not None})
+    devices.update({d: e for d, e in new["devices"].items() if d in mine})
+    out["devices"] = dict(sorted(devices.items()))
+    out["counters"] = dict(sorted({**{d: e for d, e in (old.get("counters") or {}).items() if d not in mine}, **new["counters"]}.items()))
+    out["findings"] = [f for f in old.get("findings") or [] if f.get("device") not in mine] + new["findings"]
+    out["blocking_findings"] = len(_findings.blocking(out["findings"]))
+    out["reasons"] = list(dict.fromkeys((old.get("reasons") or []) + new["reasons"]))
+    outcomes = {d: e["outcome"] for d, e in out["devices"].items()}
+    out["outcomes"] = {o: sorted(d for d, v in outcomes.items() if v == o) for o in _findings.OUTCOMES if o in outcomes.values()}
+    out["verdict"] = _findings.window_verdict(new["status"], outcomes)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+# ---------------------------------------------------------------------------
+
+_cell = _report._cell  # pylint: disable=protected-access  # one escaping rule for every report table
+_table = _report._table  # pylint: disable=protected-access
+
+
+def _md_devices(report: dict) -> list[str]:
+    rows = [[_cell(d), _cell(e["platform"]), "**%s**" % _cell(e["outcome"]), _cell(e["detail"]), _cell(e["pending_until"])]
+            for d, e in report["devices"].items()]
+    return _table(["device", "platform", "what happened", "detail", "pending until"], rows)
+
+
+def _md_findings(report: dict) -> list[str]:
+    if not report["findings"]:
+        return ["No findings in the counters."]
+    rows = [[_cell(f["severity"]), _cell(f["phase"]), _cell(f["kind"]), _cell(f["message"])] for f in report["findings"]]
+    return _table(["severity", "phase", "finding", "what"], rows)
+
+
+def _md_counters(report: dict) -> list[str]:
+    rows = []
+    for device, entry in report["counters"].items():
+        for phase in ("pre", "post"):
+            for port, s in (entry.get(phase) or {}).items():
+                rows.append([_cell(device), _cell(port), phase] + [_cell(s.get(k)) for k in (
+                    "pfc_rx", "pfc_tx", "ecn_marked", "lossless_drops", "watchdog_storms", "cnp_packets")])
+    if not rows:
+        return ["No counter deltas (the snapshots were not taken)."]
+    return ["Deltas per phase: pre = during the baseline benchmark, post = the change and the benchmark after it. "
+            "PFC and drops on the plan's lossless priorities, ECN on its RoCE queue; '-' = the device does not report it.", ""] + _table(
+        ["device", "port", "phase", "PFC rx", "PFC tx", "ECN marked", "lossless drops", "watchdog storms", "CNP"], rows)
+
+
+def _md_benchmark(report: dict) -> list[str]:
+    bench = report.get("benchmark")
+    if not bench:
+        return ["The benchmark did not run in this window."]
+    # The benchmark report's own page, one heading level down.
+    lines = _report.benchmark_markdown(bench).splitlines()
+    return ["#" + line if line.startswith("#") else line for line in lines[2:]]
+
+
+def _md_diffs(report: dict) -> list[str]:
+    out = []
+    for device, entry in report["devices"].items():
+        out += ["### %s (%s): %s" % (_cell(device), _cell(entry["platform"]), _cell(entry["outcome"])), ""]
+        if entry["diff"].strip():
+            out += ["```diff", entry["diff"].rstrip("\n").replace("```", "'''"), "```", ""]
+        else:
+            out += ["No difference.", ""]
+        if entry.get("backup"):
+            out += ["Running configuration before the change: `%s`" % _cell(entry["backup"]), ""]
+    return out
+
+
+def markdown(report: dict) -> str:
+    window = report["window"]
+    out = ["# Change window %s%s" % (_cell(window["id"]), " - %s" % _cell(window["fabric"]) if window.get("fabric") else ""), ""]
+    out.append("Verdict: **%s**" % report["verdict"].upper())
+    out.append("")
+    counts = ", ".join("%d %s" % (len(devs), outcome) for outcome, devs in report["outcomes"].items())
+    facts = ["%d device(s): %s" % (len(report["devices"]), counts or "none")]
+    for key, label in (("started_at", "started"), ("deadline", "window ends (pending commits roll back by then)"), ("max_minutes", "maximum minutes")):
+        if window.get(key) is not None:
+            facts.append("%s: %s" % (label, _cell(window[key])))
+    if len(report["batches"]) > 1 or window.get("batch") not in (None, 1):
+        facts.append("batch %s (%d batch(es) so far)" % (_cell(window.get("batch")), len(report["batches"])))
+    out += ["; ".join(facts) + ".", ""]
+    if report["reasons"]:
+        out += ["## Why", ""] + ["- %s" % _cell(r) for r in report["reasons"]] + [""]
+    out += ["## Devices", ""] + _md_devices(report) + [""]
+    out += ["## Findings", ""] + _md_findings(report) + [""]
+    out += ["## Counter deltas", ""] + _md_counters(report) + [""]
+    out += ["## Benchmark", ""] + _md_benchmark(report) + [""]
+    out += ["## Diff applied per device", ""] + _md_diffs(report)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def files(report: dict) -> dict:
+    """{file name: bytes}: <name>.json, <name>.md and, when a benchmark ran, <name>.png."""
+    out = {report["name"] + ".json": (json.dumps(report, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+           report["name"] + ".md": markdown(report).encode("utf-8")}
+    bench = report.get("benchmark")
+    if bench and any(s.get("points") for s in bench["series"]):
+        with tempfile.TemporaryDirectory() as work:
+            png = os.path.join(work, report["name"] + ".png")
+            targets = _report.plot_targets({"targets": (bench.get("targets") or {}).get("busbw") or []}, bench.get("collective"))
+            _report.plot_busbw(bench["series"], targets, png, bench["title"])
+            with open(png, "rb") as handle:
+                out[report["name"] + ".png"] = handle.read()
+    return out

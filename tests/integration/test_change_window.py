@@ -1,0 +1,464 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/change_window.yml against the lab, as an engineer runs it: a good change
+kept everywhere, a change the benchmark rejects rolled back everywhere, a window
+killed after the change rolled back by the switches' own timers, and --check.
+
+Each test has its own copy of inventories/lab and its own lab (tests/lab/launcher.py
+up/down with a run folder under tmp_path), so nothing collides with a lab the user
+has up. The switches' running configuration is read through the simulator's
+control API, the way a person would log in and look."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+LAB = os.path.join(ROOT, "inventories", "lab")
+SWITCHES = ("leaf1", "leaf2", "spine1")
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+
+from switchsim.client import ControlClient  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+# The change: new ECN thresholds on the RoCE queue (a typical tuning change).
+ECN = {"min_threshold_bytes": 153600, "max_threshold_bytes": 1536000, "max_probability_percent": 10}
+
+
+def _env():
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
+    return env
+
+
+class Lab:
+    """A copy of the lab inventory, its simulators, and the playbooks run against it."""
+
+    def __init__(self, tmp_path, time_scale=None, extra=()):
+        self.tmp = tmp_path
+        self.inventory = str(tmp_path / "lab")
+        shutil.copytree(LAB, self.inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+        if time_scale is not None:
+            with open(os.path.join(self.inventory, "group_vars", "switches.yml"), "a", encoding="utf-8") as handle:
+                handle.write("lab_switch_time_scale: %s\n" % time_scale)
+        self.run_dir = str(tmp_path / "run")
+        self.report_dir = str(tmp_path / "report")
+        self.launcher = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py")]
+        self.where = ["-i", self.inventory, "--run-dir", self.run_dir, "--report-dir", self.report_dir]
+        self.extra = list(extra)
+        self.switches = None
+
+    def up(self):
+        out = subprocess.run([*self.launcher, "up", *self.where, *self.extra], cwd=ROOT, env=_env(), capture_output=True, text=True,
+                             timeout=120, check=False)
+        assert out.returncode == 0, out.stdout + out.stderr
+        with open(os.path.join(self.inventory, "lab_run.generated.yml"), encoding="utf-8") as handle:
+            generated = yaml.safe_load(handle)
+        self.switches = ControlClient(generated["all"]["vars"]["lab_switchsim_control"])
+        return self
+
+    def down(self):
+        subprocess.run([*self.launcher, "down", *self.where], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120, check=False)
+
+    def argv(self, playbook, *args):
+        return [os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, "playbooks/%s" % playbook, *self.extra, *args]
+
+    def playbook(self, playbook, *args):
+        return subprocess.run(self.argv(playbook, *args), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=900, check=False)
+
+    def intent_with_new_ecn(self):
+        """-e @file: the lab's intent with the new ECN thresholds."""
+        with open(os.path.join(self.inventory, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
+            intent = yaml.safe_load(handle)["lossless_fabric"]
+        intent["roce"].setdefault("ecn", {}).update(ECN)
+        path = self.tmp / "change.yml"
+        path.write_text(yaml.safe_dump({"lossless_fabric": intent}))
+        return "@%s" % path
+
+    def running(self):
+        return {sw: self.switches.running(sw) for sw in SWITCHES}
+
+    def pending(self):
+        return {sw: self.switches.pending(sw) for sw in SWITCHES}
+
+    def reports(self):
+        return sorted(p for p in glob.glob(os.path.join(self.report_dir, "change-window-*.json")) if "-benchmark-" not in p)
+
+    def report(self):
+        found = self.reports()
+        assert len(found) == 1, found
+        with open(found[0], encoding="utf-8") as handle:
+            return json.load(handle)
+
+
+@pytest.fixture
+def lab_factory(tmp_path):
+    labs = []
+
+    def make(**kwargs):
+        lab = Lab(tmp_path, **kwargs)
+        labs.append(lab)
+        return lab.up()
+
+    yield make
+    for lab in labs:
+        lab.down()
+    pids = os.path.join(str(tmp_path / "run"), "pids")
+    assert not os.path.isdir(pids) or not os.listdir(pids), "a lab process outlived its test"
+
+
+def _nothing_pending(pending):
+    """No switch has a commit waiting for confirmation (the simulator's control API)."""
+    return all(p["pending_commit"] is False for p in pending.values())
+
+
+def _prepare(lab, kubernetes=True):
+    """The fabric as it stands before the window: switches configured from the lab's intent (and the RDMA device
+    plugin the benchmark's MPIJobs need)."""
+    if kubernetes:
+        out = lab.playbook("kubernetes.yml")
+        assert out.returncode == 0, out.stdout + out.stderr
+    out = lab.playbook("switches.yml")
+    assert out.returncode == 0, out.stdout + out.stderr
+    return lab.running()
+
+
+def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factory):
+    lab = lab_factory()
+    before = _prepare(lab)
+    change = lab.intent_with_new_ecn()
+
+    out = lab.playbook("change_window.yml", "-e", change)
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = lab.report()
+    assert report["verdict"] == "kept", report["reasons"]
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "kept" for sw in SWITCHES}
+    for sw in SWITCHES:
+        assert report["devices"][sw]["diff"].strip(), "%s: no diff in the report" % sw
+    assert report["benchmark"]["verdict"] == "pass"
+    assert [s["label"] for s in report["benchmark"]["series"]] == ["pre", "post"]
+    assert report["blocking_findings"] == 0
+    name = report["name"]
+    with open(os.path.join(lab.report_dir, name + ".md"), encoding="utf-8") as handle:
+        md = handle.read()
+    assert "Verdict: **KEPT**" in md
+    for sw in SWITCHES:
+        assert "| %s |" % sw in md and "### %s (" % sw in md
+    with open(os.path.join(lab.report_dir, name + ".png"), "rb") as handle:
+        assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+    # backups of the running configuration before the change, readable by their owner only
+    for sw in SWITCHES:
+        backup = os.path.join(lab.report_dir, name + "-backup", sw + ".cfg")
+        assert oct(os.stat(backup).st_mode & 0o777) == "0o600"
+        with open(backup, encoding="utf-8") as handle:
+            saved = handle.read()
+        if sw == "leaf2":
+            # Junos backups are 'show configuration | display set': the old ECN scheduler, not the new one
+            assert "scheduler-map LF-ROCE-SM-5-50-20" in saved and "LF-ROCE-SM-1-13-10" not in saved, saved
+        else:
+            assert saved.strip() == before[sw].strip()
+    # the switches hold the change for good
+    after = lab.running()
+    assert all(after[sw] != before[sw] for sw in SWITCHES)
+    assert _nothing_pending(lab.pending())
+    assert "lab-only-password" not in out.stdout + out.stderr
+
+    # The same window again: nothing to change, no benchmark, nothing touched.
+    again = lab.playbook("change_window.yml", "-e", change, "-e", "change_window_id=again")
+    assert again.returncode == 0, again.stdout + again.stderr
+    with open(os.path.join(lab.report_dir, "change-window-again.json"), encoding="utf-8") as handle:
+        second = json.load(handle)
+    assert second["verdict"] == "no change"
+    assert {e["outcome"] for e in second["devices"].values()} == {"unchanged"}
+    assert second["benchmark"] is None
+    assert lab.running() == after
+
+
+def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_factory):
+    lab = lab_factory(extra=["-e", "lab_nccl_replay_post=failing"])
+    before = _prepare(lab)
+
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn())
+    assert out.returncode != 0, out.stdout
+    assert "Change window rolled back" in out.stdout
+    report = lab.report()
+    assert report["verdict"] == "rolled back"
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "rolled back" for sw in SWITCHES}
+    assert any(r.startswith("post benchmark: compare: ") and "regressed" in r for r in report["reasons"]), report["reasons"]
+    assert any(r.startswith("post benchmark: ") and "< target 180.00 GB/s" in r for r in report["reasons"]), report["reasons"]
+    assert report["benchmark"]["verdict"] == "fail"
+    assert report["benchmark"]["compare"]["verdict"] == "regressed"
+    with open(os.path.join(lab.report_dir, report["name"] + ".md"), encoding="utf-8") as handle:
+        md = handle.read()
+    assert "Verdict: **ROLLED BACK**" in md and "## Why" in md
+    # every switch is back to what it ran before the window
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+
+
+def _start(lab, *args):
+    """The window in the background (its own process group, so that a kill reaches every worker)."""
+    log = open(lab.tmp / "window.log", "w", encoding="utf-8")  # pylint: disable=consider-using-with  # closed by _stop
+    proc = subprocess.Popen(  # pylint: disable=consider-using-with
+        lab.argv("change_window.yml", *args), cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    proc.log = log
+    return proc
+
+
+def _tree(pid):
+    """pid and every process descended from it, read from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry, encoding="utf-8") as handle:
+                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(children.get(found[-1], []))
+    return found
+
+
+def _kill(proc, sig):
+    """Kill ansible-playbook the way a crash or an operator does - and every process it started: Ansible's workers
+    start sessions of their own (WorkerProcess._detach), so the playbook's process group alone misses the task in
+    flight, which would run on after the test."""
+    tree = _tree(proc.pid)
+    groups = {proc.pid}
+    for pid in tree:
+        try:
+            groups.add(os.getpgid(pid))
+        except ProcessLookupError:
+            pass
+    groups.discard(os.getpgrp())
+    for group in sorted(groups, key=lambda g: g != proc.pid):  # the playbook first: it forks no more workers
+        try:
+            os.killpg(group, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _window_processes(lab):
+    """Processes still running this lab's change window (a worker reparented to init included)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue  # not a process, or gone meanwhile
+        if lab.inventory.encode() in argv and b"playbooks/change_window.yml" in argv:
+            found.append(int(entry))
+    return found
+
+
+def _stop(proc, sig=None):
+    if sig is not None and proc.poll() is None:
+        _kill(proc, sig)
+    try:
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            _kill(proc, signal.SIGKILL)
+            proc.wait(timeout=30)
+        proc.log.close()
+
+
+def _wait_until_pending(lab, proc):
+    """The interim report the window writes right after the change (verdict "in progress")."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        for path in lab.reports():
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+            if data["verdict"] == "in progress":
+                return data
+        time.sleep(0.2)
+    _stop(proc, signal.SIGKILL)
+    raise AssertionError((lab.tmp / "window.log").read_text())
+
+
+def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(lab_factory):
+    # Device time runs 100x faster: the window's 20 minutes end (and the timers fire) some seconds after the kill.
+    # The benchmark is off here: what is under test is the switches' own roll-back, not the measurement.
+    lab = lab_factory(time_scale=0.01)
+    before = _prepare(lab, kubernetes=False)
+    proc = _start(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false",
+                  "-e", "change_window_max_minutes=20", "-e", "change_window_settle_seconds=600")
+    try:
+        interim = _wait_until_pending(lab, proc)
+    finally:
+        _stop(proc, signal.SIGKILL)
+    changed, committed = lab.running(), lab.pending()
+    assert not _window_processes(lab), "processes of the killed window still run"
+
+    # The record the window left: every switch pending, and until when.
+    assert {d: e["outcome"] for d, e in interim["devices"].items()} == {sw: "pending" for sw in SWITCHES}
+    assert all(e["pending_until"] for e in interim["devices"].values())
+    assert all(changed[sw] != before[sw] for sw in SWITCHES), "the change was not committed before the kill"
+    assert all(p["pending_commit"] is True for p in committed.values()), committed
+
+    # Nobody confirms: each switch rolls itself back when its timer ends.
+    deadline = time.monotonic() + 120
+    while not _nothing_pending(lab.pending()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _nothing_pending(lab.pending())
+    assert lab.running() == before
+
+
+def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
+    lab = lab_factory()
+    before = _prepare(lab, kubernetes=False)
+
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(), "--check", "--diff")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert ": dry run; leaf1: would change, leaf2: would change, spine1: would change;" in out.stdout
+    # each switch's own diff of the change, read from the switch
+    assert "min-threshold: 153600" in out.stdout  # NVUE
+    assert "+      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536 kbytes" in out.stdout  # EOS
+    assert "+   scheduler-map LF-ROCE-SM-1-13-10;" in out.stdout  # Junos, thresholds in percent of the queue buffer
+    assert "check mode: not written" in out.stdout
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+    assert lab.reports() == []
+
+
+def test_one_switch_failing_mid_change_rolls_every_switch_back(lab_factory):
+    # spine1 loses its connection as it commits; leaf1 and leaf2 have committed by then and must not stay pending.
+    # The benchmark is off: the roll-back after a failure is under test.
+    lab = lab_factory()
+    before = _prepare(lab, kubernetes=False)
+    lab.switches.set_faults("spine1", {"drop_on": "^commit timer "})
+
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false")
+    assert out.returncode != 0, out.stdout
+    report = lab.report()
+    assert report["verdict"] == "rolled back"
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == {"leaf1": "rolled back", "leaf2": "rolled back", "spine1": "unchanged"}
+    assert "spine1" in report["devices"]["spine1"]["detail"] and "push failed" in report["devices"]["spine1"]["detail"]
+    assert any('failed at "Change - commit the plan' in r and "spine1" in r for r in report["reasons"]), report["reasons"]
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+
+
+def test_drops_on_the_lossless_queue_after_the_change_roll_every_switch_back(lab_factory):
+    # The benchmark is off (the counters decide here); while the window settles after the change, leaf1 drops
+    # 42 packets on the RoCE queue of swp1 - what a port without working PFC does under load.
+    lab = lab_factory()
+    before = _prepare(lab, kubernetes=False)
+    proc = _start(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false", "-e", "change_window_settle_seconds=10")
+    try:
+        _wait_until_pending(lab, proc)
+        lab.switches.set_counters("leaf1", "swp1", {"queue_drops": {"3": 42}})
+    finally:
+        _stop(proc)
+    assert proc.returncode != 0, (lab.tmp / "window.log").read_text()
+    report = lab.report()
+    assert report["verdict"] == "rolled back"
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "rolled back" for sw in SWITCHES}
+    assert "post counters: leaf1: swp1: queue_drops[3] = 42 on lossless priority 3" in report["reasons"], report["reasons"]
+    assert [(f["kind"], f["phase"], f["device"]) for f in report["findings"] if f["severity"] == "blocking"] == [("lossless_drop", "post", "leaf1")]
+    assert report["counters"]["leaf1"]["post"]["swp1"]["lossless_drops"] == 42
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+
+
+def test_serial_batches_stop_at_the_first_batch_not_kept(lab_factory):
+    # One switch per batch (spine1, leaf1, leaf2 in inventory order); leaf1's connection drops as it commits. The
+    # benchmark is off: the batching is under test.
+    lab = lab_factory()
+    before = _prepare(lab, kubernetes=False)
+    lab.switches.set_faults("leaf1", {"drop_on": "^nv config apply --confirm "})
+
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false",
+                       "-e", "change_window_serial=1")
+    assert out.returncode != 0, out.stdout
+    report = lab.report()
+    assert report["verdict"] == "partial"
+    assert [(b["batch"], b["devices"]) for b in report["batches"]] == [(1, ["spine1"]), (2, ["leaf1"])]
+    outcome = {d: e["outcome"] for d, e in report["devices"].items()}
+    assert outcome == {"spine1": "kept", "leaf1": "unchanged", "leaf2": "unchanged"}
+    assert report["devices"]["leaf2"]["detail"] == "not reached: its serial batch has not run"
+    after = lab.running()
+    assert after["spine1"] != before["spine1"] and after["leaf1"] == before["leaf1"] and after["leaf2"] == before["leaf2"]
+    assert _nothing_pending(lab.pending())
+
+
+def test_a_fabric_already_below_target_stops_the_window_before_any_change(lab_factory):
+    lab = lab_factory(extra=["-e", "lab_nccl_replay=failing"])
+    before = _prepare(lab)
+
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn())
+    assert out.returncode != 0, out.stdout
+    report = lab.report()
+    assert report["verdict"] == "stopped"
+    assert {e["outcome"] for e in report["devices"].values()} == {"unchanged"}
+    assert any(r.startswith("baseline benchmark: ") and "< target 180.00 GB/s" in r for r in report["reasons"]), report["reasons"]
+    assert report["reasons"][-1] == "stopped before any change (set change_window_proceed_below_target to change anyway)"
+    assert report["benchmark"]["phase"] == "pre"
+    # no switch was touched: no commit, no session, the same configuration
+    assert "Change - commit the plan" not in out.stdout
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+
+
+REPORT_PLAY = """
+- name: change_report twice, then in check mode with another status
+  hosts: localhost
+  gather_facts: false
+  vars:
+    args:
+      dest: "{{ dest }}"
+      window: {id: w1, fabric: lab, batch: 1}
+      status: passed
+      devices:
+        leaf1: {platform: eos, push: {changed: true, session: s1, device_diff: "+ x"}, settle: {changed: true, device_state: committed, pending: {session: s1}}}
+      scope: [leaf1, leaf2]
+  tasks:
+    - name: First
+      lossless.fabric.change_report: "{{ args }}"
+      register: first
+    - name: Again
+      lossless.fabric.change_report: "{{ args }}"
+      register: again
+    - name: Check mode
+      lossless.fabric.change_report: "{{ args | combine({'status': 'failed'}) }}"
+      check_mode: true
+      register: checked
+    - name: Show
+      ansible.builtin.debug:
+        msg: "RESULT {{ {'first': first, 'again': again, 'checked': checked} | to_json }}"
+"""
+
+
+def test_change_report_is_idempotent_and_check_mode_aware(tmp_path):
+    play = tmp_path / "play.yml"
+    play.write_text(REPORT_PLAY)
+    dest = tmp_path / "reports"
+    out = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(play), "-e", "dest=%s" % dest],
+                         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line = next(x for x in out.stdout.splitlines() if '"msg": "RESULT ' in x)
+    res = json.loads(json.loads(line.split('"msg": ', 1)[1].rstrip(","))[len("RESULT "):])
+    assert res["first"]["changed"] is True and res["first"]["verdict"] == "kept"
+    assert res["first"]["devices"] == {"leaf1": {"outcome": "kept", "detail": "confirmed session s1"},
+                                       "leaf2": {"outcome": "unchanged", "detail": "not reached: its serial batch has not run"}}
+    assert sorted(os.listdir(dest)) == ["change-window-w1.json", "change-window-w1.md"]
+    assert res["again"]["changed"] is False
+    assert res["checked"]["changed"] is True and res["checked"]["verdict"] == "partial"
+    with open(dest / "change-window-w1.json", encoding="utf-8") as handle:
+        assert json.load(handle)["verdict"] == "kept"  # check mode wrote nothing

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_change_report: the change window's JSON, Markdown and plot, built from registered
+results; serial batches merged into one report. Benchmark logs are the lab's copies
+of real nccl-tests runs (tests/lab/nccl/replays)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _counters, _nccl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPLAYS = os.path.abspath(os.path.join(HERE, "..", "..", "..", "lab", "nccl", "replays"))
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PLAN = {"kind": "switch", "platform": "eos", "pfc_priorities": [3], "ecn_queue": 3}
+TARGETS = {"tolerance_percent": 5, "require_gdr": None, "collectives": {"all_reduce_perf": [{"min_size": "1G", "min_busbw": 150}]}}
+WINDOW = {"id": "20250601T120000Z", "fabric": "lab", "started_at": "2025-06-01T12:00:00+00:00", "deadline": "2025-06-01T12:30:00+00:00",
+          "max_minutes": 30, "batch": 1}
+
+
+def _log(name):
+    with open(os.path.join(REPLAYS, name + ".txt"), encoding="utf-8") as handle:
+        return _nccl.parse(handle.read())
+
+
+@pytest.fixture(scope="module")
+def hdr():
+    """2 x DGX A100 over HDR: 181.62 GB/s out-of-place at 1 GiB."""
+    return _log("deepops_netop_dgxa100_2node_hdr")
+
+
+@pytest.fixture(scope="module")
+def roce():
+    """2 x 8 GPUs over untuned SR-IOV RoCE: 22.77 GB/s at 1 GiB."""
+    return _log("deepops_k8s_sriov_roce_2node")
+
+
+def pushed(diff="+ qos map dscp 26 to traffic-class 3\n"):
+    return {"changed": True, "session": "s1", "device_state": "pending confirmation", "pending_until": WINDOW["deadline"],
+            "device_diff": diff, "commands": ["a", "b"]}
+
+
+CONFIRMED = {"changed": True, "session": "s1", "device_state": "committed", "pending": {"session": "s1"}}
+ROLLED = {"changed": True, "session": "s1", "device_state": "rolled back", "pending": {"session": "s1"}}
+
+
+def snap(device, drops, at):
+    return _counters.snapshot(device, "eos", {"Ethernet1": {"queue_drops": {"3": drops}, "ecn_marked": {"3": 0}}}, {}, taken_at=at)
+
+
+def counters(device, drops_after=0):
+    return {"before": {"counters": snap(device, 0, "2025-06-01T12:00:00+00:00")},
+            "middle": snap(device, 0, "2025-06-01T12:05:00+00:00"),
+            "after": snap(device, drops_after, "2025-06-01T12:10:00+00:00")}
+
+
+def kept_report(hdr):
+    settings, _errors = _nccl.gate_settings({"fabric_targets": TARGETS})
+    compare = _nccl.compare_report([hdr] * 3, [hdr] * 3, settings, allow_inconclusive=True)
+    return _change_report.build(
+        WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED, "backup": "/r/leaf1.cfg"},
+                 "leaf2": {"platform": "junos", "push": {"changed": False, "device_state": "unchanged", "device_diff": ""}}},
+        "passed", {"leaf1": counters("leaf1"), "leaf2": counters("leaf2")}, {"leaf1": PLAN, "leaf2": PLAN}, [],
+        {"pre": [hdr] * 3, "post": [hdr] * 3, "compare": compare, "targets": TARGETS}, [])
+
+
+def test_a_kept_window_names_every_device_and_what_happened(hdr):
+    report = kept_report(hdr)
+    assert report["verdict"] == "kept"
+    assert report["name"] == "change-window-20250601T120000Z"
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == {"leaf1": "kept", "leaf2": "unchanged"}
+    assert report["outcomes"] == {"kept": ["leaf1"], "unchanged": ["leaf2"]}
+    assert report["devices"]["leaf1"]["diff"] == "+ qos map dscp 26 to traffic-class 3\n"
+    assert report["devices"]["leaf1"]["pending_until"] is None  # settled: no longer pending
+    assert report["counters"]["leaf1"]["post"]["Ethernet1"]["lossless_drops"] == 0
+    assert report["counters"]["leaf1"]["pre_interval_s"] == 300.0
+    md = _change_report.markdown(report)
+    assert "Verdict: **KEPT**" in md
+    assert "| leaf1 | eos | **kept** |" in md and "| leaf2 | junos | **unchanged** |" in md
+    assert "```diff\n+ qos map dscp 26 to traffic-class 3\n```" in md
+    assert "`/r/leaf1.cfg`" in md
+
+
+def test_the_benchmark_part_is_the_nccl_report_of_post_against_pre(hdr, roce):
+    settings, _errors = _nccl.gate_settings({"fabric_targets": TARGETS})
+    compare = _nccl.compare_report([hdr] * 5, [roce] * 5, settings)
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  benchmark={"pre": [hdr] * 5, "post": [roce] * 5, "compare": compare, "targets": TARGETS},
+                                  reasons=["post benchmark fail: regressed"])
+    bench = report["benchmark"]
+    assert report["verdict"] == "rolled back"
+    assert bench["verdict"] == "fail"
+    assert [s["label"] for s in bench["series"]] == ["pre", "post"]
+    gib = next(row for row in bench["sizes"] if row["size"] == 1 << 30)
+    assert gib["baseline"]["median"] == pytest.approx(181.62)
+    assert gib["out_of_place"]["median"] == pytest.approx(22.77)
+    assert gib["compare"]["verdict"] == "regressed"
+    md = _change_report.markdown(report)
+    assert "## Benchmark" in md and "### Bus bandwidth per size" in md and "regressed" in md
+    assert "- post benchmark fail: regressed" in md
+    files = _change_report.files(report)
+    assert sorted(files) == ["change-window-20250601T120000Z.json", "change-window-20250601T120000Z.md", "change-window-20250601T120000Z.png"]
+    assert files["change-window-20250601T120000Z.png"].startswith(PNG_SIGNATURE)
+    assert "![busbw against message size](change-window-20250601T120000Z.png)" in md
+
+
+def test_the_same_input_gives_the_same_bytes(hdr):
+    first, second = _change_report.files(kept_report(hdr)), _change_report.files(kept_report(hdr))
+    assert first == second
+    assert json.loads(first["change-window-20250601T120000Z.json"])["verdict"] == "kept"
+
+
+def test_no_benchmark_no_plot_and_the_report_says_so():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}}, "passed")
+    assert report["benchmark"] is None
+    assert sorted(_change_report.files(report)) == ["change-window-20250601T120000Z.json", "change-window-20250601T120000Z.md"]
+    assert "The benchmark did not run in this window." in _change_report.markdown(report)
+
+
+def test_an_interim_report_shows_what_is_pending_until_when():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed()}}, "in_progress")
+    assert report["verdict"] == "in progress"
+    assert report["devices"]["leaf1"]["outcome"] == "pending"
+    assert report["devices"]["leaf1"]["pending_until"] == WINDOW["deadline"]
+    assert "| leaf1 | eos | **pending** |" in _change_report.markdown(report)
+
+
+def test_findings_are_listed_and_counted():
+    finding = {"severity": "blocking", "kind": "lossless_drop", "phase": "post", "device": "leaf1", "message": "leaf1: Ethernet1: queue_drops[3] = 7"}
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  {"leaf1": counters("leaf1", 7)}, {"leaf1": PLAN}, [finding])
+    assert report["blocking_findings"] == 1
+    assert report["counters"]["leaf1"]["post"]["Ethernet1"]["lossless_drops"] == 7
+    md = _change_report.markdown(report)
+    assert "| blocking | post | lossless_drop | leaf1: Ethernet1: queue_drops[3] = 7 |" in md
+
+
+def test_secrets_in_a_device_diff_are_masked():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed("+ username admin secret sha512 $6$abc\n"), "settle": CONFIRMED}},
+                                  "passed")
+    assert "$6$abc" not in json.dumps(report) and "********" in report["devices"]["leaf1"]["diff"]
+
+
+def test_a_dry_run_changes_nothing_and_says_what_would():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed()}, "leaf2": {"platform": "eos", "push": {"changed": False}}},
+                                  "dry_run")
+    assert report["verdict"] == "dry run"
+    assert report["outcomes"] == {"unchanged": ["leaf2"], "would change": ["leaf1"]}
+
+
+def test_serial_batches_make_one_report(hdr):
+    first = kept_report(hdr)
+    second = _change_report.build(dict(WINDOW, batch=2), {"spine1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  reasons=["post counters: spine1: Ethernet1: queue_drops[3] = 7"])
+    merged = _change_report.merge(first, second)
+    assert merged["verdict"] == "partial"  # batch 1 kept, batch 2 rolled back
+    assert sorted(merged["devices"]) == ["leaf1", "leaf2", "spine1"]
+    assert merged["devices"]["leaf1"]["batch"] == 1 and merged["devices"]["spine1"]["batch"] == 2
+    assert [b["batch"] for b in merged["batches"]] == [1, 2]
+    assert merged["outcomes"] == {"kept": ["leaf1"], "rolled back": ["spine1"], "unchanged": ["leaf2"]}
+    # the same batch again replaces itself; another window's report is not merged
+    assert _change_report.merge(merged, second)["batches"] == merged["batches"]
+    assert _change_report.merge(first, kept_report(hdr)) == kept_report(hdr)
+    assert _change_report.merge(dict(first, name="change-window-other"), second) == second
+
+
+def test_bad_input_is_refused_naming_the_key():
+    with pytest.raises(ValueError, match="status: 'done'"):
+        _change_report.build(WINDOW, {}, "done")
+    with pytest.raises(ValueError, match="window.id: 'a/b'"):
+        _change_report.build(dict(WINDOW, id="a/b"), {}, "passed")
+
+
+def test_the_report_that_judged_the_window_is_kept_as_is(hdr, roce):
+    """role nccl_gate's report (nccl_report) decided the window: the window's report shows it, it does not re-judge."""
+    from ansible_collections.lossless.fabric.plugins.module_utils import _report  # pylint: disable=import-outside-toplevel
+
+    judged = _report.benchmark_report([roce] * 2, "nccl-post", None, baseline=[hdr] * 2, phase="post", baseline_label="pre")
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  benchmark={"report": judged})
+    assert report["benchmark"]["verdict"] == judged["verdict"] == "not gated"
+    assert report["benchmark"]["plot"] == "change-window-20250601T120000Z.png"
+    assert report["benchmark"]["sizes"] == judged["sizes"]
+    assert "change-window-20250601T120000Z.png" in _change_report.files(report)
+    with pytest.raises(ValueError, match="benchmark.report: not a report"):
+        _change_report.build(WINDOW, {}, "failed", benchmark={"report": {"verdict": "pass"}})
+
+
+def test_devices_no_batch_reached_are_named_and_never_hide_an_earlier_batch(hdr):
+    scope = ["leaf1", "leaf2", "spine1", "spine2"]
+    first = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}}, "passed",
+                                 plans={"spine2": PLAN}, scope=scope)
+    assert first["devices"]["spine2"]["outcome"] == "unchanged" and "not reached" in first["devices"]["spine2"]["detail"]
+    assert first["devices"]["spine2"]["platform"] == "eos" and first["verdict"] == "kept"
+    second = _change_report.build(dict(WINDOW, batch=2), {"spine1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  plans={"spine2": PLAN}, scope=scope)
+    assert second["devices"]["leaf1"]["detail"].startswith("not reached")  # this batch alone does not know leaf1
+    merged = _change_report.merge(first, second)
+    assert {d: e["outcome"] for d, e in merged["devices"].items()} == {
+        "leaf1": "kept", "leaf2": "unchanged", "spine1": "rolled back", "spine2": "unchanged"}
+    assert merged["verdict"] == "partial"
+    assert "| spine2 | eos | **unchanged** | not reached: its serial batch has not run |" in _change_report.markdown(merged)

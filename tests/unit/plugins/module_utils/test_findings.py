@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""_findings: counter findings of a change window's phases, what happened to
+each device, and the window's verdict."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.lossless.fabric.plugins.filter.change_findings import FilterModule, change_findings
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings
+
+PLAN = {"kind": "switch", "pfc_priorities": [3], "ecn_queue": 3, "cnp": {"queue": 6}}
+PLANS = {"leaf1": PLAN, "spine1": PLAN}
+
+
+def snap(ports, device="leaf1", at="2025-06-01T12:00:00+00:00"):
+    return _counters.snapshot(device, "eos", ports, {}, taken_at=at)
+
+
+def quiet(device="leaf1"):
+    return snap({"Ethernet1": {"queue_drops": {"3": 10, "0": 5}, "pg_discards": {"3": 0}, "ecn_marked": {"3": 100},
+                               "pfc_rx_frames": {"3": 50, "0": 0}, "watchdog_storms": {"3": 1}, "watchdog_status": {"3": "OK"},
+                               "cnp_packets": 40}}, device)
+
+
+def after(changes, device="leaf1"):
+    """quiet() with the given counters added on Ethernet1, an hour later."""
+    ports = {"Ethernet1": dict(quiet(device)["ports"]["Ethernet1"])}
+    for name, value in changes.items():
+        base = ports["Ethernet1"].get(name)
+        if isinstance(value, dict):
+            ports["Ethernet1"][name] = {k: (base or {}).get(k, 0) + value.get(k, 0) for k in set(base or {}) | set(value)}
+        elif isinstance(value, str):
+            ports["Ethernet1"][name] = value
+        else:
+            ports["Ethernet1"][name] = (base or 0) + value
+    return snap(ports, device, at="2025-06-01T13:00:00+00:00")
+
+
+def kinds(found, severity=None):
+    return sorted(f["kind"] for f in found if severity is None or f["severity"] == severity)
+
+
+def test_a_quiet_phase_has_no_findings():
+    assert _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({})}, PLANS, "post") == []
+
+
+def test_drops_on_the_lossless_queue_block_and_name_port_counter_and_value():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"queue_drops": {"3": 7}})}, PLANS, "post")
+    assert kinds(found) == ["lossless_drop"]
+    assert found[0]["severity"] == "blocking"
+    assert found[0]["message"] == "leaf1: Ethernet1: queue_drops[3] = 7 on lossless priority 3"
+    assert (found[0]["port"], found[0]["counter"], found[0]["index"], found[0]["value"]) == ("Ethernet1", "queue_drops", "3", 7)
+
+
+def test_drops_on_a_lossy_queue_are_not_findings():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"queue_drops": {"0": 1000}})}, PLANS, "post")
+    assert found == []
+
+
+@pytest.mark.parametrize("counter", ["wred_drops", "voq_drops", "pg_discards"])
+def test_every_kind_of_drop_on_the_lossless_priority_blocks(counter):
+    before = quiet()
+    before["ports"]["Ethernet1"][counter] = {"3": 0}
+    later = after({})
+    later["ports"]["Ethernet1"][counter] = {"3": 2}
+    assert kinds(_findings.counter_findings({"leaf1": before}, {"leaf1": later}, PLANS, "pre")) == ["lossless_drop"]
+
+
+def test_a_watchdog_storm_blocks_and_so_does_a_deadlocked_queue():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"watchdog_storms": {"3": 2}})}, PLANS, "post")
+    assert kinds(found, "blocking") == ["watchdog_storm"]
+    assert "storm(s) on queue 3: 2" in found[0]["message"]
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"watchdog_status": {"3": "DEADLOCK"}})}, PLANS, "post")
+    assert kinds(found, "blocking") == ["watchdog_storm"]
+    assert "DEADLOCK" in found[0]["message"]
+
+
+def test_ecn_marks_without_any_cnp_block():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"ecn_marked": {"3": 500}})}, PLANS, "post")
+    assert kinds(found) == ["ecn_without_cnp"]
+    assert found[0]["severity"] == "blocking" and found[0]["device"] == "fabric" and found[0]["value"] == 500
+    assert "leaf1 Ethernet1 (500)" in found[0]["message"]
+
+
+def test_ecn_marks_answered_by_cnps_are_fine():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"ecn_marked": {"3": 500}, "cnp_packets": 30})}, PLANS, "post")
+    assert found == []
+
+
+def test_nic_cnp_counters_count_as_cnp_evidence():
+    nic_pre = _counters.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 10}}, {}, kind="nic")
+    nic_post = _counters.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 90}}, {}, kind="nic")
+    before = {"leaf1": snap({"Ethernet1": {"ecn_marked": {"3": 0}}})}
+    later = {"leaf1": snap({"Ethernet1": {"ecn_marked": {"3": 5}}})}
+    assert _findings.counter_findings(before, later, PLANS, "post", {"gpu1": nic_pre}, {"gpu1": nic_post}) == []
+    assert kinds(_findings.counter_findings(before, later, PLANS, "post")) == ["ecn_cnp_unknown"]
+    assert kinds(_findings.counter_findings(before, later, PLANS, "post"), "warning") == ["ecn_cnp_unknown"]
+    # a host that could not be read is a gap, named, not a failure
+    found = _findings.counter_findings(before, later, PLANS, "post", {"gpu1": nic_pre, "gpu2": None},
+                                       {"gpu1": nic_post, "gpu2": {"unreachable": True, "failed": True}})
+    assert kinds(found) == ["no_nic_counters"] and found[0]["device"] == "gpu2" and found[0]["severity"] == "warning"
+
+
+def test_pauses_on_a_priority_the_plan_keeps_lossy_are_a_warning():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"pfc_rx_frames": {"0": 12}})}, PLANS, "post")
+    assert kinds(found, "warning") == ["lossy_pause"] and kinds(found, "blocking") == []
+
+
+def test_a_reset_counter_is_a_warning_and_judged_from_the_reset():
+    later = after({})
+    later["ports"]["Ethernet1"]["queue_drops"] = {"3": 4, "0": 0}
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": later}, PLANS, "post")
+    assert kinds(found) == ["counter_reset", "counter_reset", "lossless_drop"]
+    assert any("went down from 10 to 4" in f["message"] for f in found)
+
+
+@pytest.mark.parametrize("missing", [None, {"failed": True, "msg": "leaf1: connection refused"}, {"skipped": True}])
+def test_a_device_without_both_snapshots_cannot_be_judged(missing):
+    found = _findings.counter_findings({"leaf1": quiet(), "spine1": missing}, {"leaf1": after({}), "spine1": quiet("spine1")}, PLANS, "post")
+    assert kinds(found) == ["no_counters"]
+    assert found[0]["device"] == "spine1" and "before the post phase" in found[0]["message"]
+
+
+def test_registered_switch_counters_results_are_read_too():
+    found = _findings.counter_findings({"leaf1": {"changed": False, "counters": quiet()}},
+                                       {"leaf1": {"changed": False, "counters": after({"queue_drops": {"3": 1}})}}, PLANS, "pre")
+    assert kinds(found) == ["lossless_drop"] and found[0]["phase"] == "pre"
+
+
+def test_phase_and_device_mix_ups_are_refused():
+    with pytest.raises(ValueError, match="phase: 'during'"):
+        _findings.counter_findings({}, {}, PLANS, "during")
+    with pytest.raises(ValueError, match="one device"):
+        _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({}, device="spine1")}, PLANS, "post")
+
+
+def test_the_filter_is_the_function_and_turns_errors_into_filter_errors():
+    assert FilterModule().filters()["change_findings"] is change_findings
+    found = change_findings({"leaf1": after({"queue_drops": {"3": 1}})}, {"leaf1": quiet()}, PLANS, "post")
+    assert kinds(found) == ["lossless_drop"]
+    with pytest.raises(AnsibleFilterError, match="change_findings: .*one device"):
+        change_findings({"leaf1": after({}, device="spine1")}, {"leaf1": quiet()}, PLANS, "post")
+
+
+def test_port_summary_reads_the_lossless_priorities_and_the_roce_queue():
+    delta = _counters.delta(after({"queue_drops": {"3": 2, "0": 9}, "ecn_marked": {"3": 7}, "pfc_rx_frames": {"3": 4, "0": 3}}), quiet())
+    assert _findings.summarize(delta, PLAN)["Ethernet1"] == {
+        "pfc_rx": 4, "pfc_tx": None, "ecn_marked": 7, "lossless_drops": 2, "watchdog_storms": 0, "cnp_packets": 0}
+
+
+# ---------------------------------------------------------------------------
+# what happened to each device
+
+PUSHED = {"changed": True, "session": "s1", "device_state": "pending confirmation", "pending_until": "2025-06-01T12:30:00+00:00"}
+CONFIRMED = {"changed": True, "session": "s1", "device_state": "committed", "pending": {"session": "s1", "remaining_s": 100}}
+ROLLED = {"changed": True, "session": "s1", "device_state": "rolled back", "pending": {"session": "s1", "remaining_s": 100}}
+NOTHING_PENDING = {"changed": False, "device_state": "unchanged", "pending": None, "msg": "leaf1: no pending commit"}
+SKIPPED = {"changed": False, "skipped": True}
+
+
+@pytest.mark.parametrize("push, settle, rollback, outcome", [
+    (PUSHED, CONFIRMED, None, "kept"),
+    (PUSHED, CONFIRMED, NOTHING_PENDING, "kept"),  # a later failure's roll-back cannot undo a confirm
+    (PUSHED, ROLLED, None, "rolled back"),
+    (PUSHED, SKIPPED, ROLLED, "rolled back"),
+    (PUSHED, None, ROLLED, "rolled back"),
+    (PUSHED, NOTHING_PENDING, None, "rolled back by timer"),
+    (PUSHED, None, NOTHING_PENDING, "rolled back by timer"),
+    (PUSHED, None, {"failed": True, "msg": "leaf1: connection lost"}, "unknown"),
+    (PUSHED, None, None, "pending"),
+    ({"changed": False, "device_state": "unchanged"}, SKIPPED, None, "unchanged"),
+    (None, None, None, "unchanged"),
+    (SKIPPED, None, None, "unchanged"),
+    ({"failed": True, "device_state": "unchanged", "msg": "leaf1: line rejected"}, None, None, "unchanged"),
+    ({"failed": True, "device_state": "rolled back", "msg": "leaf1: read-back lacks 1 line"}, None, NOTHING_PENDING, "rolled back"),
+    ({"failed": True, "changed": True, "device_state": "unknown", "msg": "leaf1: connection lost"}, None, ROLLED, "rolled back"),
+    ({"failed": True, "changed": True, "device_state": "unknown", "msg": "leaf1: connection lost"}, None, None, "unknown"),
+    ({"failed": True, "device_state": "unknown", "msg": "leaf1: connection lost"}, None, NOTHING_PENDING, "unchanged"),
+], ids=["confirmed", "confirmed-then-rescue", "rolled-back", "rescue-after-skip", "rescue", "timer-before-confirm", "timer-before-rescue",
+        "rollback-failed", "pending", "nothing-to-change", "never-pushed", "push-skipped", "rejected-line", "readback-mismatch",
+        "lost-after-commit-rolled-back", "lost-after-commit", "lost-while-committing"])
+def test_device_outcome(push, settle, rollback, outcome):
+    got = _findings.device_outcome(push, settle, rollback)
+    assert got["outcome"] == outcome
+    assert got["detail"]
+
+
+def test_device_outcome_details_say_why():
+    assert "timer" in _findings.device_outcome(PUSHED, NOTHING_PENDING)["detail"]
+    assert "connection lost" in _findings.device_outcome(PUSHED, None, {"failed": True, "msg": "leaf1: connection lost"})["detail"]
+    assert "2025-06-01T12:30:00+00:00" in _findings.device_outcome(PUSHED)["detail"]
+
+
+def test_dry_run_outcomes():
+    assert _findings.device_outcome(PUSHED, check_mode=True)["outcome"] == "would change"
+    assert _findings.device_outcome({"changed": False}, check_mode=True)["outcome"] == "unchanged"
+
+
+@pytest.mark.parametrize("status, outcomes, verdict", [
+    ("passed", {"a": "kept", "b": "unchanged"}, "kept"),
+    ("passed", {"a": "unchanged"}, "no change"),
+    ("failed", {"a": "unchanged"}, "stopped"),
+    ("stopped", {"a": "unchanged"}, "stopped"),
+    ("failed", {"a": "rolled back", "b": "rolled back by timer"}, "rolled back"),
+    ("passed", {"a": "kept", "b": "rolled back by timer"}, "partial"),
+    ("failed", {"a": "kept", "b": "rolled back"}, "partial"),
+    ("passed", {"a": "pending"}, "rolled back"),
+    ("dry_run", {"a": "would change"}, "dry run"),
+    ("in_progress", {"a": "pending"}, "in progress"),
+])
+def test_window_verdict(status, outcomes, verdict):
+    assert _findings.window_verdict(status, outcomes) == verdict
