@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """playbooks/kubernetes.yml (roles fabric_plan + k8s_rdma) against the lab's Kubernetes API emulator:
 deploy, idempotence, check mode, a wait that times out naming the node, state absent that removes
-only our objects, the Network Operator path, and invalid intents that fail before any API call."""
+only our objects, the Network Operator path (with the operator installed already, and installed and
+uninstalled through kubernetes.core.helm and the lab's helm shim), and invalid intents that fail before any API call."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import pathlib
@@ -21,6 +24,7 @@ from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
+from helmsim.plugin import write_bin  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from k8sim.client import K8sSim  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 BIN = pathlib.Path(sys.executable).parent
@@ -56,7 +60,9 @@ def sim(tmp_path):
 
 
 def playbook(tmp_path, inventory, sim, *args):
-    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/kubernetes.yml", "-e", "lab_kubeconfig=%s" % sim.kubeconfig, *WAIT, *args]
+    helm = write_bin(str(tmp_path / "helm-bin"), sys.executable)  # what the launcher's helmsim plug-in writes
+    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/kubernetes.yml", "-e", "lab_kubeconfig=%s" % sim.kubeconfig,
+            "-e", "lab_helm_bin=%s" % helm, *WAIT, *args]
     return subprocess.run(argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
 
 
@@ -232,6 +238,96 @@ def test_network_operator_path(tmp_path, inventory, sim):
     assert gone.returncode == 0, gone.stdout[-4000:]
     after = sim.objects()
     assert ours(after) == [] and "apps/daemonsets" not in after and "mellanox.com/nicclusterpolicies" not in after
+
+
+NETOP_NS = "nvidia-network-operator"
+HELM_KINDS = ("serviceaccounts", "apps/deployments", "rbac.authorization.k8s.io/clusterroles", "rbac.authorization.k8s.io/clusterrolebindings")
+
+
+def releases(objects):
+    """Helm 3's release Secrets: name -> (labels, decoded release)."""
+    found = {}
+    for sec in objects.get("secrets", []):
+        if sec.get("type") == "helm.sh/release.v1":
+            data = json.loads(gzip.decompress(base64.b64decode(base64.b64decode(sec["data"]["release"]))))
+            found["%s/%s" % (sec["metadata"]["namespace"], sec["metadata"]["name"])] = (sec["metadata"]["labels"], data)
+    return found
+
+
+def helm_owned(objects):
+    return sorted("%s %s" % (key, names({key: [o]}, key)[0]) for key in HELM_KINDS for o in objects.get(key, [])
+                  if (o["metadata"].get("annotations") or {}).get("meta.helm.sh/release-name") == "network-operator")
+
+
+def test_network_operator_installed_with_helm(tmp_path, inventory, sim):
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")))
+    before = sim.objects()
+    dry = playbook(tmp_path, inventory, sim, "-e", netop, "--check", "--diff")
+    assert dry.returncode == 0 and changed(dry) > 0, dry.stdout[-4000:] + dry.stderr[-2000:]
+    assert sim.objects() == before  # helm list / show chart only: nothing installed
+
+    first = playbook(tmp_path, inventory, sim, "-e", netop)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    objects = sim.objects()
+    found = releases(objects)
+    key = NETOP_NS + "/sh.helm.release.v1.network-operator.v1"
+    assert list(found) == [key]
+    labels, release = found[key]
+    assert {k: labels[k] for k in ("name", "owner", "status", "version")} == \
+        {"name": "network-operator", "owner": "helm", "status": "deployed", "version": "1"}
+    assert release["chart"]["metadata"]["version"] == "26.4.1" and release["namespace"] == NETOP_NS
+    # the role's values (templates/network_operator_values.yml.j2) are the release's user-supplied values
+    assert release["config"] == {"nfd": {"enabled": True, "deployNodeFeatureRules": True}, "sriovNetworkOperator": {"enabled": False},
+                                 "upgradeCRDs": True}
+    assert helm_owned(objects) == sorted(["apps/deployments %s/network-operator" % NETOP_NS, "serviceaccounts %s/network-operator" % NETOP_NS,
+                                          "rbac.authorization.k8s.io/clusterroles /network-operator",
+                                          "rbac.authorization.k8s.io/clusterrolebindings /network-operator"])
+    (dep,) = [d for d in objects["apps/deployments"] if d["metadata"]["namespace"] == NETOP_NS]
+    assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == "nvcr.io/nvidia/cloud-native/network-operator:v26.4.1"
+    (ncp,) = objects["mellanox.com/nicclusterpolicies"]
+    assert ncp["status"]["state"] == "ready"
+    assert {n["metadata"]["name"]: n["status"]["allocatable"].get(RES) for n in objects["nodes"]} == {"gpu1": "63", "gpu2": "63"}
+
+    again = playbook(tmp_path, inventory, sim, "-e", netop)
+    assert again.returncode == 0 and changed(again) == 0, again.stdout[-4000:]
+    rv = sim.state()["resource_version"]
+    dry = playbook(tmp_path, inventory, sim, "-e", netop, "--check", "--diff")
+    assert dry.returncode == 0 and changed(dry) == 0, dry.stdout[-4000:]
+    assert sim.state()["resource_version"] == rv and list(releases(sim.objects())) == [key]
+
+    # a chart version the repository does not have: helm's own error, nothing changes
+    missing = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator", network_operator={"chart_version": "26.9.9"})))
+    bad = playbook(tmp_path, inventory, sim, "-e", missing)
+    assert bad.returncode != 0
+    assert 'Error: chart \\"network-operator\\" version \\"26.9.9\\" not found in https://helm.ngc.nvidia.com/nvidia repository' in bad.stdout, \
+        bad.stdout[-3000:]
+    assert list(releases(sim.objects())) == [key]
+
+    # someone else's objects in the operator's namespace keep it; theirs elsewhere stay untouched
+    post(sim, "/api/v1/namespaces/%s/configmaps" % NETOP_NS, {"metadata": {"name": "someone-elses"}, "data": {"a": "b"}})
+    post(sim, "/api/v1/namespaces/kube-system/serviceaccounts", {"metadata": {"name": "network-operator"}})
+    dry = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_state=absent", "--check")
+    assert dry.returncode == 0 and changed(dry) > 0, dry.stdout[-4000:]
+    assert list(releases(sim.objects())) == [key] and len(helm_owned(sim.objects())) == 4
+
+    gone = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_state=absent")
+    assert gone.returncode == 0, gone.stdout[-4000:]
+    after = sim.objects()
+    assert releases(after) == {} and helm_owned(after) == [] and ours(after) == ["namespaces %s" % NETOP_NS]
+    assert "kube-system/network-operator" in names(after, "serviceaccounts")
+    assert "Kept namespace %s: it holds objects this role did not create: ConfigMap someone-elses" % NETOP_NS in gone.stdout
+    third = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_state=absent")
+    assert third.returncode == 0 and changed(third) == 0, third.stdout[-4000:]
+
+
+def test_a_helm_binary_with_whitespace_is_refused_before_any_api_call(tmp_path, inventory, sim):
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")))
+    rv = sim.state()["resource_version"]
+    out = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_helm_binary='/opt/helm 3/helm'")
+    assert out.returncode != 0
+    assert 'k8s_rdma_helm_binary \\"/opt/helm 3/helm\\": a path without whitespace, or empty for helm from the PATH' in out.stdout, \
+        out.stdout[-3000:]
+    assert "Preflight - the cluster answers" not in out.stdout and sim.state()["resource_version"] == rv
 
 
 def test_network_wait_names_the_network_status(tmp_path, inventory, sim):

@@ -178,13 +178,14 @@ def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from helmsim.plugin import Helm  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim.plugin import Hosts  # noqa: E402  # pylint: disable=wrong-import-position
 from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
 from k8sim.plugin import Kubernetes  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.plugin import NcclReplay  # noqa: E402  # pylint: disable=wrong-import-position
 
 # Plug-ins outside this file keep the same interface without subclassing Simulator.
-SIMULATORS: list = [Switches(), InfiniBand(), Kubernetes(), Hosts(), NcclReplay()]
+SIMULATORS: list = [Switches(), InfiniBand(), Kubernetes(), Helm(), Hosts(), NcclReplay()]
 
 
 def _pid_dir(run_dir: str) -> str:
