@@ -71,6 +71,7 @@ class ActionModule(ActionBase):
             verdict=report["verdict"],
             outcomes=report["outcomes"],
             devices={device: {"outcome": e["outcome"], "detail": e["detail"]} for device, e in report["devices"].items()},
+            hosts={host: {"outcome": e["outcome"], "detail": e["detail"]} for host, e in report.get("hosts", {}).items()},
             reasons=report["reasons"],
             files={name.rsplit(".", 1)[1]: os.path.join(dest, name) for name in written["written"] + written["unchanged"]},
         )

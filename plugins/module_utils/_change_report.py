@@ -20,7 +20,7 @@ import os
 import tempfile
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl, _report
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl, _nic_task, _report
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import mask_secrets
 
 STATUSES = ("dry_run", "in_progress", "stopped", "passed", "failed")
@@ -71,6 +71,39 @@ def _device_section(devices: dict, check_mode: bool, batch: Any = None) -> dict:
     return out
 
 
+def _nic_diff(result: Any) -> str:
+    """A nic_qos result's changes as '- before' / '+ after' line pairs (one pair per NIC and setting), the lines
+    of its own diff - built from its nics, which it returns with or without --diff."""
+    if not isinstance(result, dict) or result.get("skipped") or not isinstance(result.get("nics"), dict):
+        return ""
+    pairs = [pair for name in sorted(result["nics"]) for pair in _nic_task.diff_lines(dict(result["nics"][name], name=name))]
+    return "".join("- %s\n+ %s\n" % pair for pair in pairs)
+
+
+def _host_section(hosts: dict, status: str, batch: Any = None) -> dict:
+    """GPU hosts whose NICs the window changed (nic_qos): ``apply`` (state present), ``restore`` (state restored
+    from the backup), ``backup`` (the file of the earlier gathered result), ``restore_command``."""
+    out = {}
+    for host in sorted(hosts):
+        info = hosts[host] or {}
+        apply = info.get("apply") if isinstance(info.get("apply"), dict) else {}
+        judged = _findings.host_outcome(info.get("apply"), info.get("restore"), status == "dry_run", status != "in_progress", info.get("backup"))
+        out[host] = {
+            "kind": "host",
+            "stacks": sorted({n.get("stack") for n in (apply.get("nics") or {}).values() if n.get("stack")}),
+            "outcome": judged["outcome"],
+            "detail": judged["detail"],
+            "diff": _nic_diff(info.get("apply")),
+            "restore_diff": _nic_diff(info.get("restore")),
+            "commands": len(apply.get("commands") or []),
+            "backup": info.get("backup"),
+            # How to put the NICs back by hand (NICs have no timer), while that may still be needed.
+            "restore_command": info.get("restore_command") if judged["outcome"] in (_findings.APPLIED_NO_ROLLBACK, _findings.UNKNOWN) else None,
+            "batch": batch,
+        }
+    return out
+
+
 def _not_reached(scope: list, devices: dict, plans: dict) -> dict:
     """Devices in scope that no batch has reached yet (serial): unchanged, and said so."""
     return {device: {"platform": (plans.get(device) or {}).get("platform"), "outcome": _findings.UNCHANGED,
@@ -113,9 +146,11 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
     if not _report.NAME_RE.match(name):
         raise ValueError("window.id: %r makes no file name (letters, digits, '.', '_' and '-')" % window["id"])
     check_mode = status == "dry_run"
-    devs = _device_section(devices, check_mode, window.get("batch"))
+    # GPU hosts come in ``devices`` too, marked kind host; they get their own section.
+    hosts = _host_section({d: v for d, v in devices.items() if (v or {}).get("kind") == "host"}, status, window.get("batch"))
+    devs = _device_section({d: v for d, v in devices.items() if d not in hosts}, check_mode, window.get("batch"))
     devs = dict(sorted({**_not_reached(scope or [], devs, plans or {}), **devs}.items()))
-    outcomes = {device: entry["outcome"] for device, entry in devs.items()}
+    outcomes = {device: entry["outcome"] for device, entry in {**devs, **hosts}.items()}
     findings = list(findings or [])
     return {
         "name": name,
@@ -124,12 +159,13 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
         "verdict": _findings.window_verdict(status, outcomes),
         "reasons": [str(r) for r in reasons or []],
         "devices": devs,
+        "hosts": hosts,
         "outcomes": {o: sorted(d for d, v in outcomes.items() if v == o) for o in _findings.OUTCOMES if o in outcomes.values()},
         "findings": findings,
         "blocking_findings": len(_findings.blocking(findings)),
         "counters": _counter_section(counters or {}, plans or {}),
         "benchmark": _benchmark_section(name, benchmark),
-        "batches": [{"batch": window.get("batch"), "devices": sorted(devices), "status": status}],
+        "batches": [{"batch": window.get("batch"), "devices": sorted(d for d in devices if d not in hosts), "status": status}],
     }
 
 
@@ -150,11 +186,13 @@ def merge(old: dict | None, new: dict) -> dict:
     devices.update({d: e for d, e in old["devices"].items() if d not in mine and e.get("batch") is not None})
     devices.update({d: e for d, e in new["devices"].items() if d in mine})
     out["devices"] = dict(sorted(devices.items()))
+    # The NICs change with the batch that ran them (the first); later batches keep those entries.
+    out["hosts"] = dict(sorted({**(old.get("hosts") or {}), **(new.get("hosts") or {})}.items()))
     out["counters"] = dict(sorted({**{d: e for d, e in (old.get("counters") or {}).items() if d not in mine}, **new["counters"]}.items()))
     out["findings"] = [f for f in old.get("findings") or [] if f.get("device") not in mine] + new["findings"]
     out["blocking_findings"] = len(_findings.blocking(out["findings"]))
     out["reasons"] = list(dict.fromkeys((old.get("reasons") or []) + new["reasons"]))
-    outcomes = {d: e["outcome"] for d, e in out["devices"].items()}
+    outcomes = {d: e["outcome"] for d, e in {**out["devices"], **out["hosts"]}.items()}
     out["outcomes"] = {o: sorted(d for d, v in outcomes.items() if v == o) for o in _findings.OUTCOMES if o in outcomes.values()}
     out["verdict"] = _findings.window_verdict(new["status"], outcomes)
     return out
@@ -172,6 +210,20 @@ def _md_devices(report: dict) -> list[str]:
     rows = [[_cell(d), _cell(e["platform"]), "**%s**" % _cell(e["outcome"]), _cell(e["detail"]), _cell(e["pending_until"])]
             for d, e in report["devices"].items()]
     return _table(["device", "platform", "what happened", "detail", "pending until"], rows)
+
+
+def _md_hosts(report: dict) -> list[str]:
+    hosts = report.get("hosts") or {}
+    if not hosts:
+        return ["The window did not change any GPU host's NICs."]
+    rows = [[_cell(h), _cell(", ".join(e["stacks"])), "**%s**" % _cell(e["outcome"]), _cell(e["detail"]), _cell(e["backup"])]
+            for h, e in hosts.items()]
+    out = ["NICs have no rollback timer: a change stays until it is restored from the backup (docs/change-window.md).", ""]
+    out += _table(["host", "NIC stack", "what happened", "detail", "backup (nic_qos gathered)"], rows)
+    commands = [(h, e["restore_command"]) for h, e in hosts.items() if e.get("restore_command")]
+    if commands:
+        out += ["", "To put the NICs back:", ""] + ["- %s: `%s`" % (_cell(h), c.replace("`", "'")) for h, c in commands]
+    return out
 
 
 def _md_findings(report: dict) -> list[str]:
@@ -217,13 +269,25 @@ def _md_diffs(report: dict) -> list[str]:
     return out
 
 
+def _md_host_diffs(report: dict) -> list[str]:
+    out = []
+    for host, entry in (report.get("hosts") or {}).items():
+        out += ["### %s (NICs): %s" % (_cell(host), _cell(entry["outcome"])), ""]
+        for label, key in (("Applied", "diff"), ("Restored", "restore_diff")):
+            if entry.get(key, "").strip():
+                out += ["%s:" % label, "", "```diff", entry[key].rstrip("\n").replace("```", "'''"), "```", ""]
+        if not entry["diff"].strip() and not entry.get("restore_diff", "").strip():
+            out += ["No difference.", ""]
+    return out
+
+
 def markdown(report: dict) -> str:
     window = report["window"]
     out = ["# Change window %s%s" % (_cell(window["id"]), " - %s" % _cell(window["fabric"]) if window.get("fabric") else ""), ""]
     out.append("Verdict: **%s**" % report["verdict"].upper())
     out.append("")
     counts = ", ".join("%d %s" % (len(devs), outcome) for outcome, devs in report["outcomes"].items())
-    facts = ["%d device(s): %s" % (len(report["devices"]), counts or "none")]
+    facts = ["%d device(s)%s: %s" % (len(report["devices"]), ", %d host(s)" % len(report["hosts"]) if report.get("hosts") else "", counts or "none")]
     for key, label in (("started_at", "started"), ("deadline", "window ends (pending commits roll back by then)"), ("max_minutes", "maximum minutes")):
         if window.get(key) is not None:
             facts.append("%s: %s" % (label, _cell(window[key])))
@@ -233,10 +297,12 @@ def markdown(report: dict) -> str:
     if report["reasons"]:
         out += ["## Why", ""] + ["- %s" % _cell(r) for r in report["reasons"]] + [""]
     out += ["## Devices", ""] + _md_devices(report) + [""]
+    if report.get("hosts"):
+        out += ["## GPU hosts (NICs)", ""] + _md_hosts(report) + [""]
     out += ["## Findings", ""] + _md_findings(report) + [""]
     out += ["## Counter deltas", ""] + _md_counters(report) + [""]
     out += ["## Benchmark", ""] + _md_benchmark(report) + [""]
-    out += ["## Diff applied per device", ""] + _md_diffs(report)
+    out += ["## Diff applied per device", ""] + _md_diffs(report) + _md_host_diffs(report)
     return "\n".join(out).rstrip("\n") + "\n"
 
 

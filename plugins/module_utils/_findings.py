@@ -40,7 +40,11 @@ UNCHANGED = "unchanged"
 PENDING = "pending"
 WOULD_CHANGE = "would change"
 UNKNOWN = "unknown"
-OUTCOMES = (KEPT, ROLLED_BACK, ROLLED_BACK_BY_TIMER, UNCHANGED, PENDING, WOULD_CHANGE, UNKNOWN)
+# GPU hosts' NICs have no commit timer: a NIC change is applied at once, and undone only by a restore from its backup.
+APPLIED = "applied"
+APPLIED_NO_ROLLBACK = "applied, no automatic rollback"
+RESTORED = "restored"
+OUTCOMES = (KEPT, APPLIED, ROLLED_BACK, RESTORED, ROLLED_BACK_BY_TIMER, UNCHANGED, PENDING, APPLIED_NO_ROLLBACK, WOULD_CHANGE, UNKNOWN)
 
 # The window's verdicts.
 VERDICTS = ("kept", "rolled back", "partial", "no change", "stopped", "dry run", "in progress")
@@ -228,6 +232,44 @@ def device_outcome(push: dict | None, settle: dict | None = None, rollback: dict
     return {"outcome": PENDING, "detail": "commit pending until %s: the device rolls it back then unless it is confirmed" % until}
 
 
+def _nic_settings(result: dict) -> str:
+    """'mlx5_0: cnp, dscp_map; mlx5_1: cnp' from a nic_qos result."""
+    nics = result.get("nics") if isinstance(result.get("nics"), dict) else {}
+    parts = ["%s: %s" % (name, ", ".join(nic.get("changes") or [])) for name, nic in sorted(nics.items()) if nic.get("changes")]
+    return "; ".join(parts) or "no setting"
+
+
+def host_outcome(apply: dict | None, restore: dict | None = None, check_mode: bool = False, settled: bool = True,
+                 backup: str | None = None) -> dict:
+    """{outcome, detail} of one GPU host from its registered nic_qos results: ``apply`` (state present, the new
+    plan) and ``restore`` (state restored from the backup gathered before the change). NICs have no device-side
+    timer: a change not restored stays; ``settled`` false (the window has not decided yet) says exactly that."""
+    apply, restore = (r if isinstance(r, dict) and not r.get("skipped") else None for r in (apply, restore))
+    where = " from %s" % backup if backup else ""
+    if apply is None:
+        return {"outcome": UNCHANGED, "detail": "NICs not changed: the window ended before the NIC change"}
+    if check_mode:
+        return {"outcome": WOULD_CHANGE if apply.get("changed") else UNCHANGED,
+                "detail": "dry run: would set %s" % _nic_settings(apply) if apply.get("changed") else "nothing to change on the NICs"}
+    if not apply.get("changed") and not apply.get("failed"):
+        return {"outcome": UNCHANGED, "detail": "nothing to change on the NICs"}
+    failed = "NIC change failed: %s; " % _said(apply) if apply.get("failed") else ""
+    if restore is not None:
+        if restore.get("failed"):
+            return {"outcome": UNKNOWN, "detail": "%srestore failed: %s; the NICs may keep new values: restore them%s (docs/change-window.md)"
+                    % (failed, _said(restore), where)}
+        lost = ["%s %s: %s" % (u.get("nic"), u.get("setting"), u.get("reason")) for u in restore.get("unsupported") or []]
+        return {"outcome": RESTORED, "detail": "%srestored%s: %s%s" % (
+            failed, where, _nic_settings(restore) if restore.get("changed") else "nothing differed",
+            "; not restored: " + "; ".join(lost) if lost else "")}
+    if apply.get("failed"):
+        return {"outcome": UNKNOWN, "detail": "%snot restored: restore the NICs%s (docs/change-window.md)" % (failed, where)}
+    if not settled:
+        return {"outcome": APPLIED_NO_ROLLBACK, "detail": "set %s; NICs have no rollback timer: if the window does not finish, "
+                "restore them%s (docs/change-window.md)" % (_nic_settings(apply), where)}
+    return {"outcome": APPLIED, "detail": "set %s (nothing to confirm on NICs)" % _nic_settings(apply)}
+
+
 def window_verdict(status: str, outcomes: dict) -> str:
     """The window's verdict from how it ended (``status``: dry_run, in_progress, stopped, passed, failed) and
     the device outcomes ({device: outcome})."""
@@ -240,9 +282,9 @@ def window_verdict(status: str, outcomes: dict) -> str:
         return "stopped"
     if values <= {UNCHANGED}:
         return "no change" if status == "passed" else "stopped"
-    if status == "passed" and values <= {KEPT, UNCHANGED}:
+    if status == "passed" and values <= {KEPT, APPLIED, UNCHANGED}:
         return "kept"
-    if KEPT in values:
+    if values & {KEPT, APPLIED, APPLIED_NO_ROLLBACK}:
         # Confirmed on some devices while others were rolled back (e.g. a timer ran out first): needs a person.
         return "partial"
     return "rolled back"

@@ -472,6 +472,119 @@ def wanted(plan: dict) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
+# restore: an earlier gathered result -> wanted values (the change window's NIC rollback)
+# ---------------------------------------------------------------------------
+
+
+def _snap_int(errors: list, path: str, value: Any, low: int, high: int, what: str, nullable: bool = True) -> None:
+    if value is None and nullable:
+        return
+    _check_int(errors, path, value, low, high, what)
+
+
+def _check_snapshot_value(errors: list, path: str, key: str, value: Any) -> None:  # noqa: C901 - one branch per setting
+    """One setting of a snapshot's ``before``, as ``plan_nic`` reported it (None: not readable then)."""
+    if key == "trust":
+        if value not in ("pcp", "dscp"):
+            errors.append("%s: %r is not pcp or dscp" % (path, value))
+    elif key == "dscp_map":
+        if value is not None and not isinstance(value, dict):
+            errors.append("%s: %r is not a mapping of DSCP to priority" % (path, value))
+        for dscp, prio in (value or {}).items():
+            if not str(dscp).isdigit() or int(dscp) > 63:
+                errors.append("%s: key %r is not a DSCP (0-63)" % (path, dscp))
+            _snap_int(errors, "%s[%s]" % (path, dscp), prio, 0, 7, "a priority")
+    elif key == "pfc":
+        if not isinstance(value, list) or len(value) != 8 or any(b not in (0, 1) or isinstance(b, bool) for b in value):
+            errors.append("%s: %r is not 8 bits 0/1 (priority 0 first)" % (path, value))
+    elif key == "global_pause":
+        if not isinstance(value, dict) or set(value) != {"autoneg", "rx", "tx"} or any(v not in ("on", "off") for v in value.values()):
+            errors.append("%s: %r is not autoneg/rx/tx each on or off" % (path, value))
+    elif key == "dcqcn":
+        points = value if isinstance(value, dict) else {}
+        if set(points) != {"np", "rp"} or not all(isinstance(points[p], dict) for p in points):
+            errors.append("%s: %r needs np and rp, each priority -> 0/1" % (path, value))
+        else:
+            for point, prios in points.items():
+                for prio, bit in prios.items():
+                    if not str(prio).isdigit() or int(prio) > 7 or bit not in (0, 1) or isinstance(bit, bool):
+                        errors.append("%s.%s[%s]: %r is not priority 0-7 -> 0/1" % (path, point, prio, bit))
+    elif key == "cnp":
+        cnp = value if isinstance(value, dict) else {}
+        if set(cnp) != {"dscp", "priority"}:
+            errors.append("%s: %r needs dscp and priority" % (path, value))
+        else:
+            _snap_int(errors, path + ".dscp", cnp["dscp"], 0, 63, "a DSCP", nullable=False)
+            _snap_int(errors, path + ".priority", cnp["priority"], 0, 7, "a priority")
+    elif key in ("traffic_class", "rdma_cm_tos"):
+        _snap_int(errors, path, value, 0, 255, "a traffic class" if key == "traffic_class" else "a ToS byte")
+    elif key == "roce_mode":
+        if value is not None and value not in ROCE_MODES:
+            errors.append("%s: %r is not one of %s" % (path, value, ", ".join(ROCE_MODES)))
+    elif key == "mtu":
+        _snap_int(errors, path, value, 68, 65535, "an MTU", nullable=False)
+    else:
+        errors.append("%s: not a setting nic_qos gathers (%s)" % (path, ", ".join(SETTINGS)))
+
+
+def validate_snapshot(snapshot: Any) -> dict[str, dict[str, Any]]:
+    """An earlier ``state: gathered`` (or ``present``) result of nic_qos - the whole result or its ``nics`` -
+    checked value by value before anything is read or written. Returns RDMA device -> {netdev, stack, before}."""
+    if isinstance(snapshot, dict) and isinstance(snapshot.get("nics"), dict):
+        snapshot = snapshot["nics"]
+    if not isinstance(snapshot, dict) or not snapshot:
+        raise NicError("restore: %r is not an earlier nic_qos result (its nics: RDMA device -> netdev, stack, before)" % type(snapshot).__name__)
+    errors: list[str] = []
+    out = {}
+    for name, nic in snapshot.items():
+        path = "restore.nics.%s" % name
+        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+            errors.append("restore.nics: %r is not an RDMA device name" % (name,))
+            continue
+        if not isinstance(nic, dict) or not isinstance(nic.get("before"), dict):
+            errors.append("%s: %r has no before (the values read then)" % (path, type(nic).__name__))
+            continue
+        if not isinstance(nic.get("netdev"), str) or not _NETDEV_RE.fullmatch(nic["netdev"]):
+            errors.append("%s.netdev: %r is not an interface name" % (path, nic.get("netdev")))
+        if nic.get("stack") not in STACKS:
+            errors.append("%s.stack: %r is not one of %s" % (path, nic.get("stack"), ", ".join(STACKS)))
+        for key, value in nic["before"].items():
+            _check_snapshot_value(errors, "%s.before.%s" % (path, key), key, value)
+        out[name] = {"netdev": nic.get("netdev"), "stack": nic.get("stack"), "before": nic["before"]}
+    if errors:
+        raise NicError("; ".join(errors))
+    return out
+
+
+def restore_wanted(before: dict[str, Any], stack: str) -> tuple[dict[str, Any], list[dict]]:
+    """A snapshot's ``before`` as wanted values, and the settings it cannot bring back (each with the reason)."""
+    want: dict[str, Any] = {}
+    cannot: list[dict] = []
+    for key in SETTINGS:
+        if key not in before:
+            continue
+        value = before[key]
+        if key == "dscp_map":
+            if value is None and stack == "upstream":
+                value = {}  # the APP table was empty (the port trusted PCP): flush it
+            elif value is None:
+                cannot.append({"setting": key, "reason": "not readable when gathered (trust pcp: mlnx_qos shows no map); "
+                                                         "the trust restore makes the map unused"})
+                continue
+            else:
+                several = sorted(int(d) for d, p in value.items() if p is None)
+                if several:
+                    cannot.append({"setting": key, "reason": "DSCP %s had several APP entries when gathered (no single priority): removed, not restored"
+                                   % ", ".join(str(d) for d in several)})
+                value = {int(d): p for d, p in value.items() if p is not None}
+        elif value is None and key != "cnp":
+            cannot.append({"setting": key, "reason": "not readable when gathered: no earlier value to put back"})
+            continue
+        want[key] = value
+    return want, cannot
+
+
+# ---------------------------------------------------------------------------
 # reading and writing each setting, per stack
 # ---------------------------------------------------------------------------
 
@@ -482,6 +595,8 @@ class NicState:
     def __init__(self, fs: Fs, runner: Runner, nic: dict, stack: str) -> None:
         self.fs, self.runner, self.nic, self.stack = fs, runner, nic, stack
         self.netdev, self.name = nic["netdev"], nic["name"]
+        # upstream: the APP table as last read (a restore deletes the entries the snapshot did not have)
+        self.app_table: dict[int, list[int]] = {}
 
     def tool(self, argv: list) -> str:
         rc, out, err = self.runner(argv)
@@ -511,6 +626,7 @@ class NicState:
             qos = parse_mlnx_qos(self.tool(["mlnx_qos", "-i", self.netdev]))
             return {"trust": qos["trust"], "dscp_map": qos["dscp_map"] if qos["trust"] == "dscp" else None, "pfc": qos["pfc"]}
         table = parse_dcb_app(self.tool(["dcb", "-N", "app", "show", "dev", self.netdev, "dscp-prio"]))
+        self.app_table = table
         pfc = parse_dcb_pfc(self.tool(["dcb", "pfc", "show", "dev", self.netdev]))
         # A DSCP with two APP entries has no single priority: None forces a replace.
         dscp_map = {d: (p[0] if len(p) == 1 else None) for d, p in table.items()}
@@ -594,9 +710,17 @@ class NicState:
         if self.stack == "mlnx":
             # mlnx_qos takes one set,DSCP,PRIO per call and no --trust in the same call (reference a.1).
             return [Action("run", argv=["mlnx_qos", "-i", self.netdev, "--dscp2prio", "set,%d,%d" % (d, want[d])]) for d in todo]
-        if not todo and len(have) == len(want):
-            return []
-        return [Action("run", argv=["dcb", "app", "replace", "dev", self.netdev, "dscp-prio", *["%d:%d" % (d, want[d]) for d in todo]])]
+        if not want:
+            # restore of an empty APP table (the port trusted PCP): remove every entry
+            return [Action("run", argv=["dcb", "app", "flush", "dev", self.netdev, "dscp-prio"])] if have else []
+        steps = []
+        if todo:
+            steps.append(Action("run", argv=["dcb", "app", "replace", "dev", self.netdev, "dscp-prio", *["%d:%d" % (d, want[d]) for d in todo]]))
+        # restore of a partial table: entries of DSCPs the snapshot did not map go (apply always plans all 64)
+        extra = ["%d:%d" % (d, p) for d in sorted(self.app_table) if d not in want for p in self.app_table[d]]
+        if have and extra:
+            steps.append(Action("run", argv=["dcb", "app", "del", "dev", self.netdev, "dscp-prio", *extra]))
+        return steps
 
     def _set_pfc(self, want: list, have: Any) -> list[Action]:
         if self.stack == "mlnx":
@@ -626,7 +750,11 @@ class NicState:
         steps = []
         if have.get("dscp") != want["dscp"]:
             steps.append(_write(base + "/np_cnp_dscp", want["dscp"]))
-        if have.get("priority") != want["priority"]:
+        if want["priority"] is None:
+            # restore of mode 1 (the CNP priority follows the received packet; np_cnp_prio is then unused)
+            if have.get("priority") is not None or not have:
+                steps.append(_write(base + "/np_cnp_prio_mode", 1))
+        elif have.get("priority") != want["priority"]:
             steps += [_write(base + "/np_cnp_prio_mode", 0), _write(base + "/np_cnp_prio", want["priority"])]
         return steps
 
@@ -685,8 +813,8 @@ def plan_nic(state: NicState, want: dict[str, Any]) -> dict[str, Any]:
 def _same(key: str, have: Any, want: Any) -> bool:
     if key == "dcqcn" and isinstance(have, dict):
         return all((have.get(p) or {}).get(prio) == v for p in want for prio, v in want[p].items())
-    if key == "dscp_map" and isinstance(have, dict):
-        return have == want
+    if key == "dscp_map" and want == {}:
+        return not have  # an empty APP table reads back as None
     return have == want
 
 

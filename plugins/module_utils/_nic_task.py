@@ -6,6 +6,8 @@ tests drive it with a tree and fake tools.
 
 nic_qos:  validate every input -> discover/select -> per NIC: detect the stack,
           read, compare (+ firmware query) -> [apply -> read back] -> result
+          state restored: the wanted values per NIC are an earlier gathered result's
+          ``before`` instead of the plan; the rest is the same path.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nic import (
     persist_actions,
     plan_nic,
     read_hw_counters,
+    restore_wanted,
     select,
     validate_firmware,
     validate_plan,
+    validate_snapshot,
     wanted,
 )
 
@@ -45,7 +49,8 @@ TOOLS = ("dcb", "ethtool", "mlnx_qos", "mlxconfig", "mstconfig")
 
 QOS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "plan": {"type": "dict"},
-    "state": {"type": "str", "default": "present", "choices": ["present", "gathered"]},
+    "state": {"type": "str", "default": "present", "choices": ["present", "gathered", "restored"]},
+    "restore": {"type": "dict"},
     "nics": {"type": "list", "elements": "str"},
     "pci_ids": {"type": "list", "elements": "str"},
     "stack": {"type": "str", "default": "auto", "choices": ["auto", *STACKS]},
@@ -80,22 +85,52 @@ def _firmware_tool(which: Callable[[str], str | None]) -> str:
     raise NicError("firmware: neither mlxconfig (NVIDIA MFT) nor mstconfig (package mstflint) is installed")
 
 
+def _wants(params: dict, fs: Fs) -> tuple[list[dict], list[dict], list[list[dict]]]:
+    """The NICs and, per NIC, the wanted values and what cannot be brought back (restored only)."""
+    if params.get("state") != "restored":
+        if params.get("restore"):
+            raise NicError("restore: only with state restored (state is %r)" % params.get("state"))
+        plan = params.get("plan")
+        if plan is None:
+            raise NicError("plan: required with state %s (fabric_plan_result.devices[host])" % params.get("state"))
+        validate_plan(plan)
+        chosen = _select(fs, params, plan["nics"])
+        return chosen, [wanted(plan)] * len(chosen), [[] for _nic in chosen]
+    snapshot = validate_snapshot(params.get("restore"))
+    if params.get("pci_ids") or params.get("firmware"):
+        raise NicError("state restored: %s not allowed; the earlier result names the NICs, and firmware values are not restored"
+                       % ("pci_ids" if params.get("pci_ids") else "firmware"))
+    unknown = [str(n) for n in params.get("nics") or [] if n not in snapshot and n not in {v["netdev"] for v in snapshot.values()}]
+    if unknown:
+        raise NicError("nics: %s not in the earlier result (it has %s)" % (", ".join(unknown), ", ".join(sorted(snapshot))))
+    chosen = _select(fs, params, [{"name": n, "netdev": v["netdev"]} for n, v in snapshot.items()])
+    wants, cannot = [], []
+    for nic in chosen:
+        want, lost = restore_wanted(snapshot[nic["name"]]["before"], snapshot[nic["name"]]["stack"])
+        wants.append(want)
+        cannot.append(lost)
+    return chosen, wants, cannot
+
+
 def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], check_mode: bool) -> dict[str, Any]:
     """The nic_qos task. Raises NicError (before any write when the input is bad)."""
-    plan = params.get("plan")
-    validate_plan(plan)
     firmware = validate_firmware(params.get("firmware"))
     fs = Fs(params.get("root") or "/")
-    chosen = _select(fs, params, plan["nics"])
-    want = wanted(plan)
+    chosen, wants, cannot = _wants(params, fs)
+    restoring = params.get("state") == "restored"
     gathered = params.get("state") == "gathered"
 
     states, reports = [], []
-    for nic in chosen:
+    for nic, want, lost in zip(chosen, wants, cannot):
         stack = params.get("stack") if params.get("stack") not in (None, "auto") else detect_stack(fs, nic)
+        then = validate_snapshot(params["restore"])[nic["name"]]["stack"] if restoring else stack
+        if then != stack:
+            raise NicError("%s: gathered on the %s stack, now %s: the earlier values do not apply" % (nic["name"], then, stack))
         state = NicState(fs, runner, nic, stack)
         states.append(state)
-        reports.append(plan_nic(state, want))
+        report = plan_nic(state, want)
+        report["unsupported"] += lost
+        reports.append(report)
     fw_reports = {}
     if firmware:
         tool = _firmware_tool(which)
@@ -114,7 +149,7 @@ def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], ch
             if fw["argv"]:
                 apply(fs, runner, [Action("run", argv=fw["argv"])])
                 ran.append(" ".join(fw["argv"]))
-        _read_back(states, want)
+        _read_back(states, wants)
 
     result: dict[str, Any] = {
         "changed": bool(changed and not gathered),
@@ -128,17 +163,16 @@ def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], ch
     }
     before_lines: list[str] = []
     after_lines: list[str] = []
-    for state, report in zip(states, reports):
+    for state, report, want in zip(states, reports, wants):
         commands = [a.text() for a in report.pop("actions")]
         report["commands"] = commands
         result["nics"][state.name] = report
         result["commands"] += commands
         result["unsupported"] += [dict(u, nic=state.name) for u in report["unsupported"]]
         result["persist"][state.netdev] = persist_actions(state, want, report["unsupported"])
-        for key in report["changes"]:
-            old, new = _diff_values(report["before"][key], report["after"][key])
-            before_lines.append("%s (%s) %s: %s" % (state.name, state.netdev, key, old))
-            after_lines.append("%s (%s) %s: %s" % (state.name, state.netdev, key, new))
+        for old, new in diff_lines(report):
+            before_lines.append(old)
+            after_lines.append(new)
     for name, fw in fw_reports.items():
         if fw["argv"]:
             result["commands"].append(" ".join(fw["argv"]))
@@ -151,6 +185,17 @@ def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], ch
     return result
 
 
+def diff_lines(report: dict) -> list[tuple[str, str]]:
+    """One NIC's report (RV nics.<name>) as (before, after) line pairs, one per changed setting: the module's diff,
+    and the change window report's (which has the result whether or not --diff was given)."""
+    pairs = []
+    for key in report.get("changes") or []:
+        old, new = _diff_values((report.get("before") or {}).get(key), (report.get("after") or {}).get(key))
+        pairs.append(("%s (%s) %s: %s" % (report.get("name"), report.get("netdev"), key, old),
+                      "%s (%s) %s: %s" % (report.get("name"), report.get("netdev"), key, new)))
+    return pairs
+
+
 def _diff_values(before: Any, after: Any) -> tuple[str, str]:
     """One line each; of a DSCP map only the entries that differ."""
     if isinstance(before, dict) and isinstance(after, dict) and all(str(k).isdigit() for k in after):
@@ -160,10 +205,10 @@ def _diff_values(before: Any, after: Any) -> tuple[str, str]:
     return json.dumps(before), json.dumps(after)
 
 
-def _read_back(states: list[NicState], want: dict) -> None:
-    """After apply: every supported setting must read back as planned."""
+def _read_back(states: list[NicState], wants: list[dict]) -> None:
+    """After apply: every supported setting must read back as planned (or as restored)."""
     problems = []
-    for state in states:
+    for state, want in zip(states, wants):
         report = plan_nic(state, want)
         if report["changes"]:
             detail = ", ".join("%s is %r, planned %r" % (k, report["before"][k], report["after"][k]) for k in report["changes"])

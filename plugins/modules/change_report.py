@@ -90,6 +90,8 @@ options:
         change, O(lossless.fabric.switch_config#module:confirm=false)), C(settle) (of the window's
         V(confirmed) or V(rolled_back) task), C(rollback) (of the roll-back after a failure) and C(backup) (where the
         running configuration before the change was saved). Missing or skipped results were not run.
+      - GPU hosts too, marked with C(kind) V(host) - C(apply) and C(restore) (registered M(lossless.fabric.nic_qos) results),
+        C(backup), C(restore_command); they are reported in their own C(hosts) section.
     type: dict
     required: true
   counters:
@@ -177,6 +179,10 @@ outcomes:
   sample: {kept: [leaf1, spine1], unchanged: [leaf2]}
 devices:
   description: Per device, its C(outcome) and a C(detail) line.
+  returned: success
+  type: dict
+hosts:
+  description: Per GPU host, its C(outcome) and a C(detail) line.
   returned: success
   type: dict
 reasons:

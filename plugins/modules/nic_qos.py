@@ -26,6 +26,9 @@ description:
     RV(unsupported) with the reason, and as a warning; it is never skipped in silence.
   - Firmware (nvconfig) parameters are set with C(mlxconfig) or C(mstconfig) only when O(firmware) names them; they act
     after a firmware reset or reboot, which the module reports in RV(reboot_required) and never does itself.
+  - O(state=restored) puts the NICs back to the values an earlier O(state=gathered) (or V(present)) run read - the change
+    window's NIC rollback. The same read, compare, apply and read-back path runs, so check mode, diff and idempotence hold;
+    a value that was not readable then is returned in RV(unsupported) with the reason.
   - The settings are runtime state - lost on reboot and driver reload. RV(persist) holds, per interface, the commands
     that set them again; the role lossless.fabric.nic_qos installs them as a systemd unit started by a udev rule.
 extends_documentation_fragment:
@@ -51,14 +54,22 @@ options:
     description:
       - The host's plan, C(fabric_plan_result.devices[inventory_hostname]) (kind V(host), transport V(roce)).
       - Every value is checked (priorities 0-7, DSCP 0-63, ...) before anything is read or written.
+      - Required with O(state=present) and O(state=gathered); not used with O(state=restored).
     type: dict
-    required: true
   state:
     description:
       - V(present) applies the plan; V(gathered) only reads and compares (never changes anything; RV(nics) shows what differs).
+      - V(restored) writes back the values of O(restore), NIC by NIC, and reads them back.
     type: str
     default: present
-    choices: [present, gathered]
+    choices: [present, gathered, restored]
+  restore:
+    description:
+      - With O(state=restored), the registered result of an earlier V(gathered) or V(present) run on this host (or its RV(nics)).
+        Each NIC's C(before) values are put back; its C(netdev) and C(stack) must still match.
+      - Every value is checked before anything is written (a bad bit, an unknown setting, a name with a newline fail the task).
+      - Only the NICs of that result are touched (O(nics) may narrow them; O(pci_ids) and O(firmware) are refused).
+    type: dict
   nics:
     description:
       - RDMA device names (C(mlx5_0)) or interface names (C(eth2)) to configure. Defaults to the NICs of the plan.
@@ -122,11 +133,17 @@ EXAMPLES = r"""
       ROCE_CC_PRIO_MASK_P1: 8
   become: true
 
-- name: Only read and compare (drift check)
+- name: Only read and compare (drift check); the result is also the backup for a restore
   lossless.fabric.nic_qos:
     plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
     state: gathered
   register: drift
+
+- name: Put the NICs back to what that earlier gathered run read
+  lossless.fabric.nic_qos:
+    state: restored
+    restore: "{{ drift }}"
+  become: true
 """
 
 RETURN = r"""
@@ -158,7 +175,7 @@ nics:
       description: Every supported setting as read from the host.
       type: dict
     after:
-      description: Every supported setting as the plan wants it.
+      description: Every supported setting as the plan wants it (with O(state=restored), as O(restore) had it).
       type: dict
     unsupported:
       description: Settings this host cannot take, each with C(setting) and C(reason).
@@ -204,11 +221,16 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils import _nic_task  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError  # noqa: E402
 
-ARGUMENT_SPEC = dict(_nic_task.QOS_ARGUMENT_SPEC, plan={"type": "dict", "required": True})
+ARGUMENT_SPEC = dict(_nic_task.QOS_ARGUMENT_SPEC)
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[("nics", "pci_ids")], supports_check_mode=True)
+    module = AnsibleModule(
+        argument_spec=ARGUMENT_SPEC,
+        mutually_exclusive=[("nics", "pci_ids")],
+        required_if=[("state", "present", ["plan"]), ("state", "gathered", ["plan"]), ("state", "restored", ["restore"])],
+        supports_check_mode=True,
+    )
     run, which = _nic_task.tool_runner(module)
     try:
         result = _nic_task.run_qos(module.params, run, which, module.check_mode)

@@ -2,6 +2,9 @@
 """playbooks/change_window.yml against the lab, as an engineer runs it: a good change
 kept everywhere, a change the benchmark rejects rolled back everywhere, a window
 killed after the change rolled back by the switches' own timers, and --check.
+The GPU hosts' NICs change with the switches (the CNP DSCP reaches both): applied
+when kept, restored from their backup when rolled back, left in place - and said
+so, with the command that restores them - when the window is killed.
 
 Each test has its own copy of inventories/lab and its own lab (tests/lab/launcher.py
 up/down with a run folder under tmp_path), so nothing collides with a lab the user
@@ -11,6 +14,7 @@ control API, the way a person would log in and look."""
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -26,12 +30,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.path.dirname(sys.executable)
 LAB = os.path.join(ROOT, "inventories", "lab")
 SWITCHES = ("leaf1", "leaf2", "spine1")
+HOSTS = ("gpu1", "gpu2")  # lab NIC stacks: gpu1 mlnx, gpu2 upstream
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
 from switchsim.client import ControlClient  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 # The change: new ECN thresholds on the RoCE queue (a typical tuning change).
 ECN = {"min_threshold_bytes": 153600, "max_threshold_bytes": 1536000, "max_probability_percent": 10}
+# A change both the switches and the NICs carry: CNPs move from DSCP 48 to 40.
+CNP_DSCP = 40
 
 
 def _env():
@@ -75,17 +82,55 @@ class Lab:
     def playbook(self, playbook, *args):
         return subprocess.run(self.argv(playbook, *args), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=900, check=False)
 
-    def intent_with_new_ecn(self):
-        """-e @file: the lab's intent with the new ECN thresholds."""
+    def intent_with_new_ecn(self, cnp_dscp=None):
+        """-e @file: the lab's intent with the new ECN thresholds (and a new CNP DSCP, which the NICs get too)."""
         with open(os.path.join(self.inventory, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
             intent = yaml.safe_load(handle)["lossless_fabric"]
         intent["roce"].setdefault("ecn", {}).update(ECN)
+        if cnp_dscp is not None:
+            intent["roce"].setdefault("cnp", {})["dscp"] = cnp_dscp
         path = self.tmp / "change.yml"
         path.write_text(yaml.safe_dump({"lossless_fabric": intent}))
         return "@%s" % path
 
     def running(self):
         return {sw: self.switches.running(sw) for sw in SWITCHES}
+
+    def host_root(self, host):
+        return os.path.join(self.run_dir, "hosts", host, "root")
+
+    def nic_trees(self):
+        """Every file of each GPU host's lab tree (sysfs, configfs, debugfs, the shims' driver state), by content; the
+        traffic counters the lab adds on each ethtool -S read (the window reads NIC counters) left out."""
+        out = {}
+        for host in HOSTS:
+            root = self.host_root(host)
+            files = {}
+            for folder, _dirs, names in os.walk(root):
+                for name in names:
+                    path = os.path.join(folder, name)
+                    rel = os.path.relpath(path, root)
+                    if rel == os.path.join(".hostsim", "state.json"):
+                        with open(path, encoding="utf-8") as handle:
+                            state = json.load(handle)
+                        for nic in state["nics"].values():
+                            nic.pop("stats", None)
+                        files[rel] = state
+                    else:
+                        with open(path, "rb") as handle:
+                            files[rel] = hashlib.sha256(handle.read()).hexdigest()
+            out[host] = files
+        return out
+
+    def cnp_dscp(self):
+        """The CNP DSCP each host's first NIC sends, read where each driver keeps it."""
+        mlnx = os.path.join(self.host_root("gpu1"), "sys", "class", "net", "eth2", "ecn", "roce_np", "cnp_dscp")
+        upstream = glob.glob(os.path.join(self.host_root("gpu2"), "sys", "kernel", "debug", "mlx5", "*", "cc_params", "np_cnp_dscp"))
+        values = {}
+        for host, path in (("gpu1", mlnx), ("gpu2", sorted(upstream)[0])):
+            with open(path, encoding="utf-8") as handle:
+                values[host] = int(handle.read())
+        return values
 
     def pending(self):
         return {sw: self.switches.pending(sw) for sw in SWITCHES}
@@ -121,11 +166,14 @@ def _nothing_pending(pending):
     return all(p["pending_commit"] is False for p in pending.values())
 
 
-def _prepare(lab, kubernetes=True):
+def _prepare(lab, kubernetes=True, hosts=False):
     """The fabric as it stands before the window: switches configured from the lab's intent (and the RDMA device
-    plugin the benchmark's MPIJobs need)."""
+    plugin the benchmark's MPIJobs need; and the GPU hosts' NICs)."""
     if kubernetes:
         out = lab.playbook("kubernetes.yml")
+        assert out.returncode == 0, out.stdout + out.stderr
+    if hosts:
+        out = lab.playbook("hosts.yml")
         assert out.returncode == 0, out.stdout + out.stderr
     out = lab.playbook("switches.yml")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -134,14 +182,27 @@ def _prepare(lab, kubernetes=True):
 
 def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factory):
     lab = lab_factory()
-    before = _prepare(lab)
-    change = lab.intent_with_new_ecn()
+    before = _prepare(lab, hosts=True)
+    assert lab.cnp_dscp() == {"gpu1": 48, "gpu2": 48}
+    change = lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP)
 
     out = lab.playbook("change_window.yml", "-e", change)
     assert out.returncode == 0, out.stdout + out.stderr
     report = lab.report()
     assert report["verdict"] == "kept", report["reasons"]
     assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "kept" for sw in SWITCHES}
+    # the NICs took the new CNP DSCP at once: nothing to confirm on them
+    assert {h: e["outcome"] for h, e in report["hosts"].items()} == {h: "applied" for h in HOSTS}
+    assert lab.cnp_dscp() == {"gpu1": CNP_DSCP, "gpu2": CNP_DSCP}
+    for host in HOSTS:
+        entry = report["hosts"][host]
+        assert '+ mlx5_0 (eth2) cnp: {"dscp": 40' in entry["diff"] and '- mlx5_0 (eth2) cnp: {"dscp": 48' in entry["diff"], entry
+        assert "(nothing to confirm on NICs)" in entry["detail"] and entry["restore_command"] is None
+        backup = os.path.join(lab.report_dir, report["name"] + "-backup", host + ".nic.json")
+        assert entry["backup"] == backup and oct(os.stat(backup).st_mode & 0o777) == "0o600"
+        with open(backup, encoding="utf-8") as handle:
+            saved = json.load(handle)
+        assert saved["state"] == "restored" and saved["restore"]["nics"]["mlx5_0"]["before"]["cnp"]["dscp"] == 48
     for sw in SWITCHES:
         assert report["devices"][sw]["diff"].strip(), "%s: no diff in the report" % sw
     assert report["benchmark"]["verdict"] == "pass"
@@ -153,6 +214,8 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
     assert "Verdict: **KEPT**" in md
     for sw in SWITCHES:
         assert "| %s |" % sw in md and "### %s (" % sw in md
+    for host in HOSTS:
+        assert "**applied**" in md and "### %s (NICs): applied" % host in md
     with open(os.path.join(lab.report_dir, name + ".png"), "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     # backups of the running configuration before the change, readable by their owner only
@@ -179,20 +242,29 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
         second = json.load(handle)
     assert second["verdict"] == "no change"
     assert {e["outcome"] for e in second["devices"].values()} == {"unchanged"}
+    assert {h: e["outcome"] for h, e in second["hosts"].items()} == {h: "unchanged" for h in HOSTS}
     assert second["benchmark"] is None
     assert lab.running() == after
 
 
 def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_factory):
     lab = lab_factory(extra=["-e", "lab_nccl_replay_post=failing"])
-    before = _prepare(lab)
+    before = _prepare(lab, hosts=True)
+    trees = lab.nic_trees()
 
-    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn())
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP))
     assert out.returncode != 0, out.stdout
     assert "Change window rolled back" in out.stdout
     report = lab.report()
     assert report["verdict"] == "rolled back"
     assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "rolled back" for sw in SWITCHES}
+    # the NICs had the change (their diff) and got their backup back (the restore's diff); the trees are as before
+    assert {h: e["outcome"] for h, e in report["hosts"].items()} == {h: "restored" for h in HOSTS}
+    for host in HOSTS:
+        assert '+ mlx5_0 (eth2) cnp: {"dscp": 40' in report["hosts"][host]["diff"]
+        assert '+ mlx5_0 (eth2) cnp: {"dscp": 48' in report["hosts"][host]["restore_diff"]
+        assert "restored from " in report["hosts"][host]["detail"] and "not restored" not in report["hosts"][host]["detail"]
+    assert lab.nic_trees() == trees
     assert any(r.startswith("post benchmark: compare: ") and "regressed" in r for r in report["reasons"]), report["reasons"]
     assert any(r.startswith("post benchmark: ") and "< target 180.00 GB/s" in r for r in report["reasons"]), report["reasons"]
     assert report["benchmark"]["verdict"] == "fail"
@@ -296,8 +368,9 @@ def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(la
     # Device time runs 100x faster: the window's 20 minutes end (and the timers fire) some seconds after the kill.
     # The benchmark is off here: what is under test is the switches' own roll-back, not the measurement.
     lab = lab_factory(time_scale=0.01)
-    before = _prepare(lab, kubernetes=False)
-    proc = _start(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false",
+    before = _prepare(lab, kubernetes=False, hosts=True)
+    trees = lab.nic_trees()
+    proc = _start(lab, "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP), "-e", "change_window_benchmark=false",
                   "-e", "change_window_max_minutes=20", "-e", "change_window_settle_seconds=600")
     try:
         interim = _wait_until_pending(lab, proc)
@@ -318,6 +391,17 @@ def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(la
         time.sleep(0.5)
     assert _nothing_pending(lab.pending())
     assert lab.running() == before
+
+    # The NICs have no timer: the record says so per host, with the command that puts each back from its backup.
+    assert {h: e["outcome"] for h, e in interim["hosts"].items()} == {h: "applied, no automatic rollback" for h in HOSTS}
+    assert lab.cnp_dscp() == {"gpu1": CNP_DSCP, "gpu2": CNP_DSCP}
+    for host in HOSTS:
+        command = interim["hosts"][host]["restore_command"]
+        assert command.startswith("ansible %s -i " % host) and host + ".nic.json" in command, command
+        out = subprocess.run(["bash", "-c", command], cwd=ROOT, env=dict(_env(), PATH=BIN + os.pathsep + os.environ["PATH"]),
+                             capture_output=True, text=True, timeout=300, check=False)
+        assert out.returncode == 0 and "CHANGED" in out.stdout, out.stdout + out.stderr
+    assert lab.nic_trees() == trees
 
 
 def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):

@@ -203,3 +203,68 @@ def test_devices_no_batch_reached_are_named_and_never_hide_an_earlier_batch(hdr)
         "leaf1": "kept", "leaf2": "unchanged", "spine1": "rolled back", "spine2": "unchanged"}
     assert merged["verdict"] == "partial"
     assert "| spine2 | eos | **unchanged** | not reached: its serial batch has not run |" in _change_report.markdown(merged)
+
+
+# As nic_qos returns them without --diff (no diff key): the report builds the lines from nics.
+NIC_APPLY = {"changed": True, "commands": ["echo 40 > /sys/class/net/eth2/ecn/roce_np/cnp_dscp"],
+             "nics": {"mlx5_0": {"name": "mlx5_0", "netdev": "eth2", "stack": "mlnx", "changes": ["cnp"],
+                                 "before": {"cnp": {"dscp": 48, "priority": 6}, "mtu": 9000},
+                                 "after": {"cnp": {"dscp": 40, "priority": 6}, "mtu": 9000}}}}
+NIC_RESTORE = {"changed": True, "unsupported": [],
+               "nics": {"mlx5_0": dict(NIC_APPLY["nics"]["mlx5_0"], before=NIC_APPLY["nics"]["mlx5_0"]["after"],
+                                       after=NIC_APPLY["nics"]["mlx5_0"]["before"])}}
+
+
+def host(**results):
+    return dict({"kind": "host", "backup": "/r/change-window-x-backup/gpu1.nic.json",
+                 "restore_command": "ansible gpu1 -m lossless.fabric.nic_qos -a @/r/change-window-x-backup/gpu1.nic.json"}, **results)
+
+
+def test_hosts_get_their_own_section_with_what_happened_and_the_diff():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}, "gpu1": host(apply=NIC_APPLY)},
+                                  "passed", scope=["leaf1"])
+    assert list(report["devices"]) == ["leaf1"] and list(report["hosts"]) == ["gpu1"]
+    gpu1 = report["hosts"]["gpu1"]
+    assert gpu1["outcome"] == "applied" and gpu1["stacks"] == ["mlnx"] and gpu1["commands"] == 1
+    assert gpu1["diff"] == "- mlx5_0 (eth2) cnp: {\"dscp\": 48, \"priority\": 6}\n+ mlx5_0 (eth2) cnp: {\"dscp\": 40, \"priority\": 6}\n"
+    assert gpu1["restore_command"] is None  # nothing left to do by hand
+    assert report["verdict"] == "kept" and report["outcomes"] == {"kept": ["leaf1"], "applied": ["gpu1"]}
+    md = _change_report.markdown(report)
+    assert "1 device(s), 1 host(s): 1 kept, 1 applied" in md
+    assert "## GPU hosts (NICs)" in md and "| gpu1 | mlnx | **applied** |" in md
+    assert "### gpu1 (NICs): applied" in md and "+ mlx5_0 (eth2) cnp: {\"dscp\": 40" in md
+
+
+def test_an_interrupted_window_lists_each_host_as_applied_with_no_automatic_rollback():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed()}, "gpu1": host(apply=NIC_APPLY)}, "in_progress")
+    gpu1 = report["hosts"]["gpu1"]
+    assert gpu1["outcome"] == "applied, no automatic rollback" and "/r/change-window-x-backup/gpu1.nic.json" in gpu1["detail"]
+    assert gpu1["restore_command"].startswith("ansible gpu1 ")
+    md = _change_report.markdown(report)
+    assert "**applied, no automatic rollback**" in md and "To put the NICs back:" in md
+    assert "- gpu1: `ansible gpu1 -m lossless.fabric.nic_qos -a @/r/change-window-x-backup/gpu1.nic.json`" in md
+
+
+def test_a_rolled_back_window_restores_the_hosts_and_shows_both_diffs():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED},
+                                           "gpu1": host(apply=NIC_APPLY, restore=NIC_RESTORE)}, "failed")
+    assert report["verdict"] == "rolled back" and report["hosts"]["gpu1"]["outcome"] == "restored"
+    assert report["hosts"]["gpu1"]["restore_diff"].startswith("- mlx5_0 (eth2) cnp: {\"dscp\": 40")
+    md = _change_report.markdown(report)
+    assert "Applied:" in md and "Restored:" in md
+
+
+def test_later_batches_keep_the_hosts_of_the_first():
+    first = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}, "gpu1": host(apply=NIC_APPLY)},
+                                 "passed", scope=["leaf1", "leaf2"])
+    second = _change_report.build(dict(WINDOW, batch=2), {"leaf2": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
+                                  scope=["leaf1", "leaf2"])
+    merged = _change_report.merge(json.loads(json.dumps(first)), second)
+    assert merged["hosts"]["gpu1"]["outcome"] == "applied" and merged["hosts"]["gpu1"]["batch"] == 1
+    assert merged["outcomes"]["applied"] == ["gpu1"] and merged["verdict"] == "partial"
+
+
+def test_a_batch_lists_its_switches_the_hosts_apart():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}, "gpu1": host(apply=NIC_APPLY)},
+                                  "passed")
+    assert report["batches"] == [{"batch": 1, "devices": ["leaf1"], "status": "passed"}]

@@ -212,3 +212,54 @@ def test_dry_run_outcomes():
 ])
 def test_window_verdict(status, outcomes, verdict):
     assert _findings.window_verdict(status, outcomes) == verdict
+
+
+# GPU hosts: nic_qos results (NICs have no commit timer)
+NIC_APPLIED = {"changed": True, "nics": {"mlx5_0": {"changes": ["cnp"], "stack": "mlnx"}, "mlx5_1": {"changes": []}}}
+NIC_RESTORED = {"changed": True, "nics": {"mlx5_0": {"changes": ["cnp"]}}, "unsupported": []}
+
+
+@pytest.mark.parametrize(
+    "apply, restore, check_mode, settled, outcome, detail",
+    [
+        (None, None, False, True, "unchanged", "the window ended before the NIC change"),
+        ({"skipped": True}, None, False, True, "unchanged", "the window ended before the NIC change"),
+        ({"changed": False, "nics": {}}, None, False, True, "unchanged", "nothing to change on the NICs"),
+        (NIC_APPLIED, None, True, True, "would change", "dry run: would set mlx5_0: cnp"),
+        (NIC_APPLIED, None, False, True, "applied", "set mlx5_0: cnp (nothing to confirm on NICs)"),
+        (NIC_APPLIED, None, False, False, "applied, no automatic rollback", "NICs have no rollback timer"),
+        (NIC_APPLIED, {"skipped": True}, False, True, "applied", "set mlx5_0: cnp"),
+        (NIC_APPLIED, NIC_RESTORED, False, True, "restored", "restored from /r/gpu1.nic.json: mlx5_0: cnp"),
+        (NIC_APPLIED, {"changed": False, "nics": {}}, False, True, "restored", "restored from /r/gpu1.nic.json: nothing differed"),
+        (NIC_APPLIED, {"failed": True, "msg": "gpu1: dcb: exit 1"}, False, True, "unknown", "restore failed: gpu1: dcb: exit 1"),
+        ({"failed": True, "msg": "mlx5_0 (eth2): write x: EACCES"}, NIC_RESTORED, False, True, "restored",
+         "NIC change failed: mlx5_0 (eth2): write x: EACCES; restored"),
+        ({"failed": True, "msg": "boom"}, None, False, True, "unknown", "NIC change failed: boom; not restored"),
+    ],
+    ids=["not-run", "skipped", "nothing", "dry-run", "applied", "in-progress", "restore-skipped", "restored", "restored-nothing",
+         "restore-failed", "apply-failed-restored", "apply-failed-not-restored"],
+)
+def test_host_outcome(apply, restore, check_mode, settled, outcome, detail):
+    got = _findings.host_outcome(apply, restore, check_mode, settled, "/r/gpu1.nic.json")
+    assert got["outcome"] == outcome and detail in got["detail"], got
+
+
+def test_host_outcome_names_what_could_not_be_restored():
+    restore = dict(NIC_RESTORED, unsupported=[{"nic": "mlx5_0", "setting": "dscp_map", "reason": "not readable when gathered"}])
+    assert "not restored: mlx5_0 dscp_map: not readable when gathered" in _findings.host_outcome(NIC_APPLIED, restore)["detail"]
+
+
+@pytest.mark.parametrize(
+    "status, outcomes, verdict",
+    [
+        ("passed", {"leaf1": "kept", "gpu1": "applied"}, "kept"),
+        ("passed", {"leaf1": "unchanged", "gpu1": "applied"}, "kept"),
+        ("failed", {"leaf1": "rolled back", "gpu1": "restored"}, "rolled back"),
+        # a switch rolled back while a NIC keeps the change (its restore did not run): needs a person
+        ("failed", {"leaf1": "rolled back", "gpu1": "applied"}, "partial"),
+        ("failed", {"leaf1": "unchanged", "gpu1": "restored"}, "rolled back"),
+        ("in_progress", {"leaf1": "pending", "gpu1": "applied, no automatic rollback"}, "in progress"),
+    ],
+)
+def test_window_verdict_with_hosts(status, outcomes, verdict):
+    assert _findings.window_verdict(status, outcomes) == verdict

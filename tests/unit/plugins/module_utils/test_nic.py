@@ -230,3 +230,40 @@ def test_action_text_is_shell_safe():
         "echo 'RoCE v2' > /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode"
     )
     assert _nic.Action("run", argv=["ethtool", "-A", "eth2", "rx", "off"], also_ok=80).text() == "ethtool -A eth2 rx off || test $? -eq 80"
+
+
+def test_restore_wanted_turns_a_gathered_before_back_into_wanted_values():
+    before = {"trust": "dscp", "dscp_map": {"26": 3, "48": 6}, "pfc": [0, 0, 0, 1, 0, 0, 0, 0], "cnp": {"dscp": 48, "priority": None},
+              "traffic_class": None, "mtu": 9000}
+    want, cannot = _nic.restore_wanted(before, "upstream")
+    assert want == {"trust": "dscp", "dscp_map": {26: 3, 48: 6}, "pfc": [0, 0, 0, 1, 0, 0, 0, 0], "cnp": {"dscp": 48, "priority": None}, "mtu": 9000}
+    assert cannot == [{"setting": "traffic_class", "reason": "not readable when gathered: no earlier value to put back"}]
+
+
+def test_restore_wanted_says_what_a_snapshot_cannot_bring_back():
+    # mlnx under trust pcp: mlnx_qos shows no map
+    want, cannot = _nic.restore_wanted({"trust": "pcp", "dscp_map": None}, "mlnx")
+    assert want == {"trust": "pcp"} and cannot[0]["setting"] == "dscp_map" and "trust pcp" in cannot[0]["reason"]
+    # upstream, empty APP table: restored as an empty table
+    assert _nic.restore_wanted({"trust": "pcp", "dscp_map": None}, "upstream") == ({"trust": "pcp", "dscp_map": {}}, [])
+    # upstream, a DSCP with two APP entries has no single priority
+    want, cannot = _nic.restore_wanted({"dscp_map": {"26": 3, "27": None}}, "upstream")
+    assert want == {"dscp_map": {26: 3}} and "DSCP 27 had several APP entries" in cannot[0]["reason"]
+
+
+@pytest.mark.parametrize(
+    "snapshot, message",
+    [
+        ({"nics": {"mlx5_0": {"netdev": "eth2", "stack": "mlnx", "before": {"trust": "dscp; reboot"}}}}, "before.trust: 'dscp; reboot' is not pcp or dscp"),
+        ({"mlx5_0": {"netdev": "eth2", "stack": "mlnx", "before": {"cnp": {"dscp": 64, "priority": 6}}}}, "before.cnp.dscp: 64 is not a DSCP"),
+        ({"mlx5_0": {"netdev": "eth2", "stack": "other", "before": {}}}, "restore.nics.mlx5_0.stack: 'other'"),
+        ({"mlx5_0": {"netdev": "eth2", "stack": "mlnx"}}, "restore.nics.mlx5_0: 'dict' has no before"),
+        ({"mlx5 0": {"netdev": "eth2", "stack": "mlnx", "before": {}}}, "restore.nics: 'mlx5 0' is not an RDMA device name"),
+        ({"mlx5_0": {"netdev": "eth2", "stack": "mlnx", "before": {"dcqcn": {"np": {"3": 2}, "rp": {}}}}}, "before.dcqcn.np[3]: 2"),
+        ([], "restore: 'list' is not an earlier nic_qos result"),
+    ],
+)
+def test_validate_snapshot_names_the_key_and_the_value(snapshot, message):
+    with pytest.raises(_nic.NicError) as err:
+        _nic.validate_snapshot(snapshot)
+    assert message in str(err.value)

@@ -330,3 +330,121 @@ def test_tool_runner_prefers_bin_dir_and_names_a_missing_tool(tmp_path):
     assert module.ran == [([str(tmp_path / "dcb"), "pfc", "show", "dev", "eth2"], {"LC_ALL": "C"})]
     with pytest.raises(NicError, match="mlnx_qos: not installed on this host"):
         run(["mlnx_qos", "-i", "eth2"])
+
+
+# ---------------------------------------------------------------------------
+# state restored: put an earlier gathered result back (the change window's NIC rollback)
+# ---------------------------------------------------------------------------
+
+# The change a window makes on top of a configured host: CNP on DSCP 40 / priority 5, data on DSCP 24.
+CHANGED = {"cnp": {"dscp": 40, "priority": 5}, "data": {"dscp": 24}}
+
+
+def test_restore_puts_every_file_back_byte_for_byte_and_is_idempotent(host):
+    host.qos()  # the host as the fabric had it before the window
+    snapshot = host.qos(state="gathered")
+    kept = host.fingerprint()
+    changed = host.qos(plan=plan_for(**CHANGED))
+    assert changed["changed"] is True and {"cnp", "dscp_map"} <= set(changed["nics"]["mlx5_0"]["changes"])
+    assert host.fingerprint() != kept
+
+    restored = host.qos(state="restored", restore=snapshot, plan=None)
+    assert restored["changed"] is True
+    assert set(restored["nics"]["mlx5_0"]["changes"]) == set(changed["nics"]["mlx5_0"]["changes"])
+    # the diff goes from the changed values back to the gathered ones
+    assert "mlx5_0 (eth2) cnp: {\"dscp\": 40, \"priority\": 5}\n" in restored["diff"]["before"]
+    assert "mlx5_0 (eth2) cnp: {\"dscp\": 48, \"priority\": 6}\n" in restored["diff"]["after"]
+    assert restored["ran"] == restored["commands"] and restored["unsupported"] == []  # every gathered value went back
+    # every file nic_qos (or a tool it runs) writes: sysfs, configfs, debugfs and the shims' driver state
+    assert host.fingerprint() == kept
+
+    again = host.qos(state="restored", restore=snapshot, plan=None)
+    assert again["changed"] is False and again["commands"] == [] and again["ran"] == []
+
+
+def test_restore_in_check_mode_writes_nothing_and_predicts_the_real_run(host):
+    host.qos()
+    snapshot = host.qos(state="gathered")
+    host.qos(plan=plan_for(**CHANGED))
+    before = host.fingerprint()
+    checked = host.qos(state="restored", restore=snapshot["nics"], plan=None, check=True)  # the nics part alone is enough
+    assert checked["changed"] is True and checked["ran"] == [] and host.fingerprint() == before
+    assert host.qos(state="restored", restore=snapshot, plan=None)["ran"] == checked["commands"]
+
+
+def test_restore_to_the_driver_defaults_of_a_fresh_host(host):
+    stack = tree.load(host.root)["stack"]
+    snapshot = host.qos(state="gathered")  # trust pcp, no APP table, CNP priority following the packet (upstream)
+    host.qos()
+    restored = host.qos(state="restored", restore=snapshot, plan=None)
+    assert restored["changed"] is True
+    after = host.qos(state="gathered")["nics"]["mlx5_0"]["before"]
+    nic = tree.load(host.root)["nics"]["eth2"]
+    assert nic["trust"] == "pcp" and nic["pfc"] == [0] * 8 and nic["pause"] == {"autoneg": "on", "rx": "on", "tx": "on"}
+    if stack == "mlnx":
+        # mlnx_qos shows no DSCP map under trust pcp: nothing to put back, and the map is unused again
+        lost = [u for u in restored["unsupported"] if u["nic"] == "mlx5_0" and u["setting"] == "dscp_map"]
+        assert lost and "not readable when gathered (trust pcp" in lost[0]["reason"]
+        assert {k: v for k, v in after.items() if k != "dscp_map"} == {k: v for k, v in snapshot["nics"]["mlx5_0"]["before"].items() if k != "dscp_map"}
+    else:
+        assert nic["app"] == [] and after == snapshot["nics"]["mlx5_0"]["before"]
+        mode = pathlib.Path(host.root, "sys/kernel/debug/mlx5/0000:3b:00.0/cc_params/np_cnp_prio_mode").read_text()
+        assert mode == "1\n" and "dcb app flush dev eth2 dscp-prio" in restored["commands"]
+    assert host.qos(state="restored", restore=snapshot, plan=None)["changed"] is False
+
+
+def test_restore_of_a_partial_app_table_removes_the_entries_it_did_not_have(tmp_path):
+    host = Host(tmp_path, "upstream")
+    host.runner(["dcb", "app", "add", "dev", "eth2", "dscp-prio", "26:3"])
+    snapshot = host.qos(state="gathered", nics=["mlx5_0"])
+    assert snapshot["nics"]["mlx5_0"]["before"]["dscp_map"] == {"26": 3}
+    host.qos()
+    restored = host.qos(state="restored", restore=snapshot, plan=None)
+    assert restored["nics"].keys() == {"mlx5_0"}  # only the NICs of the earlier result
+    assert tree.load(host.root)["nics"]["eth2"]["app"] == [[26, 3]]
+    assert any(c.startswith("dcb app del dev eth2 dscp-prio 0:0 ") for c in restored["commands"]), restored["commands"]
+
+
+def _gathered(tmp_path):
+    probe = Host(tmp_path / "probe", "mlnx")
+    return probe.qos(state="gathered")
+
+
+@pytest.mark.parametrize(
+    "mutate, params, message",
+    [
+        (lambda s: s["nics"]["mlx5_0"]["before"].update(pfc=[0, 0, 0, 2, 0, 0, 0, 0]), {}, "restore.nics.mlx5_0.before.pfc: [0, 0, 0, 2"),
+        (lambda s: s["nics"]["mlx5_0"]["before"].update(mtu="9000; reboot"), {}, "restore.nics.mlx5_0.before.mtu: '9000; reboot' is not an MTU"),
+        (lambda s: s["nics"]["mlx5_0"].update(netdev="eth2\nreboot"), {}, "restore.nics.mlx5_0.netdev: 'eth2\\nreboot'"),
+        (lambda s: s["nics"]["mlx5_0"]["before"].update(colour="red"), {}, "restore.nics.mlx5_0.before.colour: not a setting"),
+        (lambda s: s["nics"]["mlx5_0"].update(stack="upstream"), {}, "mlx5_0: gathered on the upstream stack, now mlnx"),
+        (lambda s: s["nics"]["mlx5_0"].update(netdev="eth9"), {}, "the plan gives mlx5_0 netdev 'eth9', but sysfs maps it to 'eth2'"),
+        (None, {"pci_ids": ["15b3"]}, "state restored: pci_ids not allowed"),
+        (None, {"nics": ["mlx5_7"]}, "nics: mlx5_7 not in the earlier result"),
+        (None, {"state": "present"}, "restore: only with state restored"),
+        ("empty", {}, "restore: 'dict' is not an earlier nic_qos result"),
+    ],
+    ids=["pfc-bit", "mtu-injection", "netdev-newline", "unknown-setting", "other-stack", "other-netdev", "pci-ids",
+         "nic-not-in-snapshot", "restore-without-restored", "empty"],
+)
+def test_restore_refuses_bad_input_before_anything_is_written(tmp_path, mutate, params, message):
+    snapshot = _gathered(tmp_path)
+    if mutate == "empty":
+        snapshot = {}
+    elif mutate:
+        mutate(snapshot)
+    host = Host(tmp_path, "mlnx")
+    before = host.fingerprint()
+    args = dict({"state": "restored", "restore": snapshot, "plan": None}, **params)
+    if args["state"] == "present":
+        args["plan"] = plan_for()
+    with pytest.raises(NicError) as err:
+        host.qos(**args)
+    assert message in str(err.value)
+    assert all(c[0] != "mlnx_qos" or len(c) == 3 for c in host.calls) and host.fingerprint() == before
+
+
+def test_present_and_gathered_still_need_the_plan(tmp_path):
+    host = Host(tmp_path, "mlnx")
+    with pytest.raises(NicError, match="plan: required with state gathered"):
+        _nic_task.run_qos({"state": "gathered", "root": host.root}, host.runner, host.which, False)
