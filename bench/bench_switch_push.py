@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,7 +46,18 @@ def _sim(workdir, count):
     return sim
 
 
+# Two timestamps around the push task, so the push itself (connect, session, diff, commit, read-back) can be told
+# apart from what every run pays around it (ansible-playbook start-up, the plan).
+_STAMP = {"ansible.builtin.debug": {"msg": "STAMP={{ now().timestamp() }}"}, "run_once": True}
+
+
+def _stamped(tasks):
+    return [dict(_STAMP, name="stamp before")] + tasks + [dict(_STAMP, name="stamp after")]
+
+
 def _play(workdir, inventory, plays, forks):
+    for play in plays:
+        play["tasks"] = _stamped(play["tasks"])
     path = os.path.join(workdir, "play.yml")
     with open(path, "w", encoding="utf-8") as handle:
         yaml.safe_dump(plays, handle, sort_keys=False)
@@ -58,7 +70,8 @@ def _play(workdir, inventory, plays, forks):
     if out.returncode != 0:
         raise RuntimeError("playbook failed:\n" + out.stdout[-4000:] + out.stderr[-2000:])
     changed = sum(int(line.split("changed=")[1].split()[0]) for line in out.stdout.splitlines() if " changed=" in line)
-    return took, changed
+    stamps = [float(value) for value in re.findall(r'"STAMP=([0-9.]+)"', out.stdout)]
+    return took, changed, stamps[-1] - stamps[0]
 
 
 def ours(workdir, count, forks, fabric=False):
@@ -117,9 +130,9 @@ def main():
     rows = []
     for count in args.counts:
         with tempfile.TemporaryDirectory() as tmp:
-            (first, changed1), (rerun, changed2) = ours(os.path.join(tmp, "ours"), count, args.forks)
-            (ffirst, fchanged1), (frerun, fchanged2) = ours(os.path.join(tmp, "fabric"), count, args.forks, fabric=True)
-            (base_first, bchanged1), (base_rerun, bchanged2) = eos_config(os.path.join(tmp, "base"), count, args.forks, lines)
+            (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, args.forks)
+            (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, args.forks, fabric=True)
+            (base_first, bchanged1, bpush1), (base_rerun, bchanged2, bpush2) = eos_config(os.path.join(tmp, "base"), count, args.forks, lines)
         rows.append({
             "switches": count, "forks": args.forks, "lines": len(lines),
             "ours_first_s": round(first, 2), "ours_rerun_s": round(rerun, 2),
@@ -129,6 +142,10 @@ def main():
             "fabric_first_s": round(ffirst, 2), "fabric_rerun_s": round(frerun, 2),
             "fabric_first_ratio": round(ffirst / base_first, 3), "fabric_rerun_ratio": round(frerun / base_rerun, 3),
             "fabric_rerun_over_first": round(frerun / ffirst, 3),
+            # The push tasks alone (between the stamps): what a rerun can save lies only here.
+            "ours_push_first_s": round(push1, 2), "ours_push_rerun_s": round(push2, 2),
+            "fabric_push_first_s": round(fpush1, 2), "fabric_push_rerun_s": round(fpush2, 2),
+            "eos_config_push_first_s": round(bpush1, 2), "eos_config_push_rerun_s": round(bpush2, 2),
             "changed": [changed1, changed2, fchanged1, fchanged2, bchanged1, bchanged2],
         })
         print(json.dumps(rows[-1]), file=sys.stderr)
