@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "intent": {"type": "dict"},
@@ -15,18 +14,12 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Validate the intent and derive the per-device plan, without touching a device."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    argument_spec = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars or {}
-        result = super().run(tmp, task_vars)
-        result["changed"] = False
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-
+    def run_validated(self, args, task_vars, result):
         intent = args["intent"]
         if intent is None:
             if "lossless_fabric" not in task_vars:

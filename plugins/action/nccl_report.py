@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import tempfile
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.lossless.fabric.plugins.module_utils import _nccl, _report
+from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "report_dir": {"type": "path", "required": True},
@@ -40,17 +39,12 @@ def _errors(args) -> list:
     return errors
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Write <report_dir>/<name>.json, .md and .png from nccl_result results; only files whose content changed."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    argument_spec = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars or {}
-        result = super().run(tmp, task_vars)
-        result["changed"] = False
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_validated(self, args, task_vars, result):
         errors = _errors(args)
         settings, gate_errors = _nccl.gate_settings(args)
         errors.extend(gate_errors)

@@ -5,24 +5,20 @@ module_utils/_switch_config.py, the per-OS work in module_utils/_platforms."""
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config
+from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import with_inventory
 
 ARGUMENT_SPEC = _switch_config.ARGUMENT_SPEC
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Apply a switch plan as a transaction, or render/gather/parse/confirm/roll back."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    argument_spec = ARGUMENT_SPEC
+    required_if = _switch_config.REQUIRED_IF
 
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars or {}
-        result = super().run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_if=_switch_config.REQUIRED_IF)
+    def run_validated(self, args, task_vars, result):
         check_mode, diff_mode = bool(self._task.check_mode), bool(self._task.diff)
         if args.get("fabric") is not None:
             # Fabric-wide: one task, every listed switch from a thread pool, a result per switch.

@@ -5,24 +5,19 @@ module_utils/_counters.py, the commands and parsing in module_utils/_platforms."
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import device_vars, with_inventory
 
 ARGUMENT_SPEC = _counters.ARGUMENT_SPEC
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Read a switch's PFC / ECN / drop / watchdog counters as one snapshot (read-only)."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    argument_spec = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars or {}
-        result = super().run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_validated(self, args, task_vars, result):
         args = with_inventory(args, task_vars, self._templar)
         device = device_vars(task_vars, self._templar)
         if not args.get("ports"):

@@ -47,26 +47,28 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nic import (
 # Tools each path may run; the module resolves them (PATH, or bin_dir first in the lab).
 TOOLS = ("dcb", "ethtool", "mlnx_qos", "mlxconfig", "mstconfig")
 
-QOS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+# The options both modules share; documented once in plugins/doc_fragments/_nic.py.
+NIC_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "plan": {"type": "dict"},
-    "state": {"type": "str", "default": "present", "choices": ["present", "gathered", "restored"]},
-    "restore": {"type": "dict"},
     "nics": {"type": "list", "elements": "str"},
     "pci_ids": {"type": "list", "elements": "str"},
-    "stack": {"type": "str", "default": "auto", "choices": ["auto", *STACKS]},
-    "firmware": {"type": "dict"},
     "root": {"type": "path", "default": "/"},
     "bin_dir": {"type": "path"},
 }
+NIC_MUTUALLY_EXCLUSIVE = [("nics", "pci_ids")]
+
+QOS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
+    **NIC_ARGUMENT_SPEC,
+    "state": {"type": "str", "default": "present", "choices": ["present", "gathered", "restored"]},
+    "restore": {"type": "dict"},
+    "stack": {"type": "str", "default": "auto", "choices": ["auto", *STACKS]},
+    "firmware": {"type": "dict"},
+}
 
 COUNTERS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
-    "nics": {"type": "list", "elements": "str"},
-    "pci_ids": {"type": "list", "elements": "str"},
-    "plan": {"type": "dict"},
+    **NIC_ARGUMENT_SPEC,
     "device": {"type": "str"},
     "priorities": {"type": "list", "elements": "int", "default": list(range(8))},
-    "root": {"type": "path", "default": "/"},
-    "bin_dir": {"type": "path"},
 }
 
 

@@ -46,7 +46,8 @@ options:
   files:
     description: Rendered file contents to check offline.
     type: dict
-    suboptions:
+    # One list of OpenSM files for both options (the YAML alias below), as _FILE_OPTIONS is for the spec.
+    suboptions: &opensm_files
       opensm_conf:
         description: opensm.conf text.
         type: str
@@ -59,16 +60,7 @@ options:
   installed_files:
     description: The files as installed now (same keys as O(files); a missing file is V(null)), to report what would change.
     type: dict
-    suboptions:
-      opensm_conf:
-        description: opensm.conf text.
-        type: str
-      partitions_conf:
-        description: partitions.conf text.
-        type: str
-      qos_policy_conf:
-        description: qos-policy.conf text.
-        type: str
+    suboptions: *opensm_files
   checks:
     description: Checks to run (default all whose data is present).
     type: list

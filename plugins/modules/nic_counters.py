@@ -21,30 +21,19 @@ description:
     C(rx_out_of_buffer), physical errors, and the RDMA counters C(out_of_sequence), C(packet_seq_err), C(local_ack_timeout_err),
     C(np_ecn_marked_roce_packets), C(np_cnp_sent), C(rp_cnp_handled), C(rp_cnp_ignored), C(out_of_buffer) and the other
     retransmission and error counters."
+  - Reads the NICs of O(nics), O(pci_ids) or O(plan); without any of the three, every RDMA NIC with a netdev.
   - Never changes the host; the task never reports a change.
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
   - lossless.fabric._attributes.info_module
+  - lossless.fabric._nic
 attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
     platforms: [posix]
 options:
-  plan:
-    description:
-      - The host's plan (C(fabric_plan_result.devices[inventory_hostname])); its NICs are read when O(nics) and O(pci_ids)
-        are not given. Without all three, every RDMA NIC with a netdev is read.
-    type: dict
-  nics:
-    description: RDMA device or interface names to read. Mutually exclusive with O(pci_ids).
-    type: list
-    elements: str
-  pci_ids:
-    description: Read every RDMA NIC with these PCI IDs (V(VVVV:DDDD) or V(VVVV), hex). Mutually exclusive with O(nics).
-    type: list
-    elements: str
   device:
     description: The name the snapshot carries in C(device) (the role passes the inventory hostname); defaults to the host's hostname.
     type: str
@@ -53,13 +42,6 @@ options:
     type: list
     elements: int
     default: [0, 1, 2, 3, 4, 5, 6, 7]
-  root:
-    description: Lab and test option only - the directory C(/sys) is found under. Real hosts keep the default.
-    type: path
-    default: /
-  bin_dir:
-    description: Lab and test option only - a directory searched for C(ethtool) before C(PATH).
-    type: path
 notes:
   - Counters the driver does not show are absent and listed in RV(counters.not_available).
 seealso:
@@ -138,7 +120,7 @@ ARGUMENT_SPEC = dict(_nic_task.COUNTERS_ARGUMENT_SPEC)
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[("nics", "pci_ids")], supports_check_mode=True)
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, mutually_exclusive=_nic_task.NIC_MUTUALLY_EXCLUSIVE, supports_check_mode=True)
     run, _which = _nic_task.tool_runner(module)
     try:
         result = _nic_task.run_counters(module.params, run, module.params.get("device") or socket.gethostname())

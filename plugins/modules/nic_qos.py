@@ -34,6 +34,7 @@ description:
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._nic
 attributes:
   check_mode:
     support: full
@@ -50,16 +51,12 @@ attributes:
     support: full
     platforms: [posix]
 options:
-  plan:
-    description:
-      - The host's plan, C(fabric_plan_result.devices[inventory_hostname]) (kind V(host), transport V(roce)).
-      - Every value is checked (priorities 0-7, DSCP 0-63, ...) before anything is read or written.
-      - Required with O(state=present) and O(state=gathered); not used with O(state=restored).
-    type: dict
   state:
     description:
       - V(present) applies the plan; V(gathered) only reads and compares (never changes anything; RV(nics) shows what differs).
       - V(restored) writes back the values of O(restore), NIC by NIC, and reads them back.
+      - O(plan) (kind V(host), transport V(roce)) is required with V(present) and V(gathered), and not used with V(restored).
+        Every value of it is checked (priorities 0-7, DSCP 0-63, ...) before anything is read or written.
     type: str
     default: present
     choices: [present, gathered, restored]
@@ -70,20 +67,6 @@ options:
       - Every value is checked before anything is written (a bad bit, an unknown setting, a name with a newline fail the task).
       - Only the NICs of that result are touched (O(nics) may narrow them; O(pci_ids) and O(firmware) are refused).
     type: dict
-  nics:
-    description:
-      - RDMA device names (C(mlx5_0)) or interface names (C(eth2)) to configure. Defaults to the NICs of the plan.
-      - A name that is not an RDMA NIC of this host fails the task before anything is written, listing the NICs found.
-      - Mutually exclusive with O(pci_ids).
-    type: list
-    elements: str
-  pci_ids:
-    description:
-      - Configure every RDMA NIC whose PCI IDs match, each given as V(VVVV:DDDD) or V(VVVV) in hex (V(15b3:1021) ConnectX-7,
-        V(15b3:101d) ConnectX-6 Dx, V(15b3:a2dc) BlueField-3).
-      - Mutually exclusive with O(nics).
-    type: list
-    elements: str
   stack:
     description:
       - The driver stack; V(auto) picks V(mlnx) when C(/sys/class/net/IF/qos/trust) and C(/sys/class/net/IF/ecn) exist, else
@@ -97,15 +80,6 @@ options:
         C(CNP_802P_PRIO_P1). Compared with the value the card boots with next; needs C(mlxconfig) or C(mstconfig).
       - A change sets RV(reboot_required); the module never resets the firmware or reboots.
     type: dict
-  root:
-    description:
-      - Lab and test option only - the directory C(/sys) is found under. Real hosts keep the default.
-    type: path
-    default: /
-  bin_dir:
-    description:
-      - Lab and test option only - a directory searched for C(dcb), C(mlnx_qos), C(ethtool), C(mlxconfig) before C(PATH).
-    type: path
 notes:
   - Needs root on the host (C(become)) - sysfs, configfs and debugfs writes and the DCB netlink calls are privileged.
   - Upstream kernels have no per-priority DCQCN enable and no device-wide verbs traffic class; verbs applications such as
@@ -227,7 +201,7 @@ ARGUMENT_SPEC = dict(_nic_task.QOS_ARGUMENT_SPEC)
 def main() -> None:
     module = AnsibleModule(
         argument_spec=ARGUMENT_SPEC,
-        mutually_exclusive=[("nics", "pci_ids")],
+        mutually_exclusive=_nic_task.NIC_MUTUALLY_EXCLUSIVE,
         required_if=[("state", "present", ["plan"]), ("state", "gathered", ["plan"]), ("state", "restored", ["restore"])],
         supports_check_mode=True,
     )
