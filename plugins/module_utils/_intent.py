@@ -35,6 +35,7 @@ __all__ = [
     "parse_size",
     "parse_speed",
     "roce_tos",
+    "unsafe_reason",
     "validate",
 ]
 
@@ -375,12 +376,12 @@ def _type_name(value: Any) -> str:
 def _key_repr(key: Any) -> str:
     """Show a key inside a path: plain when harmless, repr() when it could mislead."""
     text = str(key)
-    if isinstance(key, str) and text and _unsafe_reason(text) is None and not set(text) & set("[] "):
+    if isinstance(key, str) and text and unsafe_reason(text) is None and not set(text) & set("[] "):
         return text
     return repr(key)
 
 
-def _unsafe_reason(value: str) -> str | None:
+def unsafe_reason(value: str) -> str | None:
     """Why a string must not reach a device CLI or file, or None when it may."""
     for char in value:
         if char in "\r\n\x85\u2028\u2029":
@@ -475,7 +476,7 @@ class _Ctx:
         if not isinstance(value, str):
             self.error(path, f"{value!r} is not a string")
             return _BAD
-        reason = _unsafe_reason(value)
+        reason = unsafe_reason(value)
         if reason:
             self.error(path, f"{value!r} contains {reason}")
             return _BAD
@@ -1246,7 +1247,7 @@ def _k8s_resources(ctx: _Ctx, raw: Any, path: str) -> Any:
 def _k8s_cidr(ctx: _Ctx, value: Any, path: str) -> Any:
     import ipaddress  # pylint: disable=import-outside-toplevel
 
-    if isinstance(value, str) and _unsafe_reason(value) is None:
+    if isinstance(value, str) and unsafe_reason(value) is None:
         try:
             net = ipaddress.IPv4Network(value, strict=True)
             if "/" in value:
@@ -1530,7 +1531,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
             ctx.error(port_path, f"{ifname!r} is not an interface name")
             good = False
             continue
-        reason = _unsafe_reason(ifname)
+        reason = unsafe_reason(ifname)
         if reason:
             ctx.error(port_path, f"interface name {ifname!r} contains {reason}")
             good = False

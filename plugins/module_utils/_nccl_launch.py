@@ -64,7 +64,7 @@ class _Errors(list):
 
 def _unsafe(errors: _Errors, key: str, value: str) -> bool:
     """Refuse what could end a command line or start a second command (the intent's rule)."""
-    reason = _intent._unsafe_reason(value)  # pylint: disable=protected-access  # one rule for the collection
+    reason = _intent.unsafe_reason(value)  # one rule for the collection
     if reason:
         errors.bad(key, value, "contains %s" % reason)
         return True
@@ -260,7 +260,7 @@ def _pyxis_image(errors: _Errors, value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         errors.bad(key, value, "is not a non-empty string")
         return None
-    reason = _intent._unsafe_reason(value.replace("#", ""))  # pylint: disable=protected-access
+    reason = _intent.unsafe_reason(value.replace("#", ""))
     if reason:
         errors.bad(key, value, "contains %s" % reason)
         return None

@@ -7,31 +7,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
-LAB = os.path.join(ROOT, "inventories", "lab")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, assert_lab_down, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 
 def _lab_run(tmp_path, *extra):
-    # A copy of the lab inventory and our own run and report folders, so nothing collides with a lab the user has up.
+    # A lab of the test's own (labrun), so nothing collides with a lab the user has up.
     inventory = str(tmp_path / "lab")
     if not os.path.isdir(inventory):
-        shutil.copytree(LAB, inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+        copy_lab_inventory(inventory)
     run_dir = str(tmp_path / "run")
     report_dir = str(tmp_path / ("report-%s" % ("-".join(extra).replace("=", "_") or "default")))
-    argv = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py"), "run", "-i", inventory, "--run-dir", run_dir,
-            "--report-dir", report_dir, "--", os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/benchmark.yml", *extra]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    out = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900)
-    # the launcher stopped every simulator it started
-    pids = os.path.join(run_dir, "pids")
-    assert not os.path.isdir(pids) or not os.listdir(pids), out.stdout[-3000:]
-    assert not os.path.exists(os.path.join(inventory, "lab_run.generated.yml"))
+    out = run([*launcher(inventory, run_dir, report_dir), os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/benchmark.yml", *extra],
+              timeout=900)
+    assert_lab_down(inventory, run_dir, out)
     return out, report_dir
 
 

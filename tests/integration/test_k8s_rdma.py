@@ -11,7 +11,6 @@ import gzip
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -20,6 +19,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import ansible_env, assert_lab_down, copy_lab_inventory, launcher  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -39,18 +39,13 @@ pytestmark = pytest.mark.skipif(not (ROOT / ".deps" / "collections" / "ansible_c
 
 
 def _env(tmp_path):
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), HOME=str(tmp_path))
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return env
+    return ansible_env(ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), HOME=str(tmp_path))
 
 
 @pytest.fixture
 def inventory(tmp_path):
     """A copy of the lab inventory (a lab the user has up stays undisturbed)."""
-    inv = tmp_path / "lab"
-    shutil.copytree(LAB, inv, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
-    return inv
+    return pathlib.Path(copy_lab_inventory(tmp_path / "lab"))
 
 
 @pytest.fixture
@@ -154,18 +149,16 @@ def test_wait_timeout_names_the_broken_node(tmp_path, inventory):
     with open(inventory / "host_vars" / "gpu2.yml", "a", encoding="utf-8") as handle:
         handle.write("lab_k8sim_rdma_broken: true\n")
     (inventory / "group_vars" / "all" / "zz_test.yml").write_text("lab_k8sim_time_scale: 0.02\n")
-    launcher = [sys.executable, str(ROOT / "tests" / "lab" / "launcher.py"), "run", "-i", str(inventory),
-                "--run-dir", str(tmp_path / "run"), "--report-dir", str(tmp_path / "report"), "--"]
-    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), "playbooks/kubernetes.yml", "-e", "k8s_rdma_wait_timeout=4", "-e", "k8s_rdma_wait_sleep=1"]
-    out = subprocess.run(launcher + argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    argv = [*launcher(inventory, tmp_path / "run", tmp_path / "report"), str(BIN / "ansible-playbook"), "-i", str(inventory),
+            "playbooks/kubernetes.yml", "-e", "k8s_rdma_wait_timeout=4", "-e", "k8s_rdma_wait_sleep=1"]
+    out = subprocess.run(argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode != 0, out.stdout[-4000:]
     failure = [line for line in out.stdout.splitlines() if line.startswith("fatal:") and "after 4 s" in line]
     assert len(failure) == 1, out.stdout[-6000:]
     assert "1 of 2 nodes selected by feature.node.kubernetes.io/pci-15b3.present=true do not advertise allocatable > 0" in failure[0]
     assert "gpu2 (rdma/rdma_shared_device_a; plugin pod rdma-shared-dp-ds-" in failure[0] and "CrashLoopBackOff" in failure[0]
     assert "gpu1" not in failure[0]
-    pids = tmp_path / "run" / "pids"
-    assert not pids.is_dir() or not list(pids.iterdir())
+    assert_lab_down(inventory, tmp_path / "run", out)
 
 
 def test_absent_removes_only_ours(tmp_path, inventory, sim):
@@ -220,9 +213,24 @@ def test_absent_removes_only_ours(tmp_path, inventory, sim):
     assert third.returncode == 0 and changed(third) == 0, third.stdout[-4000:]
 
 
+NETOP_NS = "nvidia-network-operator"
+NETOP_LABELS = {"app.kubernetes.io/name": "network-operator", "app.kubernetes.io/instance": "network-operator"}
+
+
+def preinstall_network_operator(sim):
+    """The operator as its chart installs it (the Deployment tests/lab/helmsim creates), installed by somebody else."""
+    post(sim, "/api/v1/namespaces", {"metadata": {"name": NETOP_NS}})
+    post(sim, "/apis/apps/v1/namespaces/%s/deployments" % NETOP_NS, {
+        "metadata": {"name": "network-operator", "labels": NETOP_LABELS},
+        "spec": {"replicas": 1, "selector": {"matchLabels": NETOP_LABELS}, "template": {"metadata": {"labels": NETOP_LABELS}, "spec": {
+            "containers": [{"name": "network-operator", "image": "nvcr.io/nvidia/cloud-native/network-operator:v26.4.1",
+                            "command": ["/manager"], "args": ["--leader-elect"]}]}}}})
+
+
 def test_network_operator_path(tmp_path, inventory, sim):
     netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")),
                         k8s_rdma_network_operator_install=False)
+    preinstall_network_operator(sim)
     first = playbook(tmp_path, inventory, sim, "-e", netop)
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
     objects = sim.objects()
@@ -238,9 +246,27 @@ def test_network_operator_path(tmp_path, inventory, sim):
     assert gone.returncode == 0, gone.stdout[-4000:]
     after = sim.objects()
     assert ours(after) == [] and "apps/daemonsets" not in after and "mellanox.com/nicclusterpolicies" not in after
+    # the operator is somebody else's: it stays, and so does the namespace it came with
+    assert names(after, "apps/deployments") == ["%s/network-operator" % NETOP_NS] and "/%s" % NETOP_NS in names(after, "namespaces")
 
 
-NETOP_NS = "nvidia-network-operator"
+def test_without_the_operator_the_policy_is_never_reconciled_and_the_wait_says_so(tmp_path, inventory, sim):
+    # install false and no operator on the cluster: the role creates the namespace and the policy, nothing acts on it
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")),
+                        k8s_rdma_network_operator_install=False)
+    out = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_wait_timeout=3")
+    assert out.returncode != 0
+    failure = [line for line in out.stdout.splitlines() if line.startswith("fatal:") and "is not ready after 3 s" in line]
+    assert len(failure) == 1, out.stdout[-4000:]
+    assert "NicClusterPolicy nic-cluster-policy is not ready after 3 s: no status at all: " \
+           "is the Network Operator running in %s?" % NETOP_NS in failure[0], failure[0]
+    # the role waited 3 s, many operator_sync periods at the fixture's time scale: nobody acted on the policy
+    objects = sim.objects()
+    (ncp,) = objects["mellanox.com/nicclusterpolicies"]
+    assert "status" not in ncp and "apps/daemonsets" not in objects and "apps/deployments" not in objects
+    assert "/%s" % NETOP_NS in names(objects, "namespaces")  # a namespace alone is not an operator
+
+
 HELM_KINDS = ("serviceaccounts", "apps/deployments", "rbac.authorization.k8s.io/clusterroles", "rbac.authorization.k8s.io/clusterrolebindings")
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, ROOT, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
 CORPUS = os.path.join(ROOT, "..", "shared", "nccl-corpus", "public")
 EFA_LOG = os.path.join(CORPUS, "awsefaeks_p4d_2node_efa_debug_info.txt")   # EFA, GDR proven, 42.48/42.46 GB/s at 1 GiB
 HDR_LOG = os.path.join(CORPUS, "deepops_netop_dgxa100_2node_hdr.txt")        # no debug lines, 181.62 GB/s at 1 GiB
@@ -42,9 +42,7 @@ def _run(tmp_path, plays, *args, extra=None):
         vars_file = tmp_path / "vars.yml"
         vars_file.write_text(yaml.safe_dump(extra))
         argv += ["-e", "@%s" % vars_file]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
+    return run(argv, timeout=300)
 
 
 def _tail(out):

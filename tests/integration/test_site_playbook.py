@@ -5,29 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, LAB, assert_lab_down, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
-LAB = os.path.join(ROOT, "inventories", "lab")
-
-
-def _run(argv, **kwargs):
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600, **kwargs)
 
 
 def _playbook(*args):
-    return _run([os.path.join(BIN, "ansible-playbook"), "-i", LAB, *args])
+    return run([os.path.join(BIN, "ansible-playbook"), "-i", LAB, *args])
 
 
 def _lab_intent():
@@ -42,13 +31,11 @@ def lab_run_dir(tmp_path):
 
 def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_path):
     # A copy of the lab inventory, so a lab the user has up is not disturbed.
-    inventory = str(tmp_path / "lab")
-    shutil.copytree(LAB, inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
-    launcher = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py"), "run", "-i", inventory,
-                "--run-dir", lab_run_dir, "--report-dir", str(tmp_path / "report")]
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    lab = launcher(inventory, lab_run_dir, tmp_path / "report")
     site = [os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/site.yml"]
 
-    out = _run([*launcher, "--", *site])
+    out = run([*lab, *site])
     assert out.returncode == 0, out.stdout + out.stderr
     counts = recap(out)
     assert all(counts[h]["changed"] >= 1 and counts[h]["failed"] == 0 for h in ("spine1", "leaf1", "leaf2", "gpu1", "gpu2")), out.stdout
@@ -65,18 +52,16 @@ def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_pat
         assert json.load(handle)["verdict"] == "pass"
     assert os.path.exists(os.path.join(report, "benchmark.png"))
     # down ran: no generated inventory left, no process left
-    assert not os.path.exists(os.path.join(inventory, "lab_run.generated.yml"))
-    pids = os.path.join(lab_run_dir, "pids")
-    assert not os.path.isdir(pids) or not os.listdir(pids)
+    assert_lab_down(inventory, lab_run_dir, out)
 
     # The switches, hosts and cluster kept their state across the restart: nothing to change. A benchmark
     # is a new measurement each time: its launch and its report are the only changes.
-    again = _run([*launcher, "--", *site])
+    again = run([*lab, *site])
     assert again.returncode == 0, again.stdout + again.stderr
     assert all(c["changed"] == 0 for h, c in recap(again).items() if h != "localhost"), again.stdout
     assert [t for t in changed_tasks(again) if not t.startswith("lossless.fabric.nccl_gate : ")] == [], again.stdout
 
-    checked = _run([*launcher, "--", *site, "--check", "--diff"])
+    checked = run([*lab, *site, "--check", "--diff"])
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert all(c["changed"] == 0 for h, c in recap(checked).items() if h != "localhost"), checked.stdout
     assert [t for t in changed_tasks(checked) if not t.startswith("lossless.fabric.nccl_gate : ")] == [], checked.stdout
@@ -134,6 +119,6 @@ def test_every_error_is_listed_at_once(tmp_path):
 
 
 def test_ansible_doc_renders_fabric_plan():
-    out = _run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
+    out = run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
     assert out.returncode == 0, out.stderr
     assert "fail_on_warnings" in out.stdout and "Reads the fabric intent" in out.stdout

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Start and stop a lab server from a test: write its config, start it in its
 own session, wait for the state file it writes once ready, and stop it with
-SIGTERM (SIGKILL after a grace period). Shared by the simulators' clients."""
+SIGTERM (SIGKILL after a grace period); ControlClient, the base of each
+simulator's control-API client; wait_for, the tests' poll of a simulator.
+Shared by the simulators' clients and the tests."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 
@@ -24,6 +27,33 @@ def call_json(url: str, method: str, path: str, body: dict | None = None) -> Any
             return json.loads(resp.read().decode())
     except urllib.error.HTTPError as exc:
         raise RuntimeError("%s %s: %s %s" % (method, path, exc.code, exc.read().decode())) from None
+
+
+def wait_for(pred: Callable[[], Any], what: str = "condition", timeout: float = 10.0, interval: float = 0.05) -> Any:
+    """Poll pred until it returns something truthy and return that; fail the test naming what it waited for."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(interval)
+    raise AssertionError("timed out after %s s waiting for %s" % (timeout, what))
+
+
+class ControlClient:
+    """What every simulator's control API answers (GET /state, POST /time_scale); subclasses add their own calls."""
+
+    def __init__(self, control_url: str) -> None:
+        self.control_url = control_url.rstrip("/")
+
+    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+        return call_json(self.control_url, method, path, body)
+
+    def state(self) -> dict:
+        return self._call("GET", "/state")
+
+    def set_time_scale(self, scale: float) -> float:
+        return self._call("POST", "/time_scale", {"time_scale": scale})["time_scale"]
 
 
 def start(argv: list[str], config: dict, config_path: str, state_path: str, log_path: str, timeout: float) -> tuple[subprocess.Popen, dict]:

@@ -19,21 +19,9 @@ sys.path.insert(0, os.path.dirname(PKG_DIR))
 import labproc  # noqa: E402  # pylint: disable=wrong-import-position
 
 
-class ControlClient:
-    def __init__(self, control_url: str) -> None:
-        self.control_url = control_url.rstrip("/")
-
-    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
-        return labproc.call_json(self.control_url, method, path, body)
-
-    def state(self) -> dict:
-        return self._call("GET", "/state")
-
+class ControlClient(labproc.ControlClient):
     def objects(self) -> dict:
         return self._call("GET", "/objects")
-
-    def set_time_scale(self, scale: float) -> float:
-        return self._call("POST", "/time_scale", {"time_scale": scale})["time_scale"]
 
     def set_delays(self, **delays: float) -> dict:
         return self._call("POST", "/delays", delays)["delays"]

@@ -13,12 +13,13 @@ config; without one the status is ``Failed`` with the controller's message.
 On deletion the controller deletes the NADs and drops its finalizer; with no
 controller running, the network stays Terminating, as on a real cluster.
 
-NVIDIA Network Operator (Mellanox/network-operator): only while the
-operator's namespace exists (the Helm release's namespace,
-``network_operator_namespace`` in the config, default ``nvidia-network-operator``),
-the NicClusterPolicy named ``nic-cluster-policy`` gets the RDMA shared device
-plugin as the operator deploys it: ConfigMap ``rdma-devices`` and DaemonSet
-``rdma-shared-dp-ds`` in that namespace, owned by the policy, so the cluster's
+NVIDIA Network Operator (Mellanox/network-operator): only while a Deployment
+runs the image ``network-operator`` (the operator is installed: the chart's
+Deployment, which the lab's helm shim creates, or one a test creates as a
+pre-installed operator), the NicClusterPolicy named ``nic-cluster-policy`` gets
+the RDMA shared device plugin as the operator deploys it: ConfigMap
+``rdma-devices`` and DaemonSet ``rdma-shared-dp-ds`` in the operator's own
+namespace (the Deployment's), owned by the policy, so the cluster's
 device-plugin emulation does the rest. ``status.state`` is ``ready`` once the
 DaemonSet is ready on every node it selects, else ``notReady``; a policy with
 another name gets ``ignore``. Other components (multus, nvIpam, ...) are
@@ -33,7 +34,13 @@ from .store import ApiError, now_rfc3339
 
 MNC_FINALIZER = "finalizers.multinicnetwork.multinic.fms.io"
 MNC_CONTROLLER_IMAGE = "multi-nic-cni-controller"
+NETOP_IMAGE = "network-operator"  # nvcr.io/nvidia/cloud-native/network-operator (not sriov-network-operator)
 NCP_NAME = "nic-cluster-policy"
+
+
+def image_name(image: str) -> str:
+    """The image's own name: no registry/repository path, tag or digest ("a.io/x/y:1" -> "y")."""
+    return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
 
 
 class Operators:
@@ -83,12 +90,16 @@ class Operators:
             self.store.put_internal(self.r["crd"], dict(crd, status=status))
 
     # ------------------------------------------------------------ Multi-NIC CNI
-    def _mnc_controller_running(self) -> bool:
+    def _deployment_running(self, image: str) -> dict | None:
+        """The first Deployment (not being deleted, not scaled to 0) with a container running this image name."""
         for dep in self.store.select(self.r["deploy"], None):
-            containers = ((dep["spec"].get("template") or {}).get("spec") or {}).get("containers") or []
-            if not dep["metadata"].get("deletionTimestamp") and any(MNC_CONTROLLER_IMAGE in (c.get("image") or "") for c in containers):
-                return True
-        return False
+            spec = dep.get("spec") or {}
+            containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
+            if dep["metadata"].get("deletionTimestamp") or spec.get("replicas", 1) == 0:
+                continue
+            if any(image_name(c.get("image") or "") == image for c in containers):
+                return dep
+        return None
 
     def _namespaces(self, net: dict) -> list[str]:
         wanted = (net.get("spec") or {}).get("namespaces") or []
@@ -139,7 +150,7 @@ class Operators:
                  "uid": obj["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
 
     def reconcile_multinic(self, now: float) -> None:
-        if not self._mnc_controller_running():
+        if self._deployment_running(MNC_CONTROLLER_IMAGE) is None:
             return
         nodes = [n for n in self.cluster.nodes() if self.cluster.sim.node_cfg(n["metadata"]["name"]).get("nics")]
         for net in self.store.select(self.r["mnc"], None):
@@ -182,9 +193,10 @@ class Operators:
 
     # ----------------------------------------------------- NVIDIA Network Operator
     def reconcile_nicclusterpolicy(self, now: float) -> None:
-        ns = self.cluster.sim.config.get("network_operator_namespace", "nvidia-network-operator")
-        if self.store.find(self.r["ns"], None, ns) is None:
-            return  # the operator is not installed: nothing acts on the policy
+        operator = self._deployment_running(NETOP_IMAGE)
+        if operator is None:
+            return  # the operator is not installed: nothing acts on the policy, it gets no status
+        ns = operator["metadata"]["namespace"]  # the operator deploys its operands in its own namespace
         for ncp in self.store.select(self.r["ncp"], None):
             if ncp["metadata"].get("deletionTimestamp") or not self._synced(ncp, now):
                 continue

@@ -30,16 +30,7 @@ def write_known_hosts(path: str, state: dict) -> str:
     return path
 
 
-class ControlClient:
-    def __init__(self, url: str) -> None:
-        self.url = url.rstrip("/")
-
-    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
-        return labproc.call_json(self.url, method, path, body)
-
-    def state(self) -> dict:
-        return self._call("GET", "/state")
-
+class ControlClient(labproc.ControlClient):
     def running(self, sw: str) -> str:
         return self._call("GET", f"/switches/{sw}/running")["running"]
 
@@ -71,9 +62,6 @@ class ControlClient:
     def load(self, sw: str, config: str | list) -> str:
         return self._call("POST", f"/switches/{sw}/load", {"config": config})["running"]
 
-    def set_time_scale(self, scale: float) -> float:
-        return self._call("POST", "/time_scale", {"time_scale": scale})["time_scale"]
-
 
 class SimProcess(ControlClient):
     """Start the simulator as a subprocess; stop it (SIGTERM, then SIGKILL) on exit."""
@@ -101,7 +89,7 @@ class SimProcess(ControlClient):
         self.proc, self.state_data = labproc.start(
             [self.python, os.path.join(PKG_DIR, "server.py")], self.config, os.path.join(self.workdir, "switchsim.json"),
             os.path.join(self.workdir, "switchsim.state.json"), self.log_path, self.start_timeout)
-        self.url = self.state_data["control"]["url"]
+        self.control_url = self.state_data["control"]["url"]
 
     def port(self, sw: str) -> int:
         return int(self.state_data["switches"][sw]["port"])

@@ -3,6 +3,7 @@
 wrappers in tests/lab/ibsim/bin, and the launcher plug-in on inventories/lab-ib."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pathlib
@@ -10,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -18,6 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+import labproc  # noqa: E402
 from test_ibsim_fabric import SMALL, _usable, processes_mentioning  # noqa: E402
 
 pytestmark = pytest.mark.skipif(_usable() is not None, reason=str(_usable()))
@@ -27,14 +28,7 @@ WRAPPERS = ROOT / "tests" / "lab" / "ibsim" / "bin"
 VENV_BIN = pathlib.Path(sys.executable).parent
 
 
-def wait_for(predicate, timeout=15.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for %s" % what)
+wait_for = functools.partial(labproc.wait_for, timeout=15.0, interval=0.02)
 
 
 def read_state(path):

@@ -15,6 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from k8sim.client import K8sSim  # noqa: E402
+from labproc import wait_for  # noqa: E402
 
 pytest.importorskip("kubernetes")
 from kubernetes import client as k8s  # noqa: E402
@@ -60,16 +61,6 @@ def mpijob(name: str, workers: int = 2, rdma: bool = True) -> dict:
                          "name": "worker", "image": "ghcr.io/coreweave/nccl-tests:12.2.2",
                          "resources": {"limits": limits, "requests": limits}}]}}}}},
     }
-
-
-def wait_for(pred, timeout: float = 10.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail("timed out waiting for %s" % what)
 
 
 def nodes_alloc(core) -> dict:

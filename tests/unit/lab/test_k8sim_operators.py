@@ -2,7 +2,7 @@
 """k8sim's operator emulation (tests/lab/k8sim/operators.py): CRDs become Established, the
 Multi-NIC CNI controller acts only while it is deployed (finalizer, net-attach-defs, status,
 the mellanox failure, Terminating without a controller), and the Network Operator deploys
-the RDMA plugin from nic-cluster-policy only while its namespace exists."""
+the RDMA plugin from nic-cluster-policy, in its own namespace, only while its Deployment runs."""
 from __future__ import annotations
 
 import json
@@ -18,6 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from k8sim.client import K8sSim  # noqa: E402
+from k8sim.operators import image_name  # noqa: E402
+from labproc import wait_for  # noqa: E402
 
 NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2"}]} for n in ("gpu1", "gpu2")]
 MNC = "/apis/multinic.fms.io/v1/multinicnetworks"
@@ -25,6 +27,15 @@ NCP = "/apis/mellanox.com/v1alpha1/nicclusterpolicies"
 CONTROLLER = {"metadata": {"name": "controller"}, "spec": {
     "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [
         {"name": "manager", "image": "ghcr.io/foundation-model-stack/multi-nic-cni-controller:v1.3.1"}]}}}}
+NETOP_NS = "netop-elsewhere"
+NETOP_IMAGE = "nvcr.io/nvidia/cloud-native/network-operator:v26.4.1"  # the chart's Deployment (tests/lab/helmsim)
+
+
+def operator(name, image, replicas=1):
+    """A Deployment as the Network Operator's chart makes it (or another operator's)."""
+    labels = {"app.kubernetes.io/name": name}
+    return {"metadata": {"name": name}, "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": {
+        "metadata": {"labels": labels}, "spec": {"containers": [{"name": name, "image": image, "command": ["/manager"]}]}}}}
 
 
 def network(name, plugin="macvlan", namespaces=None):
@@ -52,16 +63,6 @@ def call(sim, method, path, body=None):
         if exc.code == 404:
             return None
         raise
-
-
-def wait_for(pred, what, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail("timed out waiting for " + what)
 
 
 def test_crd_becomes_established(sim):
@@ -120,19 +121,38 @@ def test_network_operator_deploys_the_plugin_from_the_policy(sim):
         "config": json.dumps({"configList": [{"resourceName": "rdma_a", "rdmaHcaMax": 7, "selectors": {"ifNames": ["eth2"]}}]})}}}
     call(sim, "POST", NCP, policy)
     call(sim, "POST", NCP, dict(policy, metadata={"name": "other"}))
-    time.sleep(0.3)
-    assert "status" not in call(sim, "GET", NCP + "/nic-cluster-policy")  # operator not installed: nothing happens
+    # neither the operator's namespace alone, nor another operator, nor the operator scaled to 0 acts on the policy
     call(sim, "POST", "/api/v1/namespaces", {"metadata": {"name": "nvidia-network-operator"}})
+    call(sim, "POST", "/api/v1/namespaces", {"metadata": {"name": NETOP_NS}})
+    call(sim, "POST", "/apis/apps/v1/namespaces/%s/deployments" % NETOP_NS,
+         operator("sriov-network-operator", "nvcr.io/nvidia/mellanox/sriov-network-operator:network-operator-v26.4.1"))
+    call(sim, "POST", "/apis/apps/v1/namespaces/%s/deployments" % NETOP_NS, operator("network-operator", NETOP_IMAGE, replicas=0))
+    time.sleep(0.3)
+    assert "status" not in call(sim, "GET", NCP + "/nic-cluster-policy") and "status" not in call(sim, "GET", NCP + "/other")
+    assert "apps/daemonsets" not in sim.objects()
+    call(sim, "PATCH", "/apis/apps/v1/namespaces/%s/deployments/network-operator" % NETOP_NS, {"spec": {"replicas": 1}})
     wait_for(lambda: (call(sim, "GET", NCP + "/nic-cluster-policy").get("status") or {}).get("state") == "ready", "ready", 20)
     assert call(sim, "GET", NCP + "/other")["status"]["state"] == "ignore"
-    ds = call(sim, "GET", "/apis/apps/v1/namespaces/nvidia-network-operator/daemonsets/rdma-shared-dp-ds")
+    # the operator deploys its operands in its own namespace (the Deployment's)
+    ds = call(sim, "GET", "/apis/apps/v1/namespaces/%s/daemonsets/rdma-shared-dp-ds" % NETOP_NS)
     assert ds["spec"]["template"]["spec"]["containers"][0]["image"] == \
         "nvcr.io/nvidia/mellanox/k8s-rdma-shared-dev-plugin:network-operator-v26.4.1"
+    assert call(sim, "GET", "/apis/apps/v1/namespaces/nvidia-network-operator/daemonsets/rdma-shared-dp-ds") is None
     wait_for(lambda: all((n["status"]["allocatable"].get("rdma/rdma_a") == "7") for n in sim.objects()["nodes"]), "rdma/rdma_a")
     # broken node: the policy goes notReady
     sim.break_rdma("gpu2")
-    call(sim, "DELETE", "/api/v1/namespaces/nvidia-network-operator/pods?labelSelector=app%3Drdma-shared-dp")
+    call(sim, "DELETE", "/api/v1/namespaces/%s/pods?labelSelector=app%%3Drdma-shared-dp" % NETOP_NS)
     wait_for(lambda: call(sim, "GET", NCP + "/nic-cluster-policy")["status"]["state"] == "notReady", "notReady", 20)
     # deleting the policy garbage-collects what the operator made for it
     call(sim, "DELETE", NCP + "/nic-cluster-policy")
-    wait_for(lambda: call(sim, "GET", "/apis/apps/v1/namespaces/nvidia-network-operator/daemonsets/rdma-shared-dp-ds") is None, "GC")
+    wait_for(lambda: call(sim, "GET", "/apis/apps/v1/namespaces/%s/daemonsets/rdma-shared-dp-ds" % NETOP_NS) is None, "GC")
+
+
+@pytest.mark.parametrize("image, name", [
+    ("nvcr.io/nvidia/cloud-native/network-operator:v26.4.1", "network-operator"),
+    ("nvcr.io/nvidia/mellanox/sriov-network-operator:v1", "sriov-network-operator"),
+    ("registry.local:5000/network-operator@sha256:0123", "network-operator"),
+    ("multi-nic-cni-controller", "multi-nic-cni-controller"),
+])
+def test_image_name_is_the_last_path_part_without_tag_or_digest(image, name):
+    assert image_name(image) == name

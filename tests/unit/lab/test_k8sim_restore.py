@@ -10,7 +10,6 @@ import pathlib
 import re
 import shutil
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -21,6 +20,7 @@ sys.path.insert(0, str(ROOT / "tests" / "lab"))
 import launcher  # noqa: E402  # pylint: disable=wrong-import-position
 from k8sim import restore  # noqa: E402
 from k8sim.client import K8sSim  # noqa: E402
+from labproc import wait_for  # noqa: E402
 
 pytest.importorskip("kubernetes")
 from kubernetes import client as k8s  # noqa: E402
@@ -51,16 +51,6 @@ MPIJOB = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"
           "spec": {"mpiReplicaSpecs": {
               "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "launcher", "image": "nccl-tests"}]}}},
               "Worker": {"replicas": 1, "template": {"spec": {"containers": [{"name": "worker", "image": "nccl-tests"}]}}}}}}
-
-
-def wait_for(pred, what: str, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail("timed out waiting for %s" % what)
 
 
 def apis(sim):

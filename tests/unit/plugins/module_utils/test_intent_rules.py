@@ -979,3 +979,9 @@ def test_no_warnings_on_defaults():
     for base in (roce_base, ib_base):
         intent, devices = base()
         assert _intent.validate(intent, copy.deepcopy(devices))[1] == []
+
+
+@pytest.mark.parametrize("value, reason", [*INJECTIONS, ("mlx5_0", None), ("Uplink to spine1/Ethernet1", None)])
+def test_unsafe_reason_is_the_rule_other_module_utils_share(value, reason):
+    # public: _nccl_launch refuses launcher arguments by the same rule
+    assert _intent.unsafe_reason(value) == reason
