@@ -56,3 +56,13 @@ attributes:
     support: N/A
     platforms: all
 """
+
+    # Modules that run on a POSIX target host.
+    POSIX = r"""
+options: {}
+attributes:
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+"""

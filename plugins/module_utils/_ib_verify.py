@@ -23,7 +23,8 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _ib
 
-CHECKS: tuple[str, ...] = ("topology", "ports", "sm", "sl2vl", "vlarb", "pkeys", "paths", "counters")
+# One check per section of the ib_fabric_facts snapshot, named as the section it reads.
+CHECKS: tuple[str, ...] = _ib.SECTIONS
 DEFAULT_PKEY = 0x7FFF
 
 

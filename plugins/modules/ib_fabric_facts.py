@@ -23,11 +23,7 @@ extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.info_module
   - lossless.fabric._attributes.actiongroup_fabric
-attributes:
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
+  - lossless.fabric._attributes.posix
 options:
   diag_bin:
     description:

@@ -26,11 +26,7 @@ extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.info_module
   - lossless.fabric._attributes.actiongroup_fabric
-attributes:
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
+  - lossless.fabric._attributes.posix
 options:
   intent:
     description: The validated intent, C(fabric_plan_result.intent).

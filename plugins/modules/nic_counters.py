@@ -27,12 +27,8 @@ extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
   - lossless.fabric._attributes.info_module
+  - lossless.fabric._attributes.posix
   - lossless.fabric._nic
-attributes:
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [posix]
 options:
   device:
     description: The name the snapshot carries in C(device) (the role passes the inventory hostname); defaults to the host's hostname.

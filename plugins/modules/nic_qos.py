@@ -34,6 +34,7 @@ description:
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._attributes.posix
   - lossless.fabric._nic
 attributes:
   check_mode:
@@ -46,10 +47,6 @@ attributes:
       - Per NIC, the settings that differ, before (read from the host) and after (the plan).
   idempotent:
     support: full
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [posix]
 options:
   state:
     description:

@@ -31,6 +31,7 @@ description:
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._attributes.posix
 attributes:
   check_mode:
     support: full
@@ -47,10 +48,6 @@ attributes:
       - V(confirmed), V(rolled_back) and V(gathered) are idempotent - a second V(confirmed) or V(rolled_back) reports
         C(changed=false).
       - V(armed) starts a new timer every time and fails while a timer of that name is armed.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [posix]
 options:
   name:
     description:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, ROOT, ansible_env, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
@@ -76,11 +76,8 @@ class SwitchLab:
         """Run a playbook (a list of plays) against this lab; returns the CompletedProcess."""
         path = self.tmp / "play.yml"
         path.write_text(yaml.safe_dump(body, sort_keys=False))
-        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_STDOUT_CALLBACK="default")
-        env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-        out = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", str(self.inventory), str(path), *args],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+        out = run([os.path.join(BIN, "ansible-playbook"), "-i", str(self.inventory), str(path), *args],
+                  env=ansible_env(ANSIBLE_STDOUT_CALLBACK="default"))
         text = out.stdout + out.stderr
         assert PASSWORD not in text, "the switch password leaked into ansible-playbook output"
         if check:

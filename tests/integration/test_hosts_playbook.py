@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
-LAB = os.path.join(ROOT, "inventories", "lab")
 
 COUNTERS_PLAY = """
 - name: NIC counters before and after
@@ -47,22 +42,14 @@ COUNTERS_PLAY = """
 """
 
 
-def _run(argv):
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600)
-
-
 @pytest.fixture
 def lab(tmp_path):
-    inventory = str(tmp_path / "lab")
-    shutil.copytree(LAB, inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+    inventory = copy_lab_inventory(tmp_path / "lab")
     run_dir = tmp_path / "run"
-    launcher = [sys.executable, os.path.join(ROOT, "tests", "lab", "launcher.py"), "run", "-i", inventory,
-                "--run-dir", str(run_dir), "--report-dir", str(tmp_path / "report"), "--"]
+    in_lab = launcher(inventory, run_dir, tmp_path / "report")
 
     def playbook(*args):
-        return _run([*launcher, os.path.join(BIN, "ansible-playbook"), "-i", inventory, *args])
+        return run([*in_lab, os.path.join(BIN, "ansible-playbook"), "-i", inventory, *args])
 
     return playbook, run_dir
 

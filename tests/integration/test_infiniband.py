@@ -15,10 +15,9 @@ import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, GENERATED, ROOT, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
 LAB_IB = os.path.join(ROOT, "inventories", "lab-ib")
 LAUNCHER = os.path.join(ROOT, "tests", "lab", "launcher.py")
 VERIFY_ONLY = ["--tags", "fabric_plan_preflight,infiniband_verify"]
@@ -27,39 +26,31 @@ pytestmark = pytest.mark.skipif(shutil.which("ibsim") is None or shutil.which("o
                                 reason="needs ibsim-utils and opensm (apt-get install ibsim-utils opensm infiniband-diags)")
 
 
-def _env():
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return env
-
-
 class IbLab:
     """A copy of inventories/lab-ib with its fabric up (launcher up/down, tmp run dir)."""
 
     def __init__(self, tmp_path):
         self.inventory = str(tmp_path / "lab-ib")
-        shutil.copytree(LAB_IB, self.inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+        shutil.copytree(LAB_IB, self.inventory, ignore=shutil.ignore_patterns(GENERATED))
         self.run_dir = str(tmp_path / "run")
         self.report_dir = str(tmp_path / "report")
         self.vars = {}
 
     def launcher(self, action):
-        out = subprocess.run([sys.executable, LAUNCHER, action, "-i", self.inventory, "--run-dir", self.run_dir,
-                              "--report-dir", self.report_dir], cwd=ROOT, env=_env(), capture_output=True, text=True,
-                             check=False, timeout=120)
+        out = run([sys.executable, LAUNCHER, action, "-i", self.inventory, "--run-dir", self.run_dir,
+                   "--report-dir", self.report_dir], timeout=120)
         assert out.returncode == 0, out.stdout + out.stderr
         return out
 
     def up(self):
         self.launcher("up")
-        with open(os.path.join(self.inventory, "lab_run.generated.yml"), encoding="utf-8") as handle:
+        with open(os.path.join(self.inventory, GENERATED), encoding="utf-8") as handle:
             generated = yaml.safe_load(handle)
         self.vars = generated["all"]["vars"] if "vars" in generated.get("all", {}) else generated["all"]
         return self
 
     def playbook(self, *args):
-        return subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, "playbooks/infiniband.yml", *args],
-                              cwd=ROOT, env=_env(), capture_output=True, text=True, check=False, timeout=600)
+        return run([os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, "playbooks/infiniband.yml", *args])
 
     def tool(self, name, *args):
         """A lab wrapper (diag tool, ibsim-console, opensm-reload) of this fabric."""

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -19,8 +17,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 ROLE = ROOT / "roles" / "k8s_rdma"
 PLAYBOOK = ROOT / ".venv" / "bin" / "ansible-playbook"
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
 from k8sim import crds as k8sim_crds  # noqa: E402
+from labrun import run  # noqa: E402
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
 pytestmark = pytest.mark.skipif(not PLAYBOOK.exists(), reason="needs the venv's ansible-playbook")
@@ -60,10 +60,7 @@ def rendered(tmp_path_factory):
               "roles": ["lossless.fabric.fabric_plan", "lossless.fabric.k8s_rdma"]} for name, intent in VARIANTS.items()]
     play = where / "render.yml"
     play.write_text(yaml.safe_dump(plays))
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    out = subprocess.run([str(PLAYBOOK), "-i", str(ROOT / "inventories" / "lab"), str(play)], cwd=str(ROOT), env=env,
-                         capture_output=True, text=True, timeout=300, check=False)
+    out = run([str(PLAYBOOK), "-i", str(ROOT / "inventories" / "lab"), str(play)], timeout=300)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     result = {}
     for name in VARIANTS:

@@ -7,7 +7,6 @@ import json
 import os
 import pathlib
 import sys
-import time
 
 import pytest
 from ansible.module_utils.common import warnings as ansible_warnings
@@ -20,6 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from k8sim.client import K8sSim  # noqa: E402
+from labproc import wait_for  # noqa: E402
 from nccl import replay  # noqa: E402
 
 pytest.importorskip("kubernetes")
@@ -46,16 +46,6 @@ RDMA_DS = {
                                                                            "items": [{"key": "config.json", "path": "config.json"}]}}]}}}}
 
 
-def wait_for(pred, timeout: float = 20.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail("timed out waiting for %s" % what)
-
-
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
     """One emulated 2-node cluster with the RDMA shared device plugin, for every Kubernetes test here.
@@ -71,7 +61,7 @@ def sim(tmp_path_factory):
         core.create_namespaced_config_map("kube-system", RDMA_CM)
         apps.create_namespaced_daemon_set("kube-system", RDMA_DS)
         wait_for(lambda: all(n.status.allocatable.get("rdma/" + RES) == "63" for n in core.list_node().items),
-                 what="RDMA resource on both nodes")
+                 what="RDMA resource on both nodes", timeout=20.0)
         yield server
 
 
@@ -194,7 +184,7 @@ def test_keep_leaves_job_and_namespace(sim):
     assert left["mpijobs"] == [name] and left["namespace"] is True
     api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
     k8s.CoreV1Api(api).delete_namespace("nccl-benchmark")
-    wait_for(lambda: leftovers(sim) == CLEAN, what="the kept namespace to go")
+    wait_for(lambda: leftovers(sim) == CLEAN, what="the kept namespace to go", timeout=20.0)
 
 
 def test_existing_namespace_is_not_deleted(sim):
