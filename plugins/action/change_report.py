@@ -32,6 +32,7 @@ ARGUMENT_SPEC = {
     "benchmark": {"type": "dict", "default": {}},
     "reasons": {"type": "list", "elements": "str", "default": []},
     "scope": {"type": "list", "elements": "str", "default": []},
+    "ib_counters": {"type": "dict", "default": {}},
 }
 
 
@@ -47,7 +48,7 @@ class ActionModule(ActionBase):
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         try:
             report = _change_report.build(args["window"], args["devices"], args["status"], args["counters"], args["plans"],
-                                          args["findings"], args["benchmark"], args["reasons"], args["scope"])
+                                          args["findings"], args["benchmark"], args["reasons"], args["scope"], args["ib_counters"])
         except (KeyError, TypeError, ValueError) as exc:
             result.update(failed=True, msg="change_report: %s: %s" % (type(exc).__name__, exc))
             return result

@@ -9,7 +9,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._findings import c
 
 DOCUMENTATION = r"""
 name: change_findings
-short_description: Findings in the switch counters of one phase of a change window
+short_description: Findings in the switch, NIC and InfiniBand counters of one phase of a change window
 version_added: 0.1.0
 description:
   - Takes the snapshots of every switch in scope at the end of a phase and at its start, subtracts them
@@ -23,7 +23,14 @@ description:
     C(no_nic_counters) (a GPU host's NIC snapshot is missing, so its CNPs are not counted).
   - Queue, traffic class and PFC priority are the same number in the plan, so the lossless queues are the plan's
     C(pfc_priorities) and the RoCE queue its C(ecn_queue).
-positional: before, plans, phase
+  - InfiniBand (O(ib_before), O(ib_after)) - blocking C(ib_error) (an error counter of any port went up -
+    C(SymbolErrorCounter), C(LinkErrorRecoveryCounter), C(LinkDownedCounter), C(PortRcvErrors),
+    C(PortRcvRemotePhysicalErrors), C(PortRcvSwitchRelayErrors), C(PortXmitDiscards), C(PortXmitConstraintErrors),
+    C(PortRcvConstraintErrors), C(LocalLinkIntegrityErrors), C(ExcessiveBufferOverrunErrors), C(VL15Dropped)) and
+    C(no_ib_counters) (a snapshot of the phase is missing or failed); warnings C(ib_port_unread) (a port read at the start
+    was not read at the end) and C(counter_reset); informational C(ib_xmit_wait) (C(PortXmitWait) grew - congestion, not
+    an error).
+positional: before, plans, phase, nic_before, nic_after, ib_before, ib_after
 options:
   _input:
     description:
@@ -50,6 +57,14 @@ options:
   nic_after:
     description: Host NIC snapshots at the end of the phase.
     type: dict
+  ib_before:
+    description:
+      - The InfiniBand fabric's counters at the start of the phase - a M(lossless.fabric.ib_fabric_facts) result (section
+        C(counters)) or its C(ib_fabric). Null (with O(ib_after) null) - no InfiniBand fabric in scope.
+    type: dict
+  ib_after:
+    description: The InfiniBand fabric's counters at the end of the phase.
+    type: dict
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
@@ -58,6 +73,13 @@ EXAMPLES = r"""
 - name: Fail on drops on the lossless queue, PFC watchdog storms and ECN marks nobody answered
   vars:
     findings: "{{ counters_after | lossless.fabric.change_findings(counters_before, fabric_plan_result.devices, 'post') }}"
+  ansible.builtin.assert:
+    that: findings | selectattr('severity', 'equalto', 'blocking') | list | length == 0
+    fail_msg: "{{ findings | map(attribute='message') | list }}"
+
+- name: The same on an InfiniBand fabric (ib_fabric_facts results with the counters section, before and after)
+  vars:
+    findings: "{{ {} | lossless.fabric.change_findings({}, fabric_plan_result.devices, 'post', {}, {}, ib_before, ib_after) }}"
   ansible.builtin.assert:
     that: findings | selectattr('severity', 'equalto', 'blocking') | list | length == 0
     fail_msg: "{{ findings | map(attribute='message') | list }}"
@@ -70,18 +92,23 @@ _value:
   elements: dict
   contains:
     severity:
-      description: V(blocking) (the window must not keep the change) or V(warning).
+      description: V(blocking) (the window must not keep the change), V(warning) or V(info).
       type: str
     kind:
       description:
         - C(lossless_drop), C(watchdog_storm), C(ecn_without_cnp), C(no_counters), C(ecn_cnp_unknown), C(lossy_pause),
-          C(counter_reset) or C(no_nic_counters).
+          C(counter_reset), C(no_nic_counters), C(ib_error), C(no_ib_counters), C(ib_port_unread) or C(ib_xmit_wait).
       type: str
     phase:
       description: V(pre) or V(post).
       type: str
     device:
-      description: The inventory hostname, or V(fabric) for a finding across devices.
+      description:
+        - The inventory hostname, V(fabric) for a finding across devices, or the InfiniBand node's description (like
+          V(gpu1 mlx5_0)) for an InfiniBand port.
+      type: str
+    node:
+      description: The InfiniBand node GUID, for an InfiniBand port.
       type: str
     port:
       description: The port, where one is concerned.
@@ -101,9 +128,9 @@ _value:
 """
 
 
-def change_findings(after, before, plans, phase, nic_before=None, nic_after=None):
+def change_findings(after, before, plans, phase, nic_before=None, nic_after=None, ib_before=None, ib_after=None):  # pylint: disable=too-many-arguments
     try:
-        return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after)
+        return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after, ib_before, ib_after)
     except (ValueError, TypeError, KeyError) as exc:
         raise AnsibleFilterError("change_findings: %s" % exc) from exc
 

@@ -15,8 +15,10 @@ times come from the caller, so the same inputs give the same bytes.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import tempfile
 from typing import Any
 
@@ -104,12 +106,69 @@ def _host_section(hosts: dict, status: str, batch: Any = None) -> dict:
     return out
 
 
+# OpenSM's authentication keys (opensm.conf): never in a report.
+_OPENSM_SECRET = re.compile(r"^([-+ ]?\s*(?:m_key|sm_key|sa_key)\s+)\S+", re.MULTILINE)
+
+
+def file_diff(path: str, before: str | None, after: str | None) -> str:
+    """Unified diff of one file, installed (``before``; None: absent) against the plan's (``after``), OpenSM keys
+    masked; "" when they are the same."""
+    if before == after:
+        return ""
+    text = "".join(difflib.unified_diff((before or "").splitlines(keepends=True), (after or "").splitlines(keepends=True),
+                                        fromfile="%s (installed)" % path if before is not None else "/dev/null",
+                                        tofile="%s (plan)" % path))
+    return _OPENSM_SECRET.sub(r"\1********", text if text.endswith("\n") else text + "\n")
+
+
+def _sm_section(sms: dict, check_mode: bool, batch: Any = None) -> dict:
+    """Subnet managers whose OpenSM files the window changed under a rollback_timer: ``files`` ([{path, before, after}]
+    as the pre-check read and rendered them), ``arm`` / ``settle`` / ``rollback`` (registered rollback_timer results),
+    ``timer`` (its name), ``commands`` (what the timer runs after putting the files back), ``backup`` (the folder)."""
+    out = {}
+    for device in sorted(sms):
+        info = sms[device] or {}
+        files = [f for f in info.get("files") or [] if isinstance(f, dict)]
+        changes = [f["path"] for f in files if f.get("before") != f.get("after")]
+        judged = _findings.sm_outcome(info.get("arm"), info.get("settle"), info.get("rollback"), check_mode, changes)
+        arm = info.get("arm") if isinstance(info.get("arm"), dict) and not info["arm"].get("skipped") else {}
+        out[device] = {
+            "kind": "subnet_manager",
+            "platform": "opensm",
+            "outcome": judged["outcome"],
+            "detail": judged["detail"],
+            "session": None,
+            "timer": {"name": info.get("timer"), "pending_until": arm.get("pending_until"),
+                      "commands": [list(c) for c in info.get("commands") or []]} if arm else None,
+            "pending_until": arm.get("pending_until") if judged["outcome"] in (_findings.PENDING, _findings.UNKNOWN) else None,
+            "files": [{"path": f["path"], "existed": f.get("before") is not None, "changed": f["path"] in changes,
+                       "diff": file_diff(f["path"], f.get("before"), f.get("after"))} for f in files],
+            "diff": "".join(file_diff(f["path"], f.get("before"), f.get("after")) for f in files),
+            "backup": info.get("backup"),
+            "batch": batch,
+        }
+    return out
+
+
+def _ib_section(ib_counters: dict | None) -> dict | None:
+    """{pre, post: _findings.ib_summary} of the fabric's snapshots (before, middle, after); None when not read."""
+    if not ib_counters:
+        return None
+    return {"pre": _findings.ib_summary(ib_counters.get("before"), ib_counters.get("middle")),
+            "post": _findings.ib_summary(ib_counters.get("middle"), ib_counters.get("after"))}
+
+
 def _not_reached(scope: list, devices: dict, plans: dict) -> dict:
     """Devices in scope that no batch has reached yet (serial): unchanged, and said so."""
-    return {device: {"platform": (plans.get(device) or {}).get("platform"), "outcome": _findings.UNCHANGED,
-                     "detail": "not reached: its serial batch has not run", "session": None, "pending_until": None, "diff": "",
-                     "commands": 0, "backup": None, "batch": None}
-            for device in sorted(set(scope) - set(devices))}
+    out = {device: {"platform": (plans.get(device) or {}).get("platform"), "outcome": _findings.UNCHANGED,
+                    "detail": "not reached: its serial batch has not run", "session": None, "pending_until": None, "diff": "",
+                    "commands": 0, "backup": None, "batch": None}
+           for device in sorted(set(scope) - set(devices))}
+    for device, entry in out.items():
+        if (plans.get(device) or {}).get("kind") == "subnet_manager":
+            entry.update(kind="subnet_manager", platform="opensm", timer=None, files=[])
+            entry.pop("commands")
+    return out
 
 
 def _benchmark_section(name: str, benchmark: dict | None) -> dict | None:
@@ -137,9 +196,11 @@ def _benchmark_section(name: str, benchmark: dict | None) -> dict | None:
 
 
 def build(window: dict, devices: dict, status: str, counters: dict | None = None, plans: dict | None = None,  # pylint: disable=too-many-arguments
-          findings: list | None = None, benchmark: dict | None = None, reasons: list | None = None, scope: list | None = None) -> dict:
+          findings: list | None = None, benchmark: dict | None = None, reasons: list | None = None, scope: list | None = None,
+          ib_counters: dict | None = None) -> dict:
     """The report of one window (or one serial batch of it). ``scope``: every device of the window, so that the
-    report names those no batch has reached yet. ValueError on input it cannot read."""
+    report names those no batch has reached yet; ``ib_counters``: the InfiniBand fabric's before / middle / after
+    snapshots (ib_fabric_facts results). ValueError on input it cannot read."""
     if status not in STATUSES:
         raise ValueError("status: %r is not one of %s" % (status, ", ".join(STATUSES)))
     name = "change-window-%s" % window["id"]
@@ -148,7 +209,10 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
     check_mode = status == "dry_run"
     # GPU hosts come in ``devices`` too, marked kind host; they get their own section.
     hosts = _host_section({d: v for d, v in devices.items() if (v or {}).get("kind") == "host"}, status, window.get("batch"))
-    devs = _device_section({d: v for d, v in devices.items() if d not in hosts}, check_mode, window.get("batch"))
+    # Subnet managers (kind subnet_manager) are devices like the switches, with their files and rollback timer.
+    sms = _sm_section({d: v for d, v in devices.items() if (v or {}).get("kind") == "subnet_manager"}, check_mode, window.get("batch"))
+    devs = _device_section({d: v for d, v in devices.items() if d not in hosts and d not in sms}, check_mode, window.get("batch"))
+    devs.update(sms)
     devs = dict(sorted({**_not_reached(scope or [], devs, plans or {}), **devs}.items()))
     outcomes = {device: entry["outcome"] for device, entry in {**devs, **hosts}.items()}
     findings = list(findings or [])
@@ -164,6 +228,7 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
         "findings": findings,
         "blocking_findings": len(_findings.blocking(findings)),
         "counters": _counter_section(counters or {}, plans or {}),
+        "ib_counters": _ib_section(ib_counters),
         "benchmark": _benchmark_section(name, benchmark),
         "batches": [{"batch": window.get("batch"), "devices": sorted(d for d in devices if d not in hosts), "status": status}],
     }
@@ -189,6 +254,7 @@ def merge(old: dict | None, new: dict) -> dict:
     # The NICs change with the batch that ran them (the first); later batches keep those entries.
     out["hosts"] = dict(sorted({**(old.get("hosts") or {}), **(new.get("hosts") or {})}.items()))
     out["counters"] = dict(sorted({**{d: e for d, e in (old.get("counters") or {}).items() if d not in mine}, **new["counters"]}.items()))
+    out["ib_counters"] = new.get("ib_counters") or old.get("ib_counters")
     out["findings"] = [f for f in old.get("findings") or [] if f.get("device") not in mine] + new["findings"]
     out["blocking_findings"] = len(_findings.blocking(out["findings"]))
     out["reasons"] = list(dict.fromkeys((old.get("reasons") or []) + new["reasons"]))
@@ -241,10 +307,33 @@ def _md_counters(report: dict) -> list[str]:
                 rows.append([_cell(device), _cell(port), phase] + [_cell(s.get(k)) for k in (
                     "pfc_rx", "pfc_tx", "ecn_marked", "lossless_drops", "watchdog_storms", "cnp_packets")])
     if not rows:
-        return ["No counter deltas (the snapshots were not taken)."]
+        return ["No counter deltas (the snapshots were not taken)." if report["counters"] else "No switch in this window."]
     return ["Deltas per phase: pre = during the baseline benchmark, post = the change and the benchmark after it. "
             "PFC and drops on the plan's lossless priorities, ECN on its RoCE queue; '-' = the device does not report it.", ""] + _table(
         ["device", "port", "phase", "PFC rx", "PFC tx", "ECN marked", "lossless drops", "watchdog storms", "CNP"], rows)
+
+
+def _md_ib_counters(report: dict) -> list[str]:
+    section = report.get("ib_counters")
+    if not section:
+        return []
+    out = ["## InfiniBand counter deltas", "",
+           "The fabric's port counters (perfquery, read from the master subnet manager's host): pre = during the baseline "
+           "benchmark, post = the change and the benchmark after it. Any error counter that went up blocks the change; "
+           "PortXmitWait is congestion evidence, not an error.", ""]
+    rows = []
+    for phase in ("pre", "post"):
+        summary = section.get(phase)
+        if summary is None:
+            rows.append(["-", "-", phase, "not read", "-"])
+            continue
+        for _key, port in sorted(summary["ports"].items()):
+            errors = ", ".join("%s +%d" % item for item in sorted(port["errors"].items())) or "-"
+            rows.append(["%s \"%s\"" % (_cell(port["type"]), _cell(port["node"])), _cell(port["port"]), phase, _cell(errors),
+                         _cell(port["xmit_wait"])])
+        if not summary["ports"]:
+            rows.append(["-", "-", phase, "none on %d port(s)" % summary["ports_read"], "-"])
+    return out + _table(["node", "port", "phase", "error counters", "PortXmitWait"], rows) + [""]
 
 
 def _md_benchmark(report: dict) -> list[str]:
@@ -265,7 +354,12 @@ def _md_diffs(report: dict) -> list[str]:
         else:
             out += ["No difference.", ""]
         if entry.get("backup"):
-            out += ["Running configuration before the change: `%s`" % _cell(entry["backup"]), ""]
+            what = "OpenSM files before the change" if entry.get("kind") == "subnet_manager" else "Running configuration before the change"
+            out += ["%s: `%s`" % (what, _cell(entry["backup"])), ""]
+        if entry.get("timer"):
+            out += ["Rollback timer `%s` (until %s): when it fires or the window rolls back, it puts the files back and runs %s." % (
+                _cell(entry["timer"]["name"]), _cell(entry["timer"]["pending_until"]),
+                " then ".join("`%s`" % " ".join(c).replace("`", "'") for c in entry["timer"]["commands"]) or "nothing"), ""]
     return out
 
 
@@ -301,6 +395,7 @@ def markdown(report: dict) -> str:
         out += ["## GPU hosts (NICs)", ""] + _md_hosts(report) + [""]
     out += ["## Findings", ""] + _md_findings(report) + [""]
     out += ["## Counter deltas", ""] + _md_counters(report) + [""]
+    out += _md_ib_counters(report)
     out += ["## Benchmark", ""] + _md_benchmark(report) + [""]
     out += ["## Diff applied per device", ""] + _md_diffs(report) + _md_host_diffs(report)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -16,6 +16,13 @@ change window - ``pre`` (the baseline benchmark, before the change) or
     no_nic_counters     a GPU host's NIC snapshot is missing (its CNPs are not counted)   (warning)
     counter_reset       a counter went down between the snapshots (cleared or wrapped)   (warning)
 
+InfiniBand (ib_counter_findings: two ib_fabric_facts snapshots of the fabric's PMA counters, perfquery):
+
+    ib_error            an error counter (_ib.ERROR_COUNTERS) of a port went up            (blocking)
+    no_ib_counters      the fabric's counters could not be read for the phase              (blocking)
+    ib_port_unread      a port read before was not read after (link down, perfquery failed) (warning)
+    ib_xmit_wait        PortXmitWait grew: the port waited for credits (congestion, no error) (info)
+
 Queue, traffic class and PFC priority are the same number (the plan's contract,
 see _intent._switch_plan), so "the lossless queues" are the plan's pfc_priorities.
 """
@@ -24,10 +31,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _ib
 
 BLOCKING = "blocking"
 WARNING = "warning"
+# Evidence worth showing that is neither an error nor a doubt (InfiniBand congestion: PortXmitWait).
+INFO = "info"
+
+# perfquery PortCounters fields judged in an InfiniBand window: every increment of an error counter blocks;
+# PortXmitWait (ticks a port had data but no credits to send) is congestion evidence only.
+IB_ERROR_COUNTERS = _ib.ERROR_COUNTERS
+IB_CONGESTION_COUNTER = "PortXmitWait"
 
 # Counters that count packets a queue or priority group threw away.
 DROP_COUNTERS = ("queue_drops", "wred_drops", "voq_drops", "pg_discards")
@@ -131,10 +145,12 @@ def _cnp_seen(deltas: dict, nic_deltas: dict) -> int | None:
     return total
 
 
-def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_before: dict | None = None, nic_after: dict | None = None) -> list[dict]:
+def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_before: dict | None = None,  # pylint: disable=too-many-arguments
+                     nic_after: dict | None = None, ib_before: Any = None, ib_after: Any = None) -> list[dict]:
     """Findings of one phase. ``before``/``after``: {device: snapshot (or a registered switch_counters result)}
     with a key for every switch in scope (a None, failed or skipped value is a ``no_counters`` finding);
-    ``plans``: {device: switch plan}; ``nic_*``: the same for host NICs (optional, only their CNP counters are read)."""
+    ``plans``: {device: switch plan}; ``nic_*``: the same for host NICs (optional, only their CNP counters are read);
+    ``ib_*``: the InfiniBand fabric's snapshots (ib_fabric_facts results; optional, see ib_counter_findings)."""
     if phase not in ("pre", "post"):
         raise ValueError("phase: %r is not pre or post" % (phase,))
     found: list[dict] = []
@@ -175,6 +191,113 @@ def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_bef
         elif cnps is None:
             found.append(_finding(WARNING, "ecn_cnp_unknown", phase, "fabric", "%d ECN-marked packet(s) (%s); no device in scope reports CNPs, "
                                   "so whether the receivers answered cannot be checked" % (total, where), value=total))
+    return found + ib_counter_findings(ib_before, ib_after, phase)
+
+
+# ---------------------------------------------------------------------------
+# InfiniBand: the fabric's PMA counters (one ib_fabric_facts snapshot per phase boundary, from the master SM host)
+# ---------------------------------------------------------------------------
+
+
+def ib_facts(value: Any) -> dict | None:
+    """The ib_fabric snapshot of a registered ib_fabric_facts result (or the snapshot itself); None when it has no
+    counters (not read, failed, skipped)."""
+    if not isinstance(value, dict) or value.get("failed") or value.get("skipped") or value.get("unreachable"):
+        return None
+    facts = value.get("ib_fabric") if "ib_fabric" in value else value
+    return facts if isinstance(facts, dict) and isinstance(facts.get("counters"), dict) else None
+
+
+def ib_port_name(facts: dict, key: str) -> tuple[str, str, str]:
+    """(node type, node description or GUID, port) of a port key ``<node guid>/<port>``."""
+    node_guid, _sep, port = key.partition("/")
+    node = (facts.get("nodes") or {}).get(node_guid) or {}
+    return node.get("type") or "node", node.get("description") or node_guid, port
+
+
+def _ib_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def ib_delta(before: dict, after: dict) -> dict:
+    """Counter deltas of two ib_fabric snapshots: ``ports`` {port key: {counter: increment}} (judged counters only,
+    zeros included), ``resets`` [{port, counter, pre, post}] (a counter that went down: cleared or wrapped; counted from
+    the reset), ``unread`` [port keys read before, not after]."""
+    out: dict = {"ports": {}, "resets": [], "unread": []}
+    first, last = before.get("counters") or {}, after.get("counters") or {}
+    for key in sorted(first):
+        if key not in last:
+            out["unread"].append(key)
+    for key in sorted(last):
+        if key not in first:
+            continue  # a port that came up during the phase: no start to count from
+        port = {}
+        for name in IB_ERROR_COUNTERS + (IB_CONGESTION_COUNTER,):
+            pre, post = first[key].get(name), last[key].get(name)
+            if not _ib_number(pre) or not _ib_number(post):
+                continue
+            if post < pre:
+                out["resets"].append({"port": key, "counter": name, "pre": pre, "post": post})
+                port[name] = post
+            else:
+                port[name] = post - pre
+        out["ports"][key] = port
+    return out
+
+
+def ib_summary(before: Any, after: Any) -> dict | None:
+    """The report's view of one phase: {ports: {port key: {node, type, port, errors: {counter: n > 0}, xmit_wait}}
+    for the ports where something moved, ports_read, unread}; None without both snapshots."""
+    first, last = ib_facts(before), ib_facts(after)
+    if first is None or last is None:
+        return None
+    delta = ib_delta(first, last)
+    ports = {}
+    for key, counters in delta["ports"].items():
+        errors = {name: value for name, value in counters.items() if name in IB_ERROR_COUNTERS and value > 0}
+        wait = counters.get(IB_CONGESTION_COUNTER)
+        if errors or wait:
+            kind, node, port = ib_port_name(last, key)
+            ports[key] = {"node": node, "type": kind, "port": port, "errors": errors, "xmit_wait": wait}
+    return {"ports": ports, "ports_read": len(delta["ports"]), "unread": delta["unread"]}
+
+
+def ib_counter_findings(before: Any, after: Any, phase: str) -> list[dict]:
+    """Findings in the InfiniBand counters of one phase. ``before``/``after``: ib_fabric_facts results (or their
+    ib_fabric); both None: the fabric is not in the window's scope (no findings). Every increment of an error counter on
+    any port is blocking and names the node, the port and the counter; PortXmitWait growth is informational."""
+    if phase not in ("pre", "post"):
+        raise ValueError("phase: %r is not pre or post" % (phase,))
+    if before is None and after is None:
+        return []
+    first, last = ib_facts(before), ib_facts(after)
+    if first is None or last is None:
+        missing = before if first is None else after
+        said = str((missing or {}).get("msg") or "not read").strip() if isinstance(missing, dict) else "not read"
+        return [_finding(BLOCKING, "no_ib_counters", phase, "fabric", "no InfiniBand counter snapshot %s the %s phase (%s): the "
+                         "phase cannot be judged" % ("before" if first is None else "after", phase, said))]
+    delta = ib_delta(first, last)
+    found = []
+    for reset in delta["resets"]:
+        kind, node, port = ib_port_name(last, reset["port"])
+        found.append(_finding(WARNING, "counter_reset", phase, node, '%s port %s: %s went down from %d to %d (cleared or wrapped); '
+                              "counted from the reset" % (kind, port, reset["counter"], reset["pre"], reset["post"]),
+                              node=reset["port"].split("/")[0], port=port, counter=reset["counter"]))
+    for key in delta["unread"]:
+        kind, node, port = ib_port_name(first, key)
+        found.append(_finding(WARNING, "ib_port_unread", phase, node, "%s port %s: read before the %s phase, not after (link down, or "
+                              "perfquery failed: see the snapshot's errors)" % (kind, port, phase), node=key.split("/")[0], port=port))
+    for key, counters in delta["ports"].items():
+        kind, node, port = ib_port_name(last, key)
+        where = {"node": key.split("/")[0], "port": port}
+        for name in IB_ERROR_COUNTERS:
+            if counters.get(name, 0) > 0:
+                found.append(_finding(BLOCKING, "ib_error", phase, node, "%s port %s: %s +%d" % (kind, port, name, counters[name]),
+                                      counter=name, value=counters[name], **where))
+        if counters.get(IB_CONGESTION_COUNTER, 0) > 0:
+            found.append(_finding(INFO, "ib_xmit_wait", phase, node, "%s port %s: %s +%d (waited for credits: congestion, not an "
+                                  "error)" % (kind, port, IB_CONGESTION_COUNTER, counters[IB_CONGESTION_COUNTER]),
+                                  counter=IB_CONGESTION_COUNTER, value=counters[IB_CONGESTION_COUNTER], **where))
     return found
 
 
@@ -268,6 +391,46 @@ def host_outcome(apply: dict | None, restore: dict | None = None, check_mode: bo
         return {"outcome": APPLIED_NO_ROLLBACK, "detail": "set %s; NICs have no rollback timer: if the window does not finish, "
                 "restore them%s (docs/change-window.md)" % (_nic_settings(apply), where)}
     return {"outcome": APPLIED, "detail": "set %s (nothing to confirm on NICs)" % _nic_settings(apply)}
+
+
+def _timer_put_back(result: dict) -> str:
+    """'put back <path> (written), ...; ran <argv> (rc 0)' from a rollback_timer rolled_back result."""
+    files = ", ".join("%s (%s)" % (r.get("path"), r.get("action")) for r in result.get("restored") or []) or "no file"
+    ran = "; ".join("ran %s (rc %s)" % (" ".join(str(a) for a in c.get("argv") or []), c.get("rc")) for c in result.get("commands") or [])
+    return "put back %s%s" % (files, "; " + ran if ran else "")
+
+
+def sm_outcome(arm: dict | None, settle: dict | None = None, rollback: dict | None = None, check_mode: bool = False,
+               changes: list | None = None) -> dict:
+    """{outcome, detail} of one subnet manager from its registered rollback_timer results: ``arm`` (state armed, before
+    the OpenSM files were written), ``settle`` (confirmed or rolled_back, the window's decision) and ``rollback`` (the
+    rescue's rolled_back after a failure); ``changes``: the files the plan would change (the pre-check's dry run)."""
+    arm, settle, rollback = (r if isinstance(r, dict) and not r.get("skipped") else None for r in (arm, settle, rollback))
+    files = ", ".join(changes or [])
+    if arm is None:
+        if changes and not check_mode:
+            return {"outcome": UNCHANGED, "detail": "not changed: the window ended before the change (it would change %s)" % files}
+        return {"outcome": UNCHANGED, "detail": "nothing to change"}
+    if check_mode:
+        return {"outcome": WOULD_CHANGE, "detail": "dry run: would write %s under a rollback timer" % files}
+    if arm.get("failed"):
+        return {"outcome": UNCHANGED, "detail": "rollback timer not armed: %s; no OpenSM file was written" % _said(arm)}
+    until = arm.get("pending_until")
+    if settle is not None and not settle.get("failed"):
+        if settle.get("fired"):
+            return {"outcome": ROLLED_BACK_BY_TIMER, "detail": "the rollback timer had already fired: %s" % _timer_put_back(settle)}
+        if "restored" in settle:
+            return {"outcome": ROLLED_BACK, "detail": "rolled back: %s" % _timer_put_back(settle)}
+        return {"outcome": KEPT, "detail": "rollback timer confirmed: OpenSM keeps %s" % files}
+    if rollback is not None and not rollback.get("failed"):
+        if rollback.get("fired"):
+            return {"outcome": ROLLED_BACK_BY_TIMER, "detail": "the rollback timer had already fired (at %s): %s" % (until, _timer_put_back(rollback))}
+        return {"outcome": ROLLED_BACK, "detail": "rolled back: %s" % _timer_put_back(rollback)}
+    for result, what in ((rollback, "roll-back"), (settle, "settling")):
+        if result is not None:
+            return {"outcome": UNKNOWN, "detail": "%s failed: %s; the rollback timer puts the files back at %s - check the host" % (
+                what, _said(result), until or "its deadline")}
+    return {"outcome": PENDING, "detail": "%s written; the rollback timer puts them back at %s unless the window confirms it" % (files, until)}
 
 
 def window_verdict(status: str, outcomes: dict) -> str:

@@ -14,9 +14,10 @@ version_added: 0.1.0
 description:
   - Writes C(change-window-<id>.json) (for machines), C(change-window-<id>.md) (for people) and, when a benchmark ran,
     C(change-window-<id>.png) (busbw against message size, pre and post, with the targets) into O(dest).
-  - Says per device what happened - V(kept), V(rolled back), V(rolled back by timer), V(unchanged), V(pending) (the
-    window has not settled it yet), V(would change) (dry run) or V(unknown) (a roll-back failed; the device timer rolls
-    a pending commit back) - judged from the registered M(lossless.fabric.switch_config) results.
+  - Says per device (switch or subnet manager) what happened - V(kept), V(rolled back), V(rolled back by timer),
+    V(unchanged), V(pending) (the window has not settled it yet), V(would change) (dry run) or V(unknown) (a roll-back
+    failed; the device timer rolls a pending commit back) - judged from the registered M(lossless.fabric.switch_config)
+    results (subnet managers - from their M(lossless.fabric.rollback_timer) results).
   - The diff applied per device (the device's own, secrets masked), the counter deltas of the pre and post phases on
     the plan's lossless priorities, the findings, the pre/post benchmark table and plot, and the verdict of the window.
   - Used by the role C(lossless.fabric.change_window) (C(playbooks/change_window.yml)); the window's serial batches
@@ -92,6 +93,11 @@ options:
         running configuration before the change was saved). Missing or skipped results were not run.
       - GPU hosts too, marked with C(kind) V(host) - C(apply) and C(restore) (registered M(lossless.fabric.nic_qos) results),
         C(backup), C(restore_command); they are reported in their own C(hosts) section.
+      - Subnet managers too, marked with C(kind) V(subnet_manager) - C(files) (a list of C(path), C(before) (the installed
+        text, null when absent) and C(after) (the plan's text)), C(arm), C(settle) and C(rollback) (registered
+        M(lossless.fabric.rollback_timer) results - V(armed), the window's V(confirmed) or V(rolled_back), the roll-back
+        after a failure), C(timer) (its name), C(commands) (what the timer runs after putting the files back) and
+        C(backup); they are listed with the switches, with a diff per file.
     type: dict
     required: true
   counters:
@@ -130,6 +136,14 @@ options:
     type: list
     elements: str
     default: []
+  ib_counters:
+    description:
+      - The InfiniBand fabric's counters - C(before) (before the baseline benchmark), C(middle) (before the change) and
+        C(after) (after the post benchmark), M(lossless.fabric.ib_fabric_facts) results or their C(ib_fabric). The report
+        lists per phase the ports whose error counters or C(PortXmitWait) went up.
+      - Empty - the window did not read an InfiniBand fabric.
+    type: dict
+    default: {}
 seealso:
   - module: lossless.fabric.switch_config
   - module: lossless.fabric.nccl_compare

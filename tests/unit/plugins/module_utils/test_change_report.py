@@ -268,3 +268,84 @@ def test_a_batch_lists_its_switches_the_hosts_apart():
     report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED}, "gpu1": host(apply=NIC_APPLY)},
                                   "passed")
     assert report["batches"] == [{"batch": 1, "devices": ["leaf1"], "status": "passed"}]
+
+
+# ---------------------------------------------------------------------------
+# InfiniBand: subnet managers (OpenSM files under a rollback_timer) and the fabric's port counters
+# ---------------------------------------------------------------------------
+
+CONF_BEFORE = "qos TRUE\nqos_vlarb_low 0:64,1:64\nsm_key 0x1122334455667788\nsm_priority 14\n"
+CONF_AFTER = "qos TRUE\nqos_vlarb_low 0:64,1:32\nsm_key 0x8877665544332211\nsm_priority 14\n"
+SM_FILES = [{"path": "/etc/opensm/opensm.conf", "before": CONF_BEFORE, "after": CONF_AFTER},
+            {"path": "/etc/opensm/partitions.conf", "before": "Default=0x7fff : ALL=full ;\n", "after": "Default=0x7fff : ALL=full ;\n"},
+            {"path": "/etc/opensm/root-guids.conf", "before": None, "after": "0x0008f1332e695c00\n"}]
+SM_ARMED = {"changed": True, "pending_until": WINDOW["deadline"], "backup": []}
+RELOAD = [["systemctl", "kill", "--signal=HUP", "--kill-whom=main", "opensm"]]
+HCA = "0x0c42a10300010000"
+
+
+def sm_device(**results):
+    return dict({"kind": "subnet_manager", "files": SM_FILES, "timer": "change-window-w-opensm", "commands": RELOAD,
+                 "backup": "/r/change-window-w-backup/ufm1.opensm"}, **results)
+
+
+def ib_snapshot(symbol_errors=0, wait=0):
+    port = {"SymbolErrorCounter": symbol_errors, "LinkDownedCounter": 0, "PortXmitWait": wait, "PortXmitData": 1000 + wait}
+    return {"ib_fabric": {"nodes": {HCA: {"type": "ca", "description": "gpu1 mlx5_0"}}, "counters": {HCA + "/1": port}}}
+
+
+def test_a_subnet_manager_is_a_device_with_its_file_diffs_timer_and_outcome():
+    report = _change_report.build(WINDOW, {"ufm1": sm_device(arm=SM_ARMED, settle={"changed": True})}, "passed",
+                                  plans={"ufm1": {"kind": "subnet_manager", "role": "master"}}, scope=["ufm1"])
+    assert report["verdict"] == "kept" and report["hosts"] == {}
+    entry = report["devices"]["ufm1"]
+    assert (entry["kind"], entry["platform"], entry["outcome"], entry["pending_until"]) == ("subnet_manager", "opensm", "kept", None)
+    assert entry["timer"] == {"name": "change-window-w-opensm", "pending_until": WINDOW["deadline"], "commands": RELOAD}
+    assert [(f["path"], f["existed"], f["changed"]) for f in entry["files"]] == [
+        ("/etc/opensm/opensm.conf", True, True), ("/etc/opensm/partitions.conf", True, False), ("/etc/opensm/root-guids.conf", False, True)]
+    conf = entry["files"][0]["diff"]
+    assert conf.startswith("--- /etc/opensm/opensm.conf (installed)\n+++ /etc/opensm/opensm.conf (plan)\n")
+    # OpenSM's keys never reach a report
+    assert "-qos_vlarb_low 0:64,1:64\n-sm_key ********\n+qos_vlarb_low 0:64,1:32\n+sm_key ********\n" in conf
+    assert "0x1122334455667788" not in json.dumps(report) and "0x8877665544332211" not in json.dumps(report)
+    assert entry["files"][2]["diff"] == "--- /dev/null\n+++ /etc/opensm/root-guids.conf (plan)\n@@ -0,0 +1 @@\n+0x0008f1332e695c00\n"
+    assert entry["diff"] == conf + entry["files"][2]["diff"] and entry["files"][1]["diff"] == ""
+    md = _change_report.markdown(report)
+    assert "| ufm1 | opensm | **kept** | rollback timer confirmed: OpenSM keeps /etc/opensm/opensm.conf, /etc/opensm/root-guids.conf | - |" in md
+    assert "### ufm1 (opensm): kept" in md and "OpenSM files before the change: `/r/change-window-w-backup/ufm1.opensm`" in md
+    assert ("Rollback timer `change-window-w-opensm` (until 2025-06-01T12:30:00+00:00): when it fires or the window rolls back, "
+            "it puts the files back and runs `systemctl kill --signal=HUP --kill-whom=main opensm`.") in md
+
+
+def test_an_interim_report_shows_the_subnet_manager_pending_until_its_timer_fires():
+    report = _change_report.build(WINDOW, {"ufm1": sm_device(arm=SM_ARMED), "leaf1": {"platform": "eos", "push": pushed()}}, "in_progress")
+    assert report["verdict"] == "in progress"
+    assert {d: (e["outcome"], e["pending_until"]) for d, e in report["devices"].items()} == {
+        "leaf1": ("pending", WINDOW["deadline"]), "ufm1": ("pending", WINDOW["deadline"])}
+    assert "kind" not in report["devices"]["leaf1"]   # the switches' entries keep their shape
+
+
+def test_a_subnet_manager_rolled_back_and_not_reached():
+    rolled = {"changed": True, "fired": False, "restored": [{"path": "/etc/opensm/opensm.conf", "action": "written"}],
+              "commands": [{"argv": RELOAD[0], "rc": 0}]}
+    report = _change_report.build(WINDOW, {"ufm1": sm_device(arm=SM_ARMED, settle=rolled)}, "failed",
+                                  plans={"ufm2": {"kind": "subnet_manager", "role": "standby"}}, scope=["ufm1", "ufm2"])
+    assert report["verdict"] == "rolled back"
+    assert report["devices"]["ufm1"]["detail"].startswith("rolled back: put back /etc/opensm/opensm.conf (written); ran systemctl kill")
+    assert report["devices"]["ufm2"]["kind"] == "subnet_manager" and report["devices"]["ufm2"]["outcome"] == "unchanged"
+    dry = _change_report.build(WINDOW, {"ufm1": sm_device(arm=SM_ARMED)}, "dry_run")
+    assert dry["verdict"] == "dry run" and dry["devices"]["ufm1"]["outcome"] == "would change"
+
+
+def test_infiniband_counter_deltas_per_phase_in_json_and_markdown():
+    ib = {"before": ib_snapshot(), "middle": ib_snapshot(wait=30), "after": ib_snapshot(symbol_errors=7, wait=30)}
+    report = _change_report.build(WINDOW, {"ufm1": sm_device(arm=SM_ARMED)}, "in_progress", ib_counters=ib)
+    assert report["ib_counters"]["pre"] == {"ports": {HCA + "/1": {"node": "gpu1 mlx5_0", "type": "ca", "port": "1", "errors": {},
+                                                                   "xmit_wait": 30}}, "ports_read": 1, "unread": []}
+    assert report["ib_counters"]["post"]["ports"][HCA + "/1"]["errors"] == {"SymbolErrorCounter": 7}
+    md = _change_report.markdown(report)
+    assert '| ca "gpu1 mlx5_0" | 1 | pre | - | 30 |' in md and '| ca "gpu1 mlx5_0" | 1 | post | SymbolErrorCounter +7 | 0 |' in md
+    quiet = _change_report.build(WINDOW, {}, "passed", ib_counters={"before": ib_snapshot(), "middle": ib_snapshot(), "after": None})
+    assert quiet["ib_counters"]["post"] is None
+    assert "| - | - | pre | none on 1 port(s) | - |" in _change_report.markdown(quiet)
+    assert "InfiniBand" not in _change_report.markdown(_change_report.build(WINDOW, {}, "passed"))   # RoCE: no such section

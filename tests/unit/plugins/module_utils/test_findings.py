@@ -263,3 +263,156 @@ def test_host_outcome_names_what_could_not_be_restored():
 )
 def test_window_verdict_with_hosts(status, outcomes, verdict):
     assert _findings.window_verdict(status, outcomes) == verdict
+
+
+# ---------------------------------------------------------------------------
+# InfiniBand: two ib_fabric_facts snapshots of the fabric's PMA counters (perfquery), read from the SM host
+# ---------------------------------------------------------------------------
+
+HCA, LEAF = "0x0c42a10300010000", "0x0008f1332e695c00"
+QUIET_PORT = {name: 0 for name in _findings.IB_ERROR_COUNTERS} | {"PortXmitWait": 100, "PortXmitData": 2736, "PortSelect": 1}
+
+
+def ib(changes=None, leaf_port=None):
+    """An ib_fabric_facts result of a 2-port fabric (gpu1's HCA port 1, leaf1 port 1), with ``changes`` added to the
+    HCA port's counters; ``leaf_port`` None leaves the leaf's port unread."""
+    hca = dict(QUIET_PORT)
+    for name, value in (changes or {}).items():
+        hca[name] = hca.get(name, 0) + value
+    counters = {HCA + "/1": hca}
+    if leaf_port is not False:
+        counters[LEAF + "/1"] = dict(QUIET_PORT, **(leaf_port or {}))
+    return {"changed": False, "ib_fabric": {"nodes": {HCA: {"type": "ca", "description": "gpu1 mlx5_0"},
+                                                      LEAF: {"type": "switch", "description": "leaf1"}},
+                                            "counters": counters, "errors": []}}
+
+
+def test_a_quiet_infiniband_phase_has_no_findings_and_no_fabric_none():
+    assert _findings.ib_counter_findings(ib(), ib(), "post") == []
+    assert _findings.ib_counter_findings(None, None, "post") == []        # no InfiniBand fabric in scope
+    assert _findings.counter_findings({}, {}, {}, "post", None, None, ib(), ib()) == []
+
+
+@pytest.mark.parametrize("counter", ["SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+                                     "PortXmitDiscards", "PortRcvRemotePhysicalErrors", "LocalLinkIntegrityErrors",
+                                     "ExcessiveBufferOverrunErrors", "VL15Dropped"])
+def test_an_infiniband_error_counter_that_went_up_blocks_naming_node_port_and_counter(counter):
+    found = _findings.ib_counter_findings(ib(), ib({counter: 3}), "post")
+    assert [(f["severity"], f["kind"], f["phase"], f["device"], f["node"], f["port"], f["counter"], f["value"]) for f in found] == [
+        ("blocking", "ib_error", "post", "gpu1 mlx5_0", HCA, "1", counter, 3)]
+    assert found[0]["message"] == "gpu1 mlx5_0: ca port 1: %s +3" % counter
+
+
+def test_xmit_wait_growth_is_information_not_an_error():
+    found = _findings.ib_counter_findings(ib(), ib({"PortXmitWait": 5000}), "pre")
+    assert [(f["severity"], f["kind"], f["counter"], f["value"]) for f in found] == [("info", "ib_xmit_wait", "PortXmitWait", 5000)]
+    assert "congestion, not an error" in found[0]["message"]
+    assert _findings.blocking(found) == []
+
+
+def test_traffic_counters_are_not_judged_and_a_switch_port_is_named_by_its_description():
+    found = _findings.ib_counter_findings(ib(), ib({"PortXmitData": 10**9}, leaf_port={"LinkDownedCounter": 1}), "post")
+    assert [(f["device"], f["counter"]) for f in found] == [("leaf1", "LinkDownedCounter")]
+    assert found[0]["message"] == "leaf1: switch port 1: LinkDownedCounter +1"
+
+
+def test_an_infiniband_counter_that_went_down_is_a_reset_counted_from_zero():
+    found = _findings.ib_counter_findings(ib({"SymbolErrorCounter": 50}), ib({"SymbolErrorCounter": 2}), "post")
+    assert kinds(found) == ["counter_reset", "ib_error"]
+    reset = next(f for f in found if f["kind"] == "counter_reset")
+    assert reset["severity"] == "warning" and "SymbolErrorCounter went down from 50 to 2" in reset["message"]
+    assert next(f for f in found if f["kind"] == "ib_error")["value"] == 2
+
+
+def test_a_port_read_before_and_not_after_is_a_warning():
+    found = _findings.ib_counter_findings(ib(), ib(leaf_port=False), "post")
+    assert [(f["severity"], f["kind"], f["device"], f["port"]) for f in found] == [("warning", "ib_port_unread", "leaf1", "1")]
+
+
+def test_a_missing_or_failed_infiniband_snapshot_blocks_the_phase():
+    failed = {"failed": True, "msg": "ibnetdiscover failed (rc 1): umad open failed"}
+    found = _findings.ib_counter_findings(ib(), failed, "post")
+    assert [(f["severity"], f["kind"], f["device"]) for f in found] == [("blocking", "no_ib_counters", "fabric")]
+    assert "after the post phase (ibnetdiscover failed (rc 1): umad open failed)" in found[0]["message"]
+    assert kinds(_findings.ib_counter_findings(None, ib(), "pre")) == ["no_ib_counters"]
+    with pytest.raises(ValueError, match="phase: 'during' is not pre or post"):
+        _findings.ib_counter_findings(ib(), ib(), "during")
+
+
+def test_the_snapshot_itself_works_like_the_registered_result():
+    assert _findings.ib_counter_findings(ib()["ib_fabric"], ib({"PortRcvErrors": 1})["ib_fabric"], "post")[0]["counter"] == "PortRcvErrors"
+
+
+def test_the_filter_takes_the_infiniband_snapshots_after_its_old_arguments():
+    found = FilterModule().filters()["change_findings"]({}, {}, {}, "post", None, None, ib(), ib({"SymbolErrorCounter": 7}))
+    assert [f["kind"] for f in found] == ["ib_error"]
+    assert change_findings({"leaf1": after({})}, {"leaf1": quiet()}, PLANS, "post") == []   # the old call still works
+
+
+def test_ib_summary_lists_the_ports_where_something_moved():
+    summary = _findings.ib_summary(ib(), ib({"SymbolErrorCounter": 7, "PortXmitWait": 20}))
+    assert summary == {"ports": {HCA + "/1": {"node": "gpu1 mlx5_0", "type": "ca", "port": "1", "errors": {"SymbolErrorCounter": 7},
+                                              "xmit_wait": 20}}, "ports_read": 2, "unread": []}
+    assert _findings.ib_summary(None, ib()) is None
+
+
+# ---------------------------------------------------------------------------
+# subnet managers: what happened to the OpenSM files under their rollback_timer
+# ---------------------------------------------------------------------------
+
+ARMED = {"changed": True, "pending_until": "2025-06-01T12:30:00+00:00", "deadline_epoch": 1748781000.0,
+         "backup": [{"path": "/etc/opensm/opensm.conf", "existed": True, "sha256": "ab"}]}
+PUT_BACK = {"restored": [{"path": "/etc/opensm/opensm.conf", "action": "written"}, {"path": "/etc/opensm/partitions.conf", "action": "unchanged"}],
+            "commands": [{"argv": ["systemctl", "kill", "--signal=HUP", "opensm"], "rc": 0, "stdout": "", "stderr": ""}]}
+CHANGES = ["/etc/opensm/opensm.conf"]
+
+
+def sm(*args, **kwargs):
+    return _findings.sm_outcome(*args, changes=kwargs.pop("changes", CHANGES), **kwargs)
+
+
+def test_a_confirmed_timer_is_kept():
+    assert sm(ARMED, {"changed": True, "timer": {"status": "confirmed"}}) == {
+        "outcome": "kept", "detail": "rollback timer confirmed: OpenSM keeps /etc/opensm/opensm.conf"}
+
+
+def test_a_timer_rolled_back_by_the_window_says_what_it_put_back_and_ran():
+    judged = sm(ARMED, dict(PUT_BACK, changed=True, fired=False))
+    assert judged["outcome"] == "rolled back"
+    assert judged["detail"] == ("rolled back: put back /etc/opensm/opensm.conf (written), /etc/opensm/partitions.conf (unchanged); "
+                                "ran systemctl kill --signal=HUP opensm (rc 0)")
+
+
+def test_a_timer_that_fired_by_itself_is_rolled_back_by_timer():
+    # the confirm came too late (it fails), the rescue's roll-back finds the timer fired
+    too_late = {"failed": True, "msg": "timer w-opensm already rolled back at 2025-06-01T12:30:00+00:00"}
+    judged = sm(ARMED, too_late, dict(PUT_BACK, changed=False, fired=True))
+    assert judged["outcome"] == "rolled back by timer" and "already fired" in judged["detail"]
+    assert sm(ARMED, dict(PUT_BACK, changed=False, fired=True))["outcome"] == "rolled back by timer"
+
+
+def test_an_armed_timer_not_settled_yet_is_pending_until_its_deadline():
+    judged = sm(ARMED)
+    assert judged["outcome"] == "pending" and "puts them back at 2025-06-01T12:30:00+00:00" in judged["detail"]
+
+
+def test_a_failed_roll_back_is_unknown_and_names_the_timer_as_fallback():
+    judged = sm(ARMED, None, {"failed": True, "msg": "command ['opensm-reload'] failed: rc=1"})
+    assert judged["outcome"] == "unknown"
+    assert "roll-back failed: command ['opensm-reload'] failed: rc=1" in judged["detail"] and "2025-06-01T12:30:00+00:00" in judged["detail"]
+
+
+def test_no_timer_nothing_changed_and_the_dry_run():
+    assert sm(None, changes=[]) == {"outcome": "unchanged", "detail": "nothing to change"}
+    assert sm({"skipped": True})["outcome"] == "unchanged"
+    assert "window ended before the change" in sm(None)["detail"]
+    assert sm({"failed": True, "msg": "timer w-opensm is already armed"})["detail"] == (
+        "rollback timer not armed: timer w-opensm is already armed; no OpenSM file was written")
+    assert sm(ARMED, check_mode=True) == {"outcome": "would change",
+                                          "detail": "dry run: would write /etc/opensm/opensm.conf under a rollback timer"}
+
+
+def test_a_subnet_manager_rolled_back_makes_the_window_rolled_back():
+    assert _findings.window_verdict("failed", {"ufm1": "rolled back"}) == "rolled back"
+    assert _findings.window_verdict("passed", {"ufm1": "kept", "leaf1": "unchanged"}) == "kept"
+    assert _findings.window_verdict("failed", {"ufm1": "rolled back by timer", "leaf1": "kept"}) == "partial"
