@@ -64,8 +64,8 @@ def main() -> None:
     for row in push["rows"]:
         for mode, key in (("per-host", "ours"), ("fabric-wide", "fabric")):
             first, rerun = row[key + "_push_first_s"], row[key + "_push_rerun_s"]
-            lines.append("| %d | %s | %.2f | %.2f | %.3f | %.2f | %.2f |" % (row["switches"], mode, first, rerun, rerun / first if first else 0.0,
-                                                                      row["eos_config_push_first_s"], row["eos_config_push_rerun_s"]))
+            cells = (row["switches"], mode, first, rerun, rerun / first if first else 0.0, row["eos_config_push_first_s"], row["eos_config_push_rerun_s"])
+            lines.append("| %d | %s | %.2f | %.2f | %.3f | %.2f | %.2f |" % cells)
     lines += [
         "",
         "Aim (issue 3): at 64 switches our first run at most 0.15x the eos_config play, and our no-change rerun at most a third of our first run.",
