@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import os
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _report
+from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "dest": {"type": "path", "required": True},
@@ -36,16 +35,12 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Write the change window's JSON and Markdown report (and the busbw plot) on the controller."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
+    argument_spec = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars or {}
-        result = super().run(tmp, task_vars)
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_validated(self, args, task_vars, result):
         try:
             report = _change_report.build(args["window"], args["devices"], args["status"], args["counters"], args["plans"],
                                           args["findings"], args["benchmark"], args["reasons"], args["scope"], args["ib_counters"])

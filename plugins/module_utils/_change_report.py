@@ -23,6 +23,7 @@ import tempfile
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl, _nic_task, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._report import md_cell, md_table
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import mask_secrets
 
 STATUSES = ("dry_run", "in_progress", "stopped", "passed", "failed")
@@ -268,35 +269,31 @@ def merge(old: dict | None, new: dict) -> dict:
 # Markdown
 # ---------------------------------------------------------------------------
 
-_cell = _report._cell  # pylint: disable=protected-access  # one escaping rule for every report table
-_table = _report._table  # pylint: disable=protected-access
-
-
 def _md_devices(report: dict) -> list[str]:
-    rows = [[_cell(d), _cell(e["platform"]), "**%s**" % _cell(e["outcome"]), _cell(e["detail"]), _cell(e["pending_until"])]
+    rows = [[md_cell(d), md_cell(e["platform"]), "**%s**" % md_cell(e["outcome"]), md_cell(e["detail"]), md_cell(e["pending_until"])]
             for d, e in report["devices"].items()]
-    return _table(["device", "platform", "what happened", "detail", "pending until"], rows)
+    return md_table(["device", "platform", "what happened", "detail", "pending until"], rows)
 
 
 def _md_hosts(report: dict) -> list[str]:
     hosts = report.get("hosts") or {}
     if not hosts:
         return ["The window did not change any GPU host's NICs."]
-    rows = [[_cell(h), _cell(", ".join(e["stacks"])), "**%s**" % _cell(e["outcome"]), _cell(e["detail"]), _cell(e["backup"])]
+    rows = [[md_cell(h), md_cell(", ".join(e["stacks"])), "**%s**" % md_cell(e["outcome"]), md_cell(e["detail"]), md_cell(e["backup"])]
             for h, e in hosts.items()]
     out = ["NICs have no rollback timer: a change stays until it is restored from the backup (docs/change-window.md).", ""]
-    out += _table(["host", "NIC stack", "what happened", "detail", "backup (nic_qos gathered)"], rows)
+    out += md_table(["host", "NIC stack", "what happened", "detail", "backup (nic_qos gathered)"], rows)
     commands = [(h, e["restore_command"]) for h, e in hosts.items() if e.get("restore_command")]
     if commands:
-        out += ["", "To put the NICs back:", ""] + ["- %s: `%s`" % (_cell(h), c.replace("`", "'")) for h, c in commands]
+        out += ["", "To put the NICs back:", ""] + ["- %s: `%s`" % (md_cell(h), c.replace("`", "'")) for h, c in commands]
     return out
 
 
 def _md_findings(report: dict) -> list[str]:
     if not report["findings"]:
         return ["No findings in the counters."]
-    rows = [[_cell(f["severity"]), _cell(f["phase"]), _cell(f["kind"]), _cell(f["message"])] for f in report["findings"]]
-    return _table(["severity", "phase", "finding", "what"], rows)
+    rows = [[md_cell(f["severity"]), md_cell(f["phase"]), md_cell(f["kind"]), md_cell(f["message"])] for f in report["findings"]]
+    return md_table(["severity", "phase", "finding", "what"], rows)
 
 
 def _md_counters(report: dict) -> list[str]:
@@ -304,12 +301,12 @@ def _md_counters(report: dict) -> list[str]:
     for device, entry in report["counters"].items():
         for phase in ("pre", "post"):
             for port, s in (entry.get(phase) or {}).items():
-                rows.append([_cell(device), _cell(port), phase] + [_cell(s.get(k)) for k in (
+                rows.append([md_cell(device), md_cell(port), phase] + [md_cell(s.get(k)) for k in (
                     "pfc_rx", "pfc_tx", "ecn_marked", "lossless_drops", "watchdog_storms", "cnp_packets")])
     if not rows:
         return ["No counter deltas (the snapshots were not taken)." if report["counters"] else "No switch in this window."]
     return ["Deltas per phase: pre = during the baseline benchmark, post = the change and the benchmark after it. "
-            "PFC and drops on the plan's lossless priorities, ECN on its RoCE queue; '-' = the device does not report it.", ""] + _table(
+            "PFC and drops on the plan's lossless priorities, ECN on its RoCE queue; '-' = the device does not report it.", ""] + md_table(
         ["device", "port", "phase", "PFC rx", "PFC tx", "ECN marked", "lossless drops", "watchdog storms", "CNP"], rows)
 
 
@@ -329,11 +326,11 @@ def _md_ib_counters(report: dict) -> list[str]:
             continue
         for _key, port in sorted(summary["ports"].items()):
             errors = ", ".join("%s +%d" % item for item in sorted(port["errors"].items())) or "-"
-            rows.append(["%s \"%s\"" % (_cell(port["type"]), _cell(port["node"])), _cell(port["port"]), phase, _cell(errors),
-                         _cell(port["xmit_wait"])])
+            rows.append(["%s \"%s\"" % (md_cell(port["type"]), md_cell(port["node"])), md_cell(port["port"]), phase, md_cell(errors),
+                         md_cell(port["xmit_wait"])])
         if not summary["ports"]:
             rows.append(["-", "-", phase, "none on %d port(s)" % summary["ports_read"], "-"])
-    return out + _table(["node", "port", "phase", "error counters", "PortXmitWait"], rows) + [""]
+    return out + md_table(["node", "port", "phase", "error counters", "PortXmitWait"], rows) + [""]
 
 
 def _md_benchmark(report: dict) -> list[str]:
@@ -348,17 +345,17 @@ def _md_benchmark(report: dict) -> list[str]:
 def _md_diffs(report: dict) -> list[str]:
     out = []
     for device, entry in report["devices"].items():
-        out += ["### %s (%s): %s" % (_cell(device), _cell(entry["platform"]), _cell(entry["outcome"])), ""]
+        out += ["### %s (%s): %s" % (md_cell(device), md_cell(entry["platform"]), md_cell(entry["outcome"])), ""]
         if entry["diff"].strip():
             out += ["```diff", entry["diff"].rstrip("\n").replace("```", "'''"), "```", ""]
         else:
             out += ["No difference.", ""]
         if entry.get("backup"):
             what = "OpenSM files before the change" if entry.get("kind") == "subnet_manager" else "Running configuration before the change"
-            out += ["%s: `%s`" % (what, _cell(entry["backup"])), ""]
+            out += ["%s: `%s`" % (what, md_cell(entry["backup"])), ""]
         if entry.get("timer"):
             out += ["Rollback timer `%s` (until %s): when it fires or the window rolls back, it puts the files back and runs %s." % (
-                _cell(entry["timer"]["name"]), _cell(entry["timer"]["pending_until"]),
+                md_cell(entry["timer"]["name"]), md_cell(entry["timer"]["pending_until"]),
                 " then ".join("`%s`" % " ".join(c).replace("`", "'") for c in entry["timer"]["commands"]) or "nothing"), ""]
     return out
 
@@ -366,7 +363,7 @@ def _md_diffs(report: dict) -> list[str]:
 def _md_host_diffs(report: dict) -> list[str]:
     out = []
     for host, entry in (report.get("hosts") or {}).items():
-        out += ["### %s (NICs): %s" % (_cell(host), _cell(entry["outcome"])), ""]
+        out += ["### %s (NICs): %s" % (md_cell(host), md_cell(entry["outcome"])), ""]
         for label, key in (("Applied", "diff"), ("Restored", "restore_diff")):
             if entry.get(key, "").strip():
                 out += ["%s:" % label, "", "```diff", entry[key].rstrip("\n").replace("```", "'''"), "```", ""]
@@ -377,19 +374,19 @@ def _md_host_diffs(report: dict) -> list[str]:
 
 def markdown(report: dict) -> str:
     window = report["window"]
-    out = ["# Change window %s%s" % (_cell(window["id"]), " - %s" % _cell(window["fabric"]) if window.get("fabric") else ""), ""]
+    out = ["# Change window %s%s" % (md_cell(window["id"]), " - %s" % md_cell(window["fabric"]) if window.get("fabric") else ""), ""]
     out.append("Verdict: **%s**" % report["verdict"].upper())
     out.append("")
     counts = ", ".join("%d %s" % (len(devs), outcome) for outcome, devs in report["outcomes"].items())
     facts = ["%d device(s)%s: %s" % (len(report["devices"]), ", %d host(s)" % len(report["hosts"]) if report.get("hosts") else "", counts or "none")]
     for key, label in (("started_at", "started"), ("deadline", "window ends (pending commits roll back by then)"), ("max_minutes", "maximum minutes")):
         if window.get(key) is not None:
-            facts.append("%s: %s" % (label, _cell(window[key])))
+            facts.append("%s: %s" % (label, md_cell(window[key])))
     if len(report["batches"]) > 1 or window.get("batch") not in (None, 1):
-        facts.append("batch %s (%d batch(es) so far)" % (_cell(window.get("batch")), len(report["batches"])))
+        facts.append("batch %s (%d batch(es) so far)" % (md_cell(window.get("batch")), len(report["batches"])))
     out += ["; ".join(facts) + ".", ""]
     if report["reasons"]:
-        out += ["## Why", ""] + ["- %s" % _cell(r) for r in report["reasons"]] + [""]
+        out += ["## Why", ""] + ["- %s" % md_cell(r) for r in report["reasons"]] + [""]
     out += ["## Devices", ""] + _md_devices(report) + [""]
     if report.get("hosts"):
         out += ["## GPU hosts (NICs)", ""] + _md_hosts(report) + [""]

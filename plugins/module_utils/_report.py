@@ -351,7 +351,9 @@ def benchmark_report(results: list, name: str, settings: dict | None = None, bas
 # ---------------------------------------------------------------------------
 # Markdown
 
-def _cell(value, fmt=None):
+def md_cell(value, fmt=None) -> str:
+    """value as one Markdown table cell: '-' for None, yes/no for booleans, line breaks and '|' made harmless.
+    Every report table goes through it (_change_report's too), so one escaping rule holds for all."""
     if value is None:
         return '-'
     if isinstance(value, bool):
@@ -360,7 +362,8 @@ def _cell(value, fmt=None):
     return text.replace('\r', ' ').replace('\n', ' ').replace('|', '\\|')
 
 
-def _table(header, rows):
+def md_table(header, rows) -> list:
+    """The lines of a Markdown table; the cells already escaped (md_cell)."""
     out = ['| %s |' % ' | '.join(header), '|%s' % ('---|' * len(header))]
     out.extend('| %s |' % ' | '.join(row) for row in rows)
     return out
@@ -369,14 +372,14 @@ def _table(header, rows):
 def _md_targets(targets):
     if not targets:
         return ['No targets given: the launches were not gated on bus bandwidth.']
-    rows = [[_cell(t['collective'] or 'any'), _cell(t['min_size_human'] + ('..' + t['max_size_human'] if t['max_size_human'] else '+')),
-             _cell(t['placement'].replace('_', '-')), _cell(t['min_busbw'], '%g')] for t in targets['busbw']]
-    out = _table(['collective', 'sizes', 'placement', 'min busbw (GB/s)'], rows) if rows else ['No busbw target.']
+    rows = [[md_cell(t['collective'] or 'any'), md_cell(t['min_size_human'] + ('..' + t['max_size_human'] if t['max_size_human'] else '+')),
+             md_cell(t['placement'].replace('_', '-')), md_cell(t['min_busbw'], '%g')] for t in targets['busbw']]
+    out = md_table(['collective', 'sizes', 'placement', 'min busbw (GB/s)'], rows) if rows else ['No busbw target.']
     gdr = targets.get('require_gdr')
     out.append('')
     out.append('Transport: %s. GPUDirect RDMA: %s. #wrong at most %s in every cell%s.' % (
         ' or '.join(targets['require_transport']) if targets.get('require_transport') else 'not required',
-        'not checked' if gdr is None else ('required' if gdr else 'must be off'), _cell(targets.get('max_wrong')),
+        'not checked' if gdr is None else ('required' if gdr else 'must be off'), md_cell(targets.get('max_wrong')),
         '; complete logs required' if targets.get('require_complete') else ''))
     return out
 
@@ -386,12 +389,12 @@ def _md_launches(launches):
     for ent in launches:
         gdr = ent['gdr_active']
         at_size = ' @ %s' % _nccl.human_size(ent['largest_size_bytes']) if ent['largest_size_bytes'] is not None else ''
-        rows.append([_cell(ent['name']), _cell(ent['status']), _cell(ent['collective']), _cell(ent['ranks']), _cell(ent['nodes']),
-                     _cell(ent['transport']), _cell(gdr if isinstance(gdr, bool) else 'unknown'),
-                     _cell(ent['oop_busbw_at_largest_size'], '%.2f') + at_size,
-                     _cell(ent['avg_bus_bandwidth']), _cell(len(ent['errors'])), _cell(ent['gate']['verdict'].upper())])
-    return _table(['launch', 'status', 'collective', 'ranks', 'nodes', 'transport', 'GDR', 'busbw at largest size (GB/s)',
-                   'avg bus bandwidth', 'errors', 'gate'], rows)
+        rows.append([md_cell(ent['name']), md_cell(ent['status']), md_cell(ent['collective']), md_cell(ent['ranks']), md_cell(ent['nodes']),
+                     md_cell(ent['transport']), md_cell(gdr if isinstance(gdr, bool) else 'unknown'),
+                     md_cell(ent['oop_busbw_at_largest_size'], '%.2f') + at_size,
+                     md_cell(ent['avg_bus_bandwidth']), md_cell(len(ent['errors'])), md_cell(ent['gate']['verdict'].upper())])
+    return md_table(['launch', 'status', 'collective', 'ranks', 'nodes', 'transport', 'GDR', 'busbw at largest size (GB/s)',
+                     'avg bus bandwidth', 'errors', 'gate'], rows)
 
 
 def _md_sizes(report):
@@ -409,7 +412,7 @@ def _md_sizes(report):
 
     rows = []
     for row in report['sizes']:
-        line = [_cell(row['size_human']), _cell(row['size'])]
+        line = [md_cell(row['size_human']), md_cell(row['size'])]
         if has_base:
             line.append('-' if row.get('baseline') is None else '%.2f' % row['baseline']['median'])
         line += [stat(row['out_of_place']), '-' if row['in_place'] is None else '%.2f' % row['in_place']['median'],
@@ -418,42 +421,42 @@ def _md_sizes(report):
             cmp = row.get('compare')
             if cmp:
                 ci = '' if cmp.get('ci_low') is None else ' (%.3f..%.3f)' % (cmp['ci_low'], cmp['ci_high'])
-                line += [_cell(cmp['verdict']), _cell(cmp.get('hl_ratio'), '%.3f') + ci, _cell(cmp.get('p_value'), '%.3g')]
+                line += [md_cell(cmp['verdict']), md_cell(cmp.get('hl_ratio'), '%.3f') + ci, md_cell(cmp.get('p_value'), '%.3g')]
             else:
                 line += ['-', '-', '-']
         rows.append(line)
-    return _table(header, rows)
+    return md_table(header, rows)
 
 
 def benchmark_markdown(report: dict) -> str:
     """The report for people: verdict, unmet lines, targets, one row per launch, one row per size, the plot."""
-    out = ['# %s' % _cell(report['title']), '']
+    out = ['# %s' % md_cell(report['title']), '']
     out.append('Verdict: **%s**' % report['verdict'].upper())
     facts = []
     if report.get('phase'):
-        facts.append('phase: %s' % _cell(report['phase']))
-    facts.append('collective: %s' % _cell(report.get('collective')))
+        facts.append('phase: %s' % md_cell(report['phase']))
+    facts.append('collective: %s' % md_cell(report.get('collective')))
     facts.append('%d launch(es)' % len(report['launches']))
     if report['baseline_launches']:
         facts.append('baseline: %d launch(es)' % report['baseline_launches'])
     if report.get('generated_at'):
-        facts.append('generated: %s' % _cell(report['generated_at']))
+        facts.append('generated: %s' % md_cell(report['generated_at']))
     out += ['', '; '.join(facts) + '.', '']
     if report['unmet']:
-        out += ['## Unmet', ''] + ['- %s' % _cell(line) for line in report['unmet']] + ['']
+        out += ['## Unmet', ''] + ['- %s' % md_cell(line) for line in report['unmet']] + ['']
     out += ['## Targets', ''] + _md_targets(report['targets']) + ['']
     out += ['## Launches', ''] + _md_launches(report['launches']) + ['']
     errors = [(ent['name'], err) for ent in report['launches'] for err in ent['errors']]
     if errors:
-        out += ['Errors in the logs:', ''] + ['- %s: %s' % (_cell(n), _cell(e)) for n, e in errors[:50]] + ['']
+        out += ['Errors in the logs:', ''] + ['- %s: %s' % (md_cell(n), md_cell(e)) for n, e in errors[:50]] + ['']
     out += ['## Bus bandwidth per size', '',
             'busbw in GB/s, the median over the launches of each launch\'s value (nccl-tests busbw, 10^9 bytes/s).', '']
     out += _md_sizes(report) + ['']
     cmp = report.get('compare')
     if cmp:
         out += ['## Comparison with the baseline', '', 'Verdict: **%s** (%s pre vs %s post launches, tolerance %s %%).' % (
-            _cell(cmp.get('verdict')), _cell(cmp.get('n_pre')), _cell(cmp.get('n_post')), _cell(cmp.get('tolerance_percent'), '%g')), '']
-        out += ['- %s' % _cell(n) for n in (cmp.get('notes') or []) + (cmp.get('flags') or [])]
+            md_cell(cmp.get('verdict')), md_cell(cmp.get('n_pre')), md_cell(cmp.get('n_post')), md_cell(cmp.get('tolerance_percent'), '%g')), '']
+        out += ['- %s' % md_cell(n) for n in (cmp.get('notes') or []) + (cmp.get('flags') or [])]
         out += [''] if (cmp.get('notes') or cmp.get('flags')) else []
     out += ['## Plot', '', '![busbw against message size](%s)' % report['plot'], '']
     return '\n'.join(out)

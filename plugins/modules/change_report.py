@@ -26,6 +26,7 @@ description:
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
+  - lossless.fabric._attributes.posix
 attributes:
   action:
     description: Runs on the controller and writes local files.
@@ -42,10 +43,6 @@ attributes:
     support: full
     details:
       - Files whose content is unchanged are not rewritten; no time stamp is added that the input does not hold.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 options:
   dest:
     description:

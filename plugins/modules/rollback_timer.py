@@ -52,7 +52,7 @@ options:
   name:
     description:
       - The timer's id, unique on the host. Letters, digits, C(_), C(.) and C(-), starting with a letter or digit, at most 64
-        characters. The change window uses C(<window name>-opensm).
+        characters. The change window uses C(<window name>-<inventory_hostname>-opensm).
     type: str
     required: true
   state:
@@ -112,7 +112,7 @@ author:
 EXAMPLES = r"""
 - name: Arm a 15 minute timer over the OpenSM files before changing them
   lossless.fabric.rollback_timer:
-    name: "{{ window_name }}-opensm"
+    name: "{{ window_name }}-{{ inventory_hostname }}-opensm"
     state: armed
     paths:
       - /etc/opensm/opensm.conf
@@ -133,20 +133,20 @@ EXAMPLES = r"""
 
 - name: Keep the change once the checks passed
   lossless.fabric.rollback_timer:
-    name: "{{ window_name }}-opensm"
+    name: "{{ window_name }}-{{ inventory_hostname }}-opensm"
     state: confirmed
   become: true
 
 - name: Or put the files back now (also fine after the timer fired by itself)
   lossless.fabric.rollback_timer:
-    name: "{{ window_name }}-opensm"
+    name: "{{ window_name }}-{{ inventory_hostname }}-opensm"
     state: rolled_back
   become: true
   register: rollback
 
 - name: What happened to the timer
   lossless.fabric.rollback_timer:
-    name: "{{ window_name }}-opensm"
+    name: "{{ window_name }}-{{ inventory_hostname }}-opensm"
   register: timer_state
 
 - name: Lab - a private state directory

@@ -17,23 +17,26 @@ import glob
 import hashlib
 import json
 import os
-import shutil
 import signal
-import subprocess
 import sys
-import time
 
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.dirname(sys.executable)
-LAB = os.path.join(ROOT, "inventories", "lab")
+from ansible_collections.lossless.fabric.plugins.module_utils._rollback_timer import NAME_RE
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import BIN, ROOT, ansible_env, assert_lab_down, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+# The window in the background and its processes: shared with the InfiniBand window tests.
+from windowlab import start_window, stop_window, wait_until_pending, wait_until_window_gone, window_log  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+from labproc import wait_for  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from switchsim.client import ControlClient  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
 SWITCHES = ("leaf1", "leaf2", "spine1")
 HOSTS = ("gpu1", "gpu2")  # lab NIC stacks: gpu1 mlnx, gpu2 upstream
-sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
-
-from switchsim.client import ControlClient  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 # The change: new ECN thresholds on the RoCE queue (a typical tuning change).
 ECN = {"min_threshold_bytes": 153600, "max_threshold_bytes": 1536000, "max_probability_percent": 10}
@@ -41,19 +44,12 @@ ECN = {"min_threshold_bytes": 153600, "max_threshold_bytes": 1536000, "max_proba
 CNP_DSCP = 40
 
 
-def _env():
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    env.pop("ANSIBLE_COLLECTIONS_PATH", None)
-    return env
-
-
 class Lab:
     """A copy of the lab inventory, its simulators, and the playbooks run against it."""
 
     def __init__(self, tmp_path, time_scale=None, extra=()):
         self.tmp = tmp_path
-        self.inventory = str(tmp_path / "lab")
-        shutil.copytree(LAB, self.inventory, ignore=shutil.ignore_patterns("lab_run.generated.yml"))
+        self.inventory = copy_lab_inventory(tmp_path / "lab")
         if time_scale is not None:
             with open(os.path.join(self.inventory, "group_vars", "switches.yml"), "a", encoding="utf-8") as handle:
                 handle.write("lab_switch_time_scale: %s\n" % time_scale)
@@ -65,8 +61,7 @@ class Lab:
         self.switches = None
 
     def up(self):
-        out = subprocess.run([*self.launcher, "up", *self.where, *self.extra], cwd=ROOT, env=_env(), capture_output=True, text=True,
-                             timeout=120, check=False)
+        out = run([*self.launcher, "up", *self.where, *self.extra], timeout=120)
         assert out.returncode == 0, out.stdout + out.stderr
         with open(os.path.join(self.inventory, "lab_run.generated.yml"), encoding="utf-8") as handle:
             generated = yaml.safe_load(handle)
@@ -74,13 +69,13 @@ class Lab:
         return self
 
     def down(self):
-        subprocess.run([*self.launcher, "down", *self.where], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120, check=False)
+        run([*self.launcher, "down", *self.where], timeout=120)
 
     def argv(self, playbook, *args):
         return [os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, "playbooks/%s" % playbook, *self.extra, *args]
 
     def playbook(self, playbook, *args):
-        return subprocess.run(self.argv(playbook, *args), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=900, check=False)
+        return run(self.argv(playbook, *args), timeout=900)
 
     def intent_with_new_ecn(self, cnp_dscp=None):
         """-e @file: the lab's intent with the new ECN thresholds (and a new CNP DSCP, which the NICs get too)."""
@@ -157,8 +152,8 @@ def lab_factory(tmp_path):
     yield make
     for lab in labs:
         lab.down()
-    pids = os.path.join(str(tmp_path / "run"), "pids")
-    assert not os.path.isdir(pids) or not os.listdir(pids), "a lab process outlived its test"
+    for lab in labs:
+        assert_lab_down(lab.inventory, lab.run_dir)
 
 
 def _nothing_pending(pending):
@@ -277,107 +272,20 @@ def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_facto
     assert _nothing_pending(lab.pending())
 
 
-def _start(lab, *args):
-    """The window in the background (its own process group, so that a kill reaches every worker)."""
-    log = open(lab.tmp / "window.log", "w", encoding="utf-8")  # pylint: disable=consider-using-with  # closed by _stop
-    proc = subprocess.Popen(  # pylint: disable=consider-using-with
-        lab.argv("change_window.yml", *args), cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    proc.log = log
-    return proc
-
-
-def _tree(pid):
-    """pid and every process descended from it, read from /proc."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry, encoding="utf-8") as handle:
-                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue  # gone meanwhile
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        found.append(todo.pop())
-        todo.extend(children.get(found[-1], []))
-    return found
-
-
-def _kill(proc, sig):
-    """Kill ansible-playbook the way a crash or an operator does - and every process it started: Ansible's workers
-    start sessions of their own (WorkerProcess._detach), so the playbook's process group alone misses the task in
-    flight, which would run on after the test."""
-    tree = _tree(proc.pid)
-    groups = {proc.pid}
-    for pid in tree:
-        try:
-            groups.add(os.getpgid(pid))
-        except ProcessLookupError:
-            pass
-    groups.discard(os.getpgrp())
-    for group in sorted(groups, key=lambda g: g != proc.pid):  # the playbook first: it forks no more workers
-        try:
-            os.killpg(group, sig)
-        except ProcessLookupError:
-            pass
-
-
-def _window_processes(lab):
-    """Processes still running this lab's change window (a worker reparented to init included)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open("/proc/%s/cmdline" % entry, "rb") as handle:
-                argv = handle.read().split(b"\0")
-        except OSError:
-            continue  # not a process, or gone meanwhile
-        if lab.inventory.encode() in argv and b"playbooks/change_window.yml" in argv:
-            found.append(int(entry))
-    return found
-
-
-def _stop(proc, sig=None):
-    if sig is not None and proc.poll() is None:
-        _kill(proc, sig)
-    try:
-        proc.wait(timeout=600)
-    finally:
-        if proc.poll() is None:
-            _kill(proc, signal.SIGKILL)
-            proc.wait(timeout=30)
-        proc.log.close()
-
-
-def _wait_until_pending(lab, proc):
-    """The interim report the window writes right after the change (verdict "in progress")."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None:
-        for path in lab.reports():
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-            if data["verdict"] == "in progress":
-                return data
-        time.sleep(0.2)
-    _stop(proc, signal.SIGKILL)
-    raise AssertionError((lab.tmp / "window.log").read_text())
-
-
 def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(lab_factory):
     # Device time runs 100x faster: the window's 20 minutes end (and the timers fire) some seconds after the kill.
     # The benchmark is off here: what is under test is the switches' own roll-back, not the measurement.
     lab = lab_factory(time_scale=0.01)
     before = _prepare(lab, kubernetes=False, hosts=True)
     trees = lab.nic_trees()
-    proc = _start(lab, "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP), "-e", "change_window_benchmark=false",
-                  "-e", "change_window_max_minutes=20", "-e", "change_window_settle_seconds=600")
+    proc = start_window(lab, "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP), "-e", "change_window_benchmark=false",
+                        "-e", "change_window_max_minutes=20", "-e", "change_window_settle_seconds=600")
     try:
-        interim = _wait_until_pending(lab, proc)
+        interim = wait_until_pending(lab, proc)
     finally:
-        _stop(proc, signal.SIGKILL)
+        stop_window(proc, signal.SIGKILL)
     changed, committed = lab.running(), lab.pending()
-    assert not _window_processes(lab), "processes of the killed window still run"
+    wait_until_window_gone(lab)
 
     # The record the window left: every switch pending, and until when.
     assert {d: e["outcome"] for d, e in interim["devices"].items()} == {sw: "pending" for sw in SWITCHES}
@@ -386,10 +294,7 @@ def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(la
     assert all(p["pending_commit"] is True for p in committed.values()), committed
 
     # Nobody confirms: each switch rolls itself back when its timer ends.
-    deadline = time.monotonic() + 120
-    while not _nothing_pending(lab.pending()) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert _nothing_pending(lab.pending())
+    wait_for(lambda: _nothing_pending(lab.pending()), "every switch's timer to roll its commit back", timeout=120, interval=0.5)
     assert lab.running() == before
 
     # The NICs have no timer: the record says so per host, with the command that puts each back from its backup.
@@ -398,8 +303,7 @@ def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(la
     for host in HOSTS:
         command = interim["hosts"][host]["restore_command"]
         assert command.startswith("ansible %s -i " % host) and host + ".nic.json" in command, command
-        out = subprocess.run(["bash", "-c", command], cwd=ROOT, env=dict(_env(), PATH=BIN + os.pathsep + os.environ["PATH"]),
-                             capture_output=True, text=True, timeout=300, check=False)
+        out = run(["bash", "-c", command], timeout=300, env=ansible_env(PATH=BIN + os.pathsep + os.environ["PATH"]))
         assert out.returncode == 0 and "CHANGED" in out.stdout, out.stdout + out.stderr
     assert lab.nic_trees() == trees
 
@@ -444,13 +348,13 @@ def test_drops_on_the_lossless_queue_after_the_change_roll_every_switch_back(lab
     # 42 packets on the RoCE queue of swp1 - what a port without working PFC does under load.
     lab = lab_factory()
     before = _prepare(lab, kubernetes=False)
-    proc = _start(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false", "-e", "change_window_settle_seconds=10")
+    proc = start_window(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_benchmark=false", "-e", "change_window_settle_seconds=10")
     try:
-        _wait_until_pending(lab, proc)
+        wait_until_pending(lab, proc)
         lab.switches.set_counters("leaf1", "swp1", {"queue_drops": {"3": 42}})
     finally:
-        _stop(proc)
-    assert proc.returncode != 0, (lab.tmp / "window.log").read_text()
+        stop_window(proc)
+    assert proc.returncode != 0, window_log(lab)
     report = lab.report()
     assert report["verdict"] == "rolled back"
     assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "rolled back" for sw in SWITCHES}
@@ -533,8 +437,7 @@ def test_change_report_is_idempotent_and_check_mode_aware(tmp_path):
     play = tmp_path / "play.yml"
     play.write_text(REPORT_PLAY)
     dest = tmp_path / "reports"
-    out = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(play), "-e", "dest=%s" % dest],
-                         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300, check=False)
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(play), "-e", "dest=%s" % dest], timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     line = next(x for x in out.stdout.splitlines() if '"msg": "RESULT ' in x)
     res = json.loads(json.loads(line.split('"msg": ', 1)[1].rstrip(","))[len("RESULT "):])
@@ -546,3 +449,53 @@ def test_change_report_is_idempotent_and_check_mode_aware(tmp_path):
     assert res["checked"]["changed"] is True and res["checked"]["verdict"] == "partial"
     with open(dest / "change-window-w1.json", encoding="utf-8") as handle:
         assert json.load(handle)["verdict"] == "kept"  # check mode wrote nothing
+
+
+TIMER_PLAY = """
+- name: The subnet managers' rollback timer names, as the role's vars give them
+  hosts: localhost
+  gather_facts: false
+  vars_files: [%s]
+  vars:
+    __change_window_name: "change-window-{{ window_id }}"
+    __change_window_sms: "{{ sms }}"
+  tasks:
+    - name: Show
+      ansible.builtin.debug:
+        msg: "RESULT {{ {'timers': _change_window_sm_timers, 'mine': _change_window_sm_timer if inventory_hostname in sms else none} | to_json }}"
+""" % os.path.join(ROOT, "roles", "change_window", "vars", "main.yml")
+
+
+def _timer_names(tmp_path, window_id, sms):
+    play = tmp_path / "timers.yml"
+    play.write_text(TIMER_PLAY)
+    extra = json.dumps({"window_id": window_id, "sms": sms})
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(play), "-e", extra], timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line = next(x for x in out.stdout.splitlines() if '"msg": "RESULT ' in x)
+    return json.loads(json.loads(line.split('"msg": ', 1)[1].rstrip(","))[len("RESULT "):])
+
+
+def test_each_subnet_manager_has_its_own_rollback_timer_name(tmp_path):
+    # Two SMs on one machine share the timers' state_dir: the name carries the inventory hostname. Names the module
+    # would refuse (too long, or characters it does not take) become a cleaned prefix and a hash of the whole name.
+    long_host = "sm-" + "x" * 70
+    sms = ["localhost", "ufm1", "ufm2", "sm:a", "sm_a", long_host]
+    got = _timer_names(tmp_path, "w1", sms)
+    timers = got["timers"]
+    assert timers["ufm1"] == "change-window-w1-ufm1-opensm" and timers["ufm2"] == "change-window-w1-ufm2-opensm"
+    assert got["mine"] == timers["localhost"] == "change-window-w1-localhost-opensm"
+    for host in ("sm:a", long_host):
+        base = "change-window-w1-%s" % host
+        digest = hashlib.sha1((base + "-opensm").encode()).hexdigest()[:10]
+        assert timers[host] == "%s-%s-opensm" % (base.replace(":", "_")[:46], digest), timers
+    assert timers["sm_a"] == "change-window-w1-sm_a-opensm"
+    assert all(NAME_RE.match(name) for name in timers.values()), timers
+    assert len(set(timers.values())) == len(sms), timers
+    # the same names on every run; a long window id is cut the same way
+    assert _timer_names(tmp_path, "w1", sms)["timers"] == timers
+    long_id = "2026-11-30-" + "a" * 50
+    base = "change-window-%s-ufm1" % long_id
+    digest = hashlib.sha1((base + "-opensm").encode()).hexdigest()[:10]
+    assert _timer_names(tmp_path, long_id, ["ufm1"]) == {"timers": {"ufm1": "%s-%s-opensm" % (base[:46], digest)}, "mine": None}
+    assert len(base[:46] + "-" + digest + "-opensm") == 64

@@ -15,6 +15,7 @@ from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action
 
 # Each converted plugin with the least it accepts (its required options).
 CONVERTED = {
+    "change_report": {"dest": "/reports", "window": {"id": "w1"}, "status": "passed", "devices": {}},
     "fabric_plan": {},
     "nccl_report": {"report_dir": "/reports", "name": "pre", "results": []},
     "switch_config": {"state": "gathered"},
@@ -115,3 +116,22 @@ def test_nccl_report_errors_name_the_option_before_writing(tmp_path):
     assert "name: 'bad name' is not a report name" in result["msg"]
     assert "phase: 'pre\\npost' holds a line break" in result["msg"]
     assert not (tmp_path / "reports").exists()
+
+
+def test_change_report_through_the_base(tmp_path):
+    from ansible_collections.lossless.fabric.plugins.action import change_report
+
+    dest = tmp_path / "reports"
+    bad = {"dest": str(dest), "window": {"id": "bad id"}, "status": "passed", "devices": {}}
+    result = _action(change_report.ActionModule, bad).run(task_vars={})
+    assert result["failed"] is True and result["changed"] is False
+    assert "window.id: 'bad id' makes no file name" in result["msg"]
+    assert not dest.exists()
+
+    good = dict(bad, window={"id": "w1"})
+    result = _action(change_report.ActionModule, good, check_mode=True).run(task_vars={})
+    assert result["changed"] is True and not dest.exists()
+    result = _action(change_report.ActionModule, good).run(task_vars={})
+    assert result["changed"] is True and result["verdict"]
+    assert sorted(p.name for p in dest.iterdir()) == ["change-window-w1.json", "change-window-w1.md"]
+    assert _action(change_report.ActionModule, good).run(task_vars={})["changed"] is False

@@ -283,6 +283,13 @@ def test_markdown_of_a_comparison_has_its_columns(hdr):
     assert '| 1 GiB | 1073741824 | 181.62 | 181.62 (181.62..181.62, n=5) |' in md
 
 
+def test_md_cell_and_md_table_keep_a_row_one_row():
+    # the helpers every report's tables use (_change_report's too)
+    assert [_report.md_cell(v) for v in (None, True, False, 0, 'a|b', 'two\r\nlines')] == ['-', 'yes', 'no', '0', 'a\\|b', 'two  lines']
+    assert _report.md_cell(181.6234, '%.2f') == '181.62' and _report.md_cell('x', '%.2f') == 'x'
+    assert _report.md_table(['a', 'b'], [['1', _report.md_cell('x|y')]]) == ['| a | b |', '|---|---|', '| 1 | x\\|y |']
+
+
 # ---------------------------------------------------------------------------
 # files
 
