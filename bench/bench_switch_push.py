@@ -68,7 +68,9 @@ def _play(workdir, inventory, plays, forks):
                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     took = time.monotonic() - start
     if out.returncode != 0:
-        raise RuntimeError("playbook failed:\n" + out.stdout[-4000:] + out.stderr[-2000:])
+        # The failing hosts' own lines first: with 64 hosts the recap alone would fill the message.
+        fatal = [line for line in out.stdout.splitlines() if line.startswith(("fatal:", "failed:"))]
+        raise RuntimeError("playbook failed:\n" + "\n".join(fatal)[:4000] + "\n" + out.stdout[-2000:] + out.stderr[-2000:])
     changed = sum(int(line.split("changed=")[1].split()[0]) for line in out.stdout.splitlines() if " changed=" in line)
     stamps = [float(value) for value in re.findall(r'"STAMP=([0-9.]+)"', out.stdout)]
     return took, changed, stamps[-1] - stamps[0]
@@ -120,6 +122,21 @@ def eos_config(workdir, count, forks, lines):
         sim.stop()
 
 
+def _baseline(workdir, count, forks, lines, attempts=3):
+    """The eos_config measurement, from a fresh simulator each attempt: at 64 hosts network_cli's persistent
+    connection now and then fails to start ("Unable to decode JSON from response set_options"), a fault of the
+    baseline's plumbing, not of a switch; a retried attempt starts over so its first run is a real first run."""
+    for attempt in range(1, attempts + 1):
+        try:
+            first, rerun = eos_config(os.path.join(workdir, str(attempt)), count, forks, lines)
+            return first, rerun, attempt
+        except RuntimeError as exc:
+            if "set_options" not in str(exc) or attempt == attempts:
+                raise
+            print("baseline attempt %d failed to start network_cli; starting over" % attempt, file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 16, 64])
@@ -132,7 +149,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, args.forks)
             (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, args.forks, fabric=True)
-            (base_first, bchanged1, bpush1), (base_rerun, bchanged2, bpush2) = eos_config(os.path.join(tmp, "base"), count, args.forks, lines)
+            (base_first, bchanged1, bpush1), (base_rerun, bchanged2, bpush2), attempts = _baseline(os.path.join(tmp, "base"), count, args.forks, lines)
         rows.append({
             "switches": count, "forks": args.forks, "lines": len(lines),
             "ours_first_s": round(first, 2), "ours_rerun_s": round(rerun, 2),
@@ -146,6 +163,7 @@ def main():
             "ours_push_first_s": round(push1, 2), "ours_push_rerun_s": round(push2, 2),
             "fabric_push_first_s": round(fpush1, 2), "fabric_push_rerun_s": round(fpush2, 2),
             "eos_config_push_first_s": round(bpush1, 2), "eos_config_push_rerun_s": round(bpush2, 2),
+            "baseline_attempts": attempts,
             "changed": [changed1, changed2, fchanged1, fchanged2, bchanged1, bchanged2],
         })
         print(json.dumps(rows[-1]), file=sys.stderr)
