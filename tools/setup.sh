@@ -111,4 +111,4 @@ runpy.run_module('pip', run_name='__main__', alter_sys=True)
 PY
 fi
 
-say "ready: $("$VENV/bin/ansible" --version | head -n1)"
+say "ready: $("$VENV/bin/ansible" --version | sed -n 1p)"
