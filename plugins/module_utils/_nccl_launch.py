@@ -29,6 +29,22 @@ LAUNCHERS = ("kubernetes", "mpirun", "slurm")
 # Every nccl-tests binary (section 1); NGC images add the _mpi suffix (NAME_SUFFIX=_mpi).
 BINARIES = tuple(coll + "_perf" for coll in _nccl.COLLECTIVES)
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")
+# NCCL_DEBUG_SUBSYS: INIT carries "NET/IB : Using ..." and "GPU Direct RDMA ...", NET the "Channel ... via NET/IB/../GDRDMA"
+# lines; without the ENV, GRAPH, TUNING, COLL... chatter every rank prints less (section 7; NCCL docs, Logging:
+# https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/logging.html).
+DEFAULT_DEBUG_SUBSYS = "INIT,NET"
+# Where common nccl-tests images keep the binaries; appended to the launcher's PATH, which -x PATH hands to every
+# rank.  /opt/nccl_tests/build: CoreWeave's nccl-tests images; /opt/nccl-tests/build and /workspace/nccl-tests/build:
+# the build directory of a `git clone` + `make MPI=1` in the usual Dockerfiles; /usr/local/bin: NGC images that
+# install the _mpi binaries (docs/benchmark-launch.md says which are unverified).
+COMMON_BINARY_DIRS = ("/opt/nccl_tests/build", "/opt/nccl-tests/build", "/workspace/nccl-tests/build", "/usr/local/bin")
+# Open MPI refuses to start as root unless both are set (open-mpi/ompi#6895, #6911, v4.0.2 and later).
+RUN_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+# Fields of the MPIJob this module sets and the MPI Operator release whose v2beta1 CRD has them
+# (kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml at each tag): an older operator's structural
+# schema would prune the field silently - launcherCreationPolicy pruned starts mpirun before the workers' sshd.
+MPIJOB_FIELDS = {"launcherCreationPolicy": "v0.5.0", "mpiImplementation": "v0.4.0", "sshAuthMountPath": "v0.4.0",
+                 "slotsPerWorker": "v0.4.0", "runPolicy": "v0.4.0"}
 DEFAULT_RDMA_RESOURCE = "rdma/rdma_shared_device_a"
 DEFAULT_NAMESPACE = "nccl-benchmark"
 MPIJOB_API = ("kubeflow.org", "v2beta1", "mpijobs")
@@ -36,6 +52,8 @@ JOB_NAME_LABEL = "training.kubeflow.org/job-name"
 JOB_ROLE_LABEL = "training.kubeflow.org/job-role"
 MANAGED_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "lossless.fabric.nccl_benchmark"
+# One value per module run (its token): clean-up and listings touch only this run's objects.
+RUN_LABEL = "lossless.fabric/run"
 # Keep MPI's own traffic on TCP, out of NCCL's way (section 2: Azure, GCM, aws-k8s-tester do this).
 MPIRUN_FIXED = ["--bind-to", "none", "--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
 
@@ -50,6 +68,11 @@ _LABEL_VALUE = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
 _RESOURCE = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 _QUANTITY = re.compile(r"\d+(\.\d+)?(Ki|Mi|Gi|Ti|K|M|G|T)?")
 _SLURM_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._,:@/+-]*")
+_SUBSYS = re.compile(r"\^?[A-Za-z]+(,[A-Za-z]+)*")
+_IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*(/[0-9]{1,2})?")
+# Multus short form, one or more of <namespace>/<network>@<interface> (k8snetworkplumbingwg network attachment
+# specification v1.2 section 4.1.2); namespace and interface are optional.
+_NETWORK = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?(@[A-Za-z0-9_.-]{1,15})?")
 # "<prefix>-<6 chars>-<repeat>" plus "-worker-<n>" (the operator's pod and host name) must stay a DNS-1035 label.
 _PREFIX_MAX = 30
 _TOKEN_LEN = 6
@@ -226,6 +249,14 @@ def _check_kubernetes(errors: _Errors, raw: Any, spec: dict) -> None:
         "rdma_resource_count": _int(errors, "kubernetes.rdma_resource_count", raw.get("rdma_resource_count", 1), 0, 64),
         "host_network": bool(raw.get("host_network", False)),
         "networks": _string(errors, "kubernetes.networks", raw.get("networks")),
+        "run_as_user": _int(errors, "kubernetes.run_as_user", raw.get("run_as_user"), 0, 2147483647),
+        "ssh_auth_mount_path": _string(errors, "kubernetes.ssh_auth_mount_path", raw.get("ssh_auth_mount_path"), _PATH,
+                                       "an absolute directory path"),
+        "ssh_port": _int(errors, "kubernetes.ssh_port", raw.get("ssh_port"), 1, 65535),
+        "start_sshd": bool(raw.get("start_sshd", False)),
+        "sshd_path": _string(errors, "kubernetes.sshd_path", raw.get("sshd_path") or "/usr/sbin/sshd", _PATH, "a program path"),
+        "sshd_config": _string(errors, "kubernetes.sshd_config", raw.get("sshd_config"), _PATH, "a file path"),
+        "ib_hca": raw.get("ib_hca"),
         "node_selector": _labels(errors, "kubernetes.node_selector", raw.get("node_selector")),
         "shm_size_limit": _string(errors, "kubernetes.shm_size_limit", raw.get("shm_size_limit"), _QUANTITY, "a quantity such as 16Gi"),
         "service_account": _string(errors, "kubernetes.service_account", raw.get("service_account"), _DNS1123, "a service account name"),
@@ -235,9 +266,43 @@ def _check_kubernetes(errors: _Errors, raw: Any, spec: dict) -> None:
         errors.bad("kubernetes.namespace", k["namespace"], "is longer than 63 characters")
     if k["image_pull_policy"] not in (None, "Always", "IfNotPresent", "Never"):
         errors.bad("kubernetes.image_pull_policy", k["image_pull_policy"], "is not one of Always, IfNotPresent, Never")
+    _check_kubernetes_pod(errors, k)
     if spec["launcher"] == "kubernetes" and k["image"] is None and raw.get("image") is None:
         errors.append("kubernetes.image: required with launcher kubernetes (an image with the MPI build of nccl-tests)")
     spec["kubernetes"] = k
+
+
+def _check_kubernetes_pod(errors: _Errors, k: dict) -> None:
+    """The rules between the pod options: networks, the non-root user and its ssh keys, the sshd port, NCCL_IB_HCA."""
+    if k["networks"] is not None:
+        for item in k["networks"].split(","):
+            if not _NETWORK.fullmatch(item.strip()):
+                errors.bad("kubernetes.networks", k["networks"], "is not a Multus network list ([namespace/]name[@interface], comma separated)")
+                k["networks"] = None
+                break
+    for key in ("ssh_auth_mount_path", "sshd_config"):
+        if k[key] is not None and not k[key].startswith("/"):
+            errors.bad("kubernetes.%s" % key, k[key], "is not an absolute path")
+    if k["run_as_user"] and k["ssh_auth_mount_path"] is None:
+        # the operator mounts the SSH keys at sshAuthMountPath, default /root/.ssh, which a non-root sshd never reads
+        errors.append("kubernetes.ssh_auth_mount_path: required with run_as_user %d (the user's ~/.ssh, e.g. /home/mpiuser/.ssh)"
+                      % k["run_as_user"])
+    if k["host_network"] and k["ssh_port"] in (None, 22):
+        errors.bad("kubernetes.ssh_port", k["ssh_port"], "must be set, and not 22, with host_network (the node's own sshd listens on 22)")
+    if k["start_sshd"] and k["worker_command"]:
+        errors.append("kubernetes.start_sshd: conflicts with kubernetes.worker_command (give one of them)")
+    if k["ssh_port"] not in (None, 22) and not (k["start_sshd"] or k["worker_command"]):
+        errors.bad("kubernetes.ssh_port", k["ssh_port"], "needs start_sshd or a worker_command that starts sshd on that port")
+    hca = k["ib_hca"]
+    if hca is not None:
+        if not isinstance(hca, str):
+            errors.bad("kubernetes.ib_hca", hca, "is not a string")
+            k["ib_hca"] = None
+        elif hca and _unsafe(errors, "kubernetes.ib_hca", hca):
+            k["ib_hca"] = None
+        elif hca and not re.fullmatch(r"[=^]?[A-Za-z0-9_]+(:\d+)?(,[A-Za-z0-9_]+(:\d+)?)*", hca):
+            errors.bad("kubernetes.ib_hca", hca, "is not an NCCL_IB_HCA value such as =mlx5_2,mlx5_3 or ^mlx5_0")
+            k["ib_hca"] = None
 
 
 def _check_mpirun(errors: _Errors, raw: Any, spec: dict) -> None:
@@ -249,6 +314,7 @@ def _check_mpirun(errors: _Errors, raw: Any, spec: dict) -> None:
         "path": _string(errors, "mpirun.path", raw.get("path") or "mpirun", _PATH, "a program name or path"),
         "args": _string_list(errors, "mpirun.args", raw.get("args")),
         "hostfile_dir": _string(errors, "mpirun.hostfile_dir", raw.get("hostfile_dir"), _PATH, "a directory path"),
+        "if_include": _string_list(errors, "mpirun.if_include", raw.get("if_include"), _IFNAME, "an interface name or CIDR"),
     }
 
 
@@ -296,11 +362,15 @@ def validate(params: dict) -> tuple[dict, list[str]]:
     _check_placement(errors, params, spec)
     spec["algo"] = _string(errors, "algo", params.get("algo"), re.compile(r"[A-Za-z0-9,:^]+"),
                            "an NCCL_ALGO value such as Ring or allreduce:ring")
-    spec["gdr_level"] = params.get("gdr_level") or "PHB"
-    if spec["gdr_level"] not in GDR_LEVELS:
+    # NCCL chooses the GPUDirect distance from the topology; forcing a level is the plan's (or the user's) call.
+    spec["gdr_level"] = params.get("gdr_level") or None
+    if spec["gdr_level"] is not None and spec["gdr_level"] not in GDR_LEVELS:
         errors.bad("gdr_level", spec["gdr_level"], "is not one of %s" % ", ".join(GDR_LEVELS))
     spec["nccl_env"] = _env(errors, "nccl_env", params.get("nccl_env"))
     spec["env"] = _env(errors, "env", params.get("env"))
+    subsys = params.get("debug_subsys", DEFAULT_DEBUG_SUBSYS)
+    spec["debug_subsys"] = _string(errors, "debug_subsys", subsys, _SUBSYS,
+                                   "an NCCL_DEBUG_SUBSYS list such as INIT,NET") if subsys not in (None, "") else None
     spec["repeats"] = _int(errors, "repeats", params.get("repeats", 1), 1, 100)
     spec["timeout"] = _int(errors, "timeout", params.get("timeout", 1800), 1, 7 * 86400)
     spec["labels"] = _labels(errors, "labels", params.get("labels"))
@@ -342,24 +412,75 @@ def test_argv(spec: dict) -> list[str]:
 def environment(spec: dict) -> dict[str, str]:
     """The ranks' NCCL environment (section 7).
 
-    NCCL_DEBUG=INFO is what proves transport and GPUDirect (section 8); the plan's NCCL_* values (nccl_env) and
-    the extra env override the defaults; an ``algo`` pin wins over both.
+    NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,NET is what proves transport and GPUDirect (section 8) without the
+    other subsystems' lines; the plan's NCCL_* values (nccl_env), then kubernetes.ib_hca (the HCA names a pod sees)
+    and the extra env override the defaults; an ``algo`` pin wins over all.  NCCL_NET_GDR_LEVEL only when asked.
     """
-    env = {"NCCL_DEBUG": "INFO", "NCCL_NET_GDR_LEVEL": spec["gdr_level"]}
+    env = {"NCCL_DEBUG": "INFO"}
+    if spec.get("debug_subsys"):
+        env["NCCL_DEBUG_SUBSYS"] = spec["debug_subsys"]
+    if spec.get("gdr_level"):
+        env["NCCL_NET_GDR_LEVEL"] = spec["gdr_level"]
     env.update(spec["nccl_env"])
+    hca = (spec.get("kubernetes") or {}).get("ib_hca") if spec["launcher"] == "kubernetes" else None
+    if hca == "":
+        env.pop("NCCL_IB_HCA", None)  # every HCA the pod sees: the SR-IOV VFs the device plugin gave it
+    elif hca:
+        env["NCCL_IB_HCA"] = hca
     env.update(spec["env"])
     if spec["algo"]:
         env["NCCL_ALGO"] = spec["algo"]
     return dict(sorted(env.items()))
 
 
-def mpirun_argv(spec: dict, env_names: list[str], hostfile: str | None = None, program: str | None = None) -> list[str]:
-    """Open MPI mpirun (section 2): -np ranks, the hostfile, each variable exported by name with -x."""
+def runs_as_root(spec: dict) -> bool:
+    """kubernetes: the image's user unless run_as_user says otherwise; most nccl-tests images run as root."""
+    return not (spec.get("kubernetes") or {}).get("run_as_user")
+
+
+def launcher_env(spec: dict) -> dict[str, str]:
+    """The launcher container's environment: the ranks' variables, plus what lets mpirun start as root."""
+    env = environment(spec)
+    if runs_as_root(spec):
+        env.update(RUN_AS_ROOT_ENV)
+    return dict(sorted(env.items()))
+
+
+def interface_args(spec: dict, env: dict[str, str]) -> list[str]:
+    """Pin Open MPI's TCP traffic (btl) and its out-of-band channel (oob) to the plan's bootstrap interface.
+
+    mpirun.if_include wins; otherwise NCCL_SOCKET_IFNAME gives the names: ``=eth0`` or ``eth0`` include, ``^docker,lo``
+    excludes.  Open MPI takes exact interface names or CIDRs (btl_tcp_if_include / oob_tcp_if_include, ompi_info -a
+    of Open MPI 4.1), so an NCCL prefix that is not an interface name needs mpirun.if_include.
+    """
+    names = list(spec["mpirun"].get("if_include") or [])
+    mode = "include"
+    if not names and env.get("NCCL_SOCKET_IFNAME"):
+        value = env["NCCL_SOCKET_IFNAME"]
+        if value.startswith("^"):
+            mode, value = "exclude", value[1:]
+        names = [n for n in value.lstrip("=").split(",") if n]
+    if not names:
+        return []
+    joined = ",".join(names)
+    return ["--mca", "btl_tcp_if_%s" % mode, joined, "--mca", "oob_tcp_if_%s" % mode, joined]
+
+
+def mpirun_argv(spec: dict, env_names: list[str], hostfile: str | None = None, program: str | None = None,
+                ssh_port: int | None = None) -> list[str]:
+    """Open MPI mpirun (section 2): -np ranks, the hostfile, interfaces, every variable exported by name with -x.
+
+    Ranks started over ssh get only what -x exports, so PATH and LD_LIBRARY_PATH go too (the binary and
+    libnccl/libmpi are found on the workers as on the launcher).
+    """
     argv = [program or spec["mpirun"]["path"], "-np", str(ranks(spec))]
     if hostfile:
         argv += ["--hostfile", hostfile]
     argv += MPIRUN_FIXED
-    for name in env_names:
+    argv += interface_args(spec, environment(spec))
+    if ssh_port and ssh_port != 22:
+        argv += ["--mca", "plm_rsh_args", "-p %d" % ssh_port]
+    for name in ["PATH", "LD_LIBRARY_PATH"] + [n for n in env_names if n not in ("PATH", "LD_LIBRARY_PATH")]:
         argv += ["-x", name]
     return argv + list(spec["mpirun"]["args"]) + test_argv(spec)
 
@@ -397,31 +518,70 @@ def namespace_manifest(spec: dict) -> dict:
             "metadata": {"name": spec["kubernetes"]["namespace"], "labels": {MANAGED_LABEL: MANAGED_BY}}}
 
 
-def _container(spec: dict, role: str, env: dict[str, str]) -> dict:
+def launcher_script(spec: dict) -> str:
+    """The launcher's ``sh -c`` line: PATH with the common binary folders and LD_LIBRARY_PATH set, then mpirun.
+
+    -x PATH / -x LD_LIBRARY_PATH need them in the launcher's environment; every word of mpirun's argv is quoted.
+    """
+    env = environment(spec)
+    argv = mpirun_argv(spec, list(env), program="mpirun", ssh_port=spec["kubernetes"]["ssh_port"])
+    dirs = ":".join(COMMON_BINARY_DIRS)
+    return ('PATH="${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}:%s"; '
+            'LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"; export PATH LD_LIBRARY_PATH; exec %s' % (dirs, shlex.join(argv)))
+
+
+def worker_command(spec: dict) -> list[str]:
+    """The workers' command: sshd in the foreground when asked (start_sshd), or the user's, or the image's."""
     k = spec["kubernetes"]
-    container: dict[str, Any] = {"name": role, "image": k["image"],
-                                 "env": [{"name": n, "value": v} for n, v in env.items()]}
+    if k["worker_command"]:
+        return list(k["worker_command"])  # e.g. sshd, when the image's entrypoint does not start it
+    if not k["start_sshd"]:
+        return []
+    # -D: stay in the foreground (the container's process), -e: log to stderr (the pod log); sshd(8)
+    argv = [k["sshd_path"], "-De"]
+    if k["ssh_port"]:
+        argv += ["-p", str(k["ssh_port"])]
+    if k["sshd_config"]:
+        argv += ["-f", k["sshd_config"]]
+    return argv
+
+
+def _container(spec: dict, role: str) -> dict:
+    k = spec["kubernetes"]
+    container: dict[str, Any] = {"name": role, "image": k["image"]}
     if k["image_pull_policy"]:
         container["imagePullPolicy"] = k["image_pull_policy"]
     if role == "launcher":
-        container["command"] = mpirun_argv(spec, list(env), program="mpirun")
+        # the container env reaches mpirun only; the ranks get what -x exports
+        container["env"] = [{"name": n, "value": v} for n, v in launcher_env(spec).items()]
+        container["command"] = ["/bin/sh", "-c", launcher_script(spec)]
+        container["securityContext"] = {"allowPrivilegeEscalation": False}
         return container
     # Memory registration needs IPC_LOCK; the RDMA device plugin injects /dev/infiniband, so no privileged.
     resources = {"nvidia.com/gpu": str(spec["gpus_per_node"])}
     if k["rdma_resource_count"]:
         resources[k["rdma_resource"]] = str(k["rdma_resource_count"])
     container["resources"] = {"limits": dict(resources), "requests": dict(resources)}
-    container["securityContext"] = {"privileged": False, "capabilities": {"add": ["IPC_LOCK"]}}
+    container["securityContext"] = {"privileged": False, "allowPrivilegeEscalation": False, "capabilities": {"add": ["IPC_LOCK"]}}
     container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
-    if k["worker_command"]:
-        container["command"] = list(k["worker_command"])  # e.g. sshd, when the image's entrypoint does not start it
+    command = worker_command(spec)
+    if command:
+        container["command"] = command
     return container
 
 
-def _pod_template(spec: dict, role: str, env: dict[str, str]) -> dict:
+def _pod_template(spec: dict, role: str, token: str | None = None) -> dict:
     k = spec["kubernetes"]
-    meta: dict[str, Any] = {"labels": dict(spec["labels"])}
-    pod: dict[str, Any] = {"containers": [_container(spec, role, env)]}
+    labels = dict(spec["labels"])
+    if token:
+        labels[RUN_LABEL] = token
+    meta: dict[str, Any] = {"labels": labels}
+    # the v2beta1 launcher reaches the workers over SSH and reads its hostfile from a ConfigMap volume: no API token
+    pod: dict[str, Any] = {"containers": [_container(spec, role)], "automountServiceAccountToken": False}
+    if k["run_as_user"] is not None:
+        pod["securityContext"] = {"runAsUser": k["run_as_user"]}
+        if k["run_as_user"]:
+            pod["securityContext"]["runAsNonRoot"] = True
     if role == "worker":
         # NCCL's shared-memory transport needs more than the runtime's 64 MiB /dev/shm.
         empty: dict[str, Any] = {"medium": "Memory"}
@@ -446,26 +606,33 @@ def _pod_template(spec: dict, role: str, env: dict[str, str]) -> dict:
     return {"metadata": meta, "spec": pod} if meta else {"spec": pod}
 
 
-def mpijob_manifest(spec: dict, name: str) -> dict:
+def mpijob_manifest(spec: dict, name: str, token: str | None = None) -> dict:
     """Kubeflow MPIJob v2beta1 (section 2): one launcher running mpirun, N workers with slotsPerWorker = GPUs."""
-    env = environment(spec)
-    return {
-        "apiVersion": "/".join(MPIJOB_API[:2]), "kind": "MPIJob",
-        "metadata": dict(_metadata(spec, name), namespace=spec["kubernetes"]["namespace"]),
-        "spec": {
-            "slotsPerWorker": spec["gpus_per_node"],
-            "mpiImplementation": "OpenMPI",
-            # Running: workers go when the launcher ends, so the next repeat gets the GPUs; backoffLimit 0: one
-            # attempt - a retried benchmark would hide the failure.
-            "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": 0},
-            # with one attempt, mpirun must not start before the workers' sshd can answer
-            "launcherCreationPolicy": "WaitForWorkersReady",
-            "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "restartPolicy": "Never", "template": _pod_template(spec, "launcher", env)},
-                "Worker": {"replicas": spec["nodes"], "restartPolicy": "Never", "template": _pod_template(spec, "worker", env)},
-            },
+    k = spec["kubernetes"]
+    extra = {RUN_LABEL: token} if token else None
+    job_spec: dict[str, Any] = {
+        "slotsPerWorker": spec["gpus_per_node"],
+        "mpiImplementation": "OpenMPI",
+        # Running: workers go when the launcher ends, so the next repeat gets the GPUs; backoffLimit 0: one
+        # attempt - a retried benchmark would hide the failure.
+        "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": 0},
+        # with one attempt, mpirun must not start before the workers' sshd can answer
+        "launcherCreationPolicy": "WaitForWorkersReady",
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "restartPolicy": "Never", "template": _pod_template(spec, "launcher", token)},
+            "Worker": {"replicas": spec["nodes"], "restartPolicy": "Never", "template": _pod_template(spec, "worker", token)},
         },
     }
+    if k["ssh_auth_mount_path"]:
+        # where the operator mounts the SSH keys; a non-root user's sshd reads ~/.ssh (examples/v2beta1/pi/pi.yaml)
+        job_spec["sshAuthMountPath"] = k["ssh_auth_mount_path"]
+    return {"apiVersion": "/".join(MPIJOB_API[:2]), "kind": "MPIJob",
+            "metadata": dict(_metadata(spec, name, extra), namespace=k["namespace"]), "spec": job_spec}
+
+
+def required_operator_fields(manifest: dict) -> list[str]:
+    """The MPIJob spec fields of ``manifest`` whose absence from the CRD means an operator too old for it."""
+    return sorted(f for f in MPIJOB_FIELDS if f in manifest.get("spec", {}))
 
 
 def render(spec: dict, token: str, hostfile_path: str | None = None) -> dict:
@@ -474,7 +641,7 @@ def render(spec: dict, token: str, hostfile_path: str | None = None) -> dict:
     env = environment(spec)
     out: dict[str, Any] = {"names": names, "env": env}
     if spec["launcher"] == "kubernetes":
-        out["manifests"] = [namespace_manifest(spec)] + [mpijob_manifest(spec, n) for n in names]
+        out["manifests"] = [namespace_manifest(spec)] + [mpijob_manifest(spec, n, token) for n in names]
         return out
     commands = []
     for name in names:

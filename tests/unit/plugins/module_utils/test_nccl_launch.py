@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import pathlib
 import re
+import shlex
+import subprocess
 import sys
 
 import pytest
@@ -57,12 +59,21 @@ def test_nccl_tests_argv_is_the_multi_node_form():
 
 def test_environment_precedence_and_pin():
     spec = spec_of(env={"NCCL_IB_TC": "104", "NCCL_SOCKET_IFNAME": "=eth0"}, algo="Ring", gdr_level="SYS")
-    assert L.environment(spec) == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_GID_INDEX": "3",
-                                   "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "104",
+    assert L.environment(spec) == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET",
+                                   "NCCL_IB_GID_INDEX": "3", "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "104",
                                    "NCCL_NET_GDR_LEVEL": "SYS", "NCCL_SOCKET_IFNAME": "=eth0"}
-    # without a pin no NCCL_ALGO; the plan's values and the GDR default
+    # without a pin no NCCL_ALGO; the plan's values; no NCCL_NET_GDR_LEVEL unless asked (NCCL picks it from the topology)
     env = L.environment(spec_of())
-    assert "NCCL_ALGO" not in env and env["NCCL_IB_TC"] == "106" and env["NCCL_NET_GDR_LEVEL"] == "PHB"
+    assert "NCCL_ALGO" not in env and env["NCCL_IB_TC"] == "106" and "NCCL_NET_GDR_LEVEL" not in env
+    # the plan may ask for it through its NCCL variables
+    assert L.environment(spec_of(nccl_env=dict(PLAN_ENV, NCCL_NET_GDR_LEVEL="PHB")))["NCCL_NET_GDR_LEVEL"] == "PHB"
+
+
+def test_debug_subsystems_keep_the_evidence_and_can_be_widened():
+    assert L.environment(spec_of())["NCCL_DEBUG_SUBSYS"] == "INIT,NET"
+    assert L.environment(spec_of(debug_subsys="INIT,NET,GRAPH"))["NCCL_DEBUG_SUBSYS"] == "INIT,NET,GRAPH"
+    assert "NCCL_DEBUG_SUBSYS" not in L.environment(spec_of(debug_subsys=""))  # NCCL's default set
+    assert any("debug_subsys: 'INIT NET'" in e for e in errors_of(debug_subsys="INIT NET"))
 
 
 def test_mpirun_argv_and_hostfile():
@@ -72,13 +83,34 @@ def test_mpirun_argv_and_hostfile():
     assert argv[:5] == ["mpirun", "-np", "16", "--hostfile", "/tmp/x.hostfile"]
     assert argv[5:13] == ["--bind-to", "none", "--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
     exported = [argv[i + 1] for i, a in enumerate(argv) if a == "-x"]
-    assert exported == sorted(env)
+    # ranks started over ssh see only what -x exports: the binary's and libraries' paths, then the NCCL variables
+    assert exported == ["PATH", "LD_LIBRARY_PATH"] + sorted(env)
     assert argv[argv.index("--tag-output") + 1] == "all_reduce_perf"
     assert L.hostfile_text(spec) == "gpu1 slots=8\ngpu2 slots=8\n"
     rendered = L.render(spec, "abc123", "/tmp/x.hostfile")
     cmd = rendered["commands"][0]
     assert cmd["argv"] == argv and cmd["env"] == env and cmd["hostfile_content"] == L.hostfile_text(spec)
     assert "NCCL_IB_HCA==mlx5_0,mlx5_1 " in cmd["cmdline"] and "mpirun -np 16" in cmd["cmdline"]
+
+
+@pytest.mark.parametrize("socket_ifname, if_include, expected", [
+    (None, None, []),
+    ("=eth0", None, ["--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0"]),
+    ("eth0,eth1", None, ["--mca", "btl_tcp_if_include", "eth0,eth1", "--mca", "oob_tcp_if_include", "eth0,eth1"]),
+    ("^docker,lo", None, ["--mca", "btl_tcp_if_exclude", "docker,lo", "--mca", "oob_tcp_if_exclude", "docker,lo"]),
+    ("=eth0", ["10.0.0.0/24"], ["--mca", "btl_tcp_if_include", "10.0.0.0/24", "--mca", "oob_tcp_if_include", "10.0.0.0/24"]),
+])
+def test_bootstrap_and_mpi_interfaces_pinned_from_the_plan(socket_ifname, if_include, expected):
+    plan = dict(PLAN_ENV, NCCL_SOCKET_IFNAME=socket_ifname) if socket_ifname else PLAN_ENV
+    spec = spec_of(launcher="mpirun", nodes=None, hosts=["gpu1", "gpu2"], nccl_env=plan,
+                   mpirun={"if_include": if_include} if if_include else {})
+    argv = L.mpirun_argv(spec, list(L.environment(spec)), "/tmp/h")
+    fixed_end = argv.index("tcp,self") + 1
+    assert argv[fixed_end:fixed_end + len(expected)] == expected
+    if socket_ifname:
+        assert L.environment(spec)["NCCL_SOCKET_IFNAME"] == socket_ifname  # NCCL's bootstrap uses the same
+    if not expected:
+        assert not any("_if_" in a for a in argv)
 
 
 def test_srun_argv():
@@ -95,38 +127,136 @@ def test_srun_argv():
 
 def test_mpijob_shape():
     spec = spec_of(hosts=["gpu1", "gpu2"], nodes=None, algo="Ring")
-    job = L.mpijob_manifest(spec, "nccl-all-reduce-abc123-1")
+    job = L.mpijob_manifest(spec, "nccl-all-reduce-abc123-1", "abc123")
     assert job["apiVersion"] == "kubeflow.org/v2beta1" and job["kind"] == "MPIJob"
     assert job["metadata"]["namespace"] == "nccl-benchmark"
     assert job["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "lossless.fabric.nccl_benchmark",
-                                         "lossless.fabric/phase": "pre"}
+                                         "lossless.fabric/phase": "pre", "lossless.fabric/run": "abc123"}
     js = job["spec"]
     assert js["slotsPerWorker"] == 8 and js["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 0}
-    assert js["launcherCreationPolicy"] == "WaitForWorkersReady"
+    assert js["launcherCreationPolicy"] == "WaitForWorkersReady" and "sshAuthMountPath" not in js
     launcher, worker = js["mpiReplicaSpecs"]["Launcher"], js["mpiReplicaSpecs"]["Worker"]
     assert launcher["replicas"] == 1 and worker["replicas"] == 2
     for tmpl in (launcher["template"], worker["template"]):
-        assert tmpl["metadata"]["labels"] == {"lossless.fabric/phase": "pre"}
-        env = {e["name"]: e["value"] for e in tmpl["spec"]["containers"][0]["env"]}
-        assert env == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_HCA": "=mlx5_0,mlx5_1",
-                       "NCCL_IB_TC": "106", "NCCL_NET_GDR_LEVEL": "PHB"}
-    command = launcher["template"]["spec"]["containers"][0]["command"]
-    assert command[:3] == ["mpirun", "-np", "16"] and "--hostfile" not in command  # the operator provides the hostfile
-    assert command[-13:] == L.test_argv(spec)
-    assert all(isinstance(a, str) for a in command)
+        assert tmpl["metadata"]["labels"] == {"lossless.fabric/phase": "pre", "lossless.fabric/run": "abc123"}
+        # issue 15: no privilege escalation, no API token in a benchmark pod
+        assert tmpl["spec"]["automountServiceAccountToken"] is False
+        assert tmpl["spec"]["containers"][0]["securityContext"]["allowPrivilegeEscalation"] is False
+    lc = launcher["template"]["spec"]["containers"][0]
+    env = {e["name"]: e["value"] for e in lc["env"]}
+    # the image runs as root: mpirun refuses to start unless both are set
+    assert env == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET", "NCCL_IB_GID_INDEX": "3",
+                   "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106",
+                   "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    assert lc["command"][:2] == ["/bin/sh", "-c"] and len(lc["command"]) == 3
+    mpirun = shlex.split(lc["command"][2].split("exec ", 1)[1])
+    assert mpirun[:3] == ["mpirun", "-np", "16"] and "--hostfile" not in mpirun  # the operator provides the hostfile
+    assert mpirun[-13:] == L.test_argv(spec)
+    exported = [mpirun[i + 1] for i, a in enumerate(mpirun) if a == "-x"]
+    assert exported == ["PATH", "LD_LIBRARY_PATH"] + sorted(L.environment(spec))  # not the OMPI_ALLOW_* (mpirun's own)
     wc = worker["template"]["spec"]["containers"][0]
+    assert "env" not in wc  # ranks started over ssh never see a container env
     assert wc["resources"]["limits"] == wc["resources"]["requests"] == {"nvidia.com/gpu": "8", "rdma/rdma_shared_device_a": "1"}
-    assert wc["securityContext"] == {"privileged": False, "capabilities": {"add": ["IPC_LOCK"]}}
+    assert wc["securityContext"] == {"privileged": False, "allowPrivilegeEscalation": False, "capabilities": {"add": ["IPC_LOCK"]}}
     assert wc["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
     assert worker["template"]["spec"]["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
     terms = worker["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["gpu1", "gpu2"]
-    assert "resources" not in launcher["template"]["spec"]["containers"][0]  # the launcher holds no GPU
+    assert "resources" not in lc  # the launcher holds no GPU
+    assert "command" not in wc  # the image's entrypoint (sshd) unless asked
+
+
+def test_launcher_script_runs_mpirun_with_path_and_libraries(tmp_path):
+    """Run the launcher's sh -c line with a stand-in mpirun that prints its argv and environment."""
+    fake = tmp_path / "bin" / "mpirun"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n"
+                    "printf 'PATH=%s\\n' \"$PATH\"\nprintf 'LD=%s\\n' \"${LD_LIBRARY_PATH-unset}\"\n")
+    fake.chmod(0o755)
+    spec = spec_of(env={"NCCL_IB_QPS_PER_CONNECTION": "4"})
+    command = L.mpijob_manifest(spec, "n")["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"]
+    env = {"PATH": "%s:/usr/bin:/bin" % fake.parent}
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[:3] == ["-np", "16", "--bind-to"]
+    assert out[out.index("-e") + 1] == "8G" and out[-3] == "1"
+    path = next(line for line in out if line.startswith("PATH="))[5:].split(":")
+    assert path[:3] == [str(fake.parent), "/usr/bin", "/bin"] and path[3:] == list(L.COMMON_BINARY_DIRS)
+    assert "LD=" in out  # set (empty here), so -x LD_LIBRARY_PATH always has a value to export
+    assert ["-x", "NCCL_IB_QPS_PER_CONNECTION"] == out[out.index("NCCL_IB_QPS_PER_CONNECTION") - 1:out.index("NCCL_IB_QPS_PER_CONNECTION") + 1]
+
+
+def test_non_root_image_gets_its_user_and_ssh_keys_path():
+    """kubeflow/mpi-operator examples/v2beta1/pi/pi.yaml: runAsUser 1000, sshAuthMountPath /home/mpiuser/.ssh,
+    workers run /usr/sbin/sshd -De -f /home/mpiuser/.sshd_config."""
+    kube = dict(BASE["kubernetes"], run_as_user=1000, ssh_auth_mount_path="/home/mpiuser/.ssh", start_sshd=True,
+                sshd_config="/home/mpiuser/.sshd_config")
+    job = L.mpijob_manifest(spec_of(kubernetes=kube), "n")
+    assert job["spec"]["sshAuthMountPath"] == "/home/mpiuser/.ssh"
+    for rs in job["spec"]["mpiReplicaSpecs"].values():
+        assert rs["template"]["spec"]["securityContext"] == {"runAsUser": 1000, "runAsNonRoot": True}
+    lenv = {e["name"] for e in job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["env"]}
+    assert not lenv & set(L.RUN_AS_ROOT_ENV)  # nothing to allow for a non-root mpirun
+    wc = job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert wc["command"] == ["/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_config"]
+    assert crds.validate(copy.deepcopy(job), crds.MPIJOB_SCHEMA) == []
+    # run_as_user 0 is root: the allow variables come back
+    root = L.launcher_env(spec_of(kubernetes=dict(BASE["kubernetes"], run_as_user=0)))
+    assert root["OMPI_ALLOW_RUN_AS_ROOT"] == root["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+    assert any("kubernetes.ssh_auth_mount_path: required with run_as_user 1000" in e
+               for e in errors_of(kubernetes=dict(BASE["kubernetes"], run_as_user=1000)))
+
+
+def test_host_network_sshd_on_its_own_port():
+    kube = dict(BASE["kubernetes"], host_network=True, ssh_port=2222, start_sshd=True)
+    job = L.mpijob_manifest(spec_of(kubernetes=kube), "n")
+    wc = job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert wc["command"] == ["/usr/sbin/sshd", "-De", "-p", "2222"]
+    script = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]
+    mpirun = shlex.split(script.split("exec ", 1)[1])
+    i = mpirun.index("plm_rsh_args")
+    assert mpirun[i - 1:i + 2] == ["--mca", "plm_rsh_args", "-p 2222"]  # Open MPI's ssh gets the port
+    errors = errors_of(kubernetes=dict(BASE["kubernetes"], host_network=True))
+    assert any("kubernetes.ssh_port: None must be set, and not 22, with host_network" in e for e in errors), errors
+    assert any("needs start_sshd" in e for e in errors_of(kubernetes=dict(BASE["kubernetes"], ssh_port=2222)))
+    assert any("conflicts with kubernetes.worker_command" in e
+               for e in errors_of(kubernetes=dict(BASE["kubernetes"], start_sshd=True, worker_command=["sshd"])))
+
+
+def test_ib_hca_for_the_devices_a_pod_sees():
+    # SR-IOV: the pod sees its VFs (other mlx5_N names than the host's PFs); "" lets NCCL use every HCA it sees
+    env = L.environment(spec_of(kubernetes=dict(BASE["kubernetes"], ib_hca="")))
+    assert "NCCL_IB_HCA" not in env and env["NCCL_IB_TC"] == "106"
+    env = L.environment(spec_of(kubernetes=dict(BASE["kubernetes"], ib_hca="=mlx5_4,mlx5_5")))
+    assert env["NCCL_IB_HCA"] == "=mlx5_4,mlx5_5"
+    assert L.environment(spec_of())["NCCL_IB_HCA"] == "=mlx5_0,mlx5_1"  # the plan's otherwise
+    assert any("kubernetes.ib_hca: 'mlx5 0' is not an NCCL_IB_HCA value" in e
+               for e in errors_of(kubernetes=dict(BASE["kubernetes"], ib_hca="mlx5 0")))
+
+
+@pytest.mark.parametrize("networks, ok", [
+    ("rdma-net", True), ("kube-system/rdma-net", True), ("lab/rdma-a@net1,lab/rdma-b@net2", True),
+    ("Lab/rdma", False), ("a/b/c", False), ("rdma-net@", False),
+])
+def test_multus_network_names(networks, ok):
+    errors = errors_of(kubernetes=dict(BASE["kubernetes"], networks=networks))
+    assert (errors == []) is ok, errors
+    if ok:
+        tmpl = L.mpijob_manifest(spec_of(kubernetes=dict(BASE["kubernetes"], networks=networks)), "n")
+        assert tmpl["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"] == {
+            "k8s.v1.cni.cncf.io/networks": networks}
+
+
+def test_operator_fields_the_manifest_needs():
+    job = L.mpijob_manifest(spec_of(), "n")
+    assert L.required_operator_fields(job) == ["launcherCreationPolicy", "mpiImplementation", "runPolicy", "slotsPerWorker"]
+    kube = dict(BASE["kubernetes"], run_as_user=1000, ssh_auth_mount_path="/home/mpiuser/.ssh")
+    assert "sshAuthMountPath" in L.required_operator_fields(L.mpijob_manifest(spec_of(kubernetes=kube), "n"))
 
 
 def test_rdma_resource_options():
     spec = spec_of(kubernetes=dict(BASE["kubernetes"], rdma_resource="rdma/hca_shared_devices_a", rdma_resource_count=2,
-                                   host_network=True, networks="rdma-net", node_selector={"rack": "r1"}))
+                                   host_network=True, ssh_port=2222, start_sshd=True, networks="rdma-net",
+                                   node_selector={"rack": "r1"}))
     worker = L.mpijob_manifest(spec, "n")["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
     assert worker["spec"]["containers"][0]["resources"]["limits"]["rdma/hca_shared_devices_a"] == "2"
     assert worker["spec"]["hostNetwork"] is True and worker["spec"]["dnsPolicy"] == "ClusterFirstWithHostNet"
@@ -161,7 +291,7 @@ def test_kubernetes_validate_catches_a_broken_template(kube_version):
     from kubernetes_validate.utils import ValidationError
 
     rs = L.mpijob_manifest(spec_of(), "n")["spec"]["mpiReplicaSpecs"]["Launcher"]
-    rs["template"]["spec"]["containers"][0]["command"][2] = 16
+    rs["template"]["spec"]["containers"][0]["command"][1] = 16
     with pytest.raises(ValidationError):
         kubernetes_validate.validate({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": rs["template"]["spec"]},
                                      kube_version, strict=True)
