@@ -48,6 +48,8 @@ MPIJOB_FIELDS = {"launcherCreationPolicy": "v0.5.0", "mpiImplementation": "v0.4.
 DEFAULT_RDMA_RESOURCE = "rdma/rdma_shared_device_a"
 DEFAULT_NAMESPACE = "nccl-benchmark"
 MPIJOB_API = ("kubeflow.org", "v2beta1", "mpijobs")
+MPIJOB_CRD = "mpijobs.kubeflow.org"
+MPI_OPERATOR_MIN = "v0.5.0"  # launcherCreationPolicy (see MPIJOB_FIELDS)
 JOB_NAME_LABEL = "training.kubeflow.org/job-name"
 JOB_ROLE_LABEL = "training.kubeflow.org/job-role"
 MANAGED_LABEL = "app.kubernetes.io/managed-by"
@@ -628,6 +630,16 @@ def mpijob_manifest(spec: dict, name: str, token: str | None = None) -> dict:
         job_spec["sshAuthMountPath"] = k["ssh_auth_mount_path"]
     return {"apiVersion": "/".join(MPIJOB_API[:2]), "kind": "MPIJob",
             "metadata": dict(_metadata(spec, name, extra), namespace=k["namespace"]), "spec": job_spec}
+
+
+def operator_missing_fields(crd: dict, manifest: dict) -> list[str]:
+    """The spec fields ``manifest`` sets that the MPIJob CRD's v2beta1 schema lacks (an operator too old for it)."""
+    for version in (crd.get("spec") or {}).get("versions") or []:
+        if version.get("name") == MPIJOB_API[1]:
+            props = ((((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {})
+                     .get("spec") or {}).get("properties") or {}
+            return [f for f in required_operator_fields(manifest) if f not in props]
+    return ["(version %s)" % MPIJOB_API[1]]
 
 
 def required_operator_fields(manifest: dict) -> list[str]:

@@ -15,6 +15,7 @@ succeed.  No Ansible import here.
 """
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -62,7 +63,8 @@ class KubernetesRunner:
     """MPIJobs in one namespace; ``auth`` mirrors kubernetes.core (kubeconfig, context, host, api_key, ...)."""
 
     def __init__(self, spec: dict, auth: dict, poll_interval: float = 5.0, cleanup_timeout: float = 300.0,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                 follow: bool = True) -> None:
         self.spec = spec
         self.ns = spec["kubernetes"]["namespace"]
         self.auth = auth
@@ -73,6 +75,7 @@ class KubernetesRunner:
         self.core: Any = None
         self.custom: Any = None
         self.created_namespace = False
+        self.follow = follow
         self.warnings: list[str] = []
 
     # ------------------------------------------------------------ connection
@@ -124,19 +127,89 @@ class KubernetesRunner:
 
     # ------------------------------------------------------------ namespace
     def ensure_namespace(self, manifest: dict) -> bool:
-        """Create the namespace when it is missing; True when we created it (then we delete it at the end)."""
+        """Create the namespace when it is missing; True when this run created it.
+
+        The namespace is never deleted: another run (a second site.yml, a user's job) may use it at the same time,
+        and deleting it would delete that run's MPIJob. Each run deletes only its own MPIJobs.
+        """
         if self._exists("read namespace %s" % self.ns, self.core.read_namespace, self.ns) is not None:
             return False
-        self._call("create namespace %s" % self.ns, self.core.create_namespace, manifest)
+        from kubernetes.client.rest import ApiException  # pylint: disable=import-outside-toplevel
+
+        try:
+            self.core.create_namespace(manifest)
+        except ApiException as exc:
+            if exc.status == 409:  # another run created it a moment ago
+                return False
+            raise LaunchError("kubernetes: create namespace %s: %s" % (self.ns, _api_text(exc))) from None
         self.created_namespace = True
         return True
 
-    def delete_namespace(self) -> None:
-        if not self.created_namespace:
-            return
-        self._call("delete namespace %s" % self.ns, self.core.delete_namespace, self.ns)
-        if not self._wait_gone(lambda: self._exists("read namespace %s" % self.ns, self.core.read_namespace, self.ns)):
-            self.warnings.append("namespace %s is still terminating after %ss" % (self.ns, self.cleanup_timeout))
+    # ------------------------------------------------------------ preflight
+    def preflight(self, manifest: dict) -> None:
+        """Fail at once, before any launch, when the MPI Operator is absent or too old, or when too few nodes can
+        ever hold a worker (the RDMA resource or the GPUs not allocatable) - instead of waiting out every timeout."""
+        self._check_operator(manifest)
+        self._check_allocatable()
+
+    def _check_operator(self, manifest: dict) -> None:
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+        from kubernetes.client.rest import ApiException  # pylint: disable=import-outside-toplevel
+
+        ext = client.ApiextensionsV1Api(self.core.api_client)
+        try:
+            crd = ext.read_custom_resource_definition(L.MPIJOB_CRD)
+        except ApiException as exc:
+            if exc.status == 404:
+                raise LaunchError("kubernetes: the MPI Operator is not installed: no CustomResourceDefinition %s "
+                                  "(install kubeflow/mpi-operator %s or later, deploy/v2beta1/mpi-operator.yaml)"
+                                  % (L.MPIJOB_CRD, L.MPI_OPERATOR_MIN)) from None
+            if exc.status == 403:  # reading CRDs is cluster-scoped; a namespace-only user cannot: the launch will tell
+                self.warnings.append("kubernetes: cannot read CustomResourceDefinition %s (%s); MPI Operator version not checked"
+                                     % (L.MPIJOB_CRD, _api_text(exc)))
+                return
+            raise LaunchError("kubernetes: read CustomResourceDefinition %s: %s" % (L.MPIJOB_CRD, _api_text(exc))) from None
+        crd = self.core.api_client.sanitize_for_serialization(crd)
+        missing = L.operator_missing_fields(crd, manifest)
+        if missing:
+            raise LaunchError("kubernetes: the MPI Operator is too old for this MPIJob: CustomResourceDefinition %s "
+                              "v2beta1 has no %s (%s); upgrade kubeflow/mpi-operator" % (
+                                  L.MPIJOB_CRD, ", ".join("spec." + f for f in missing),
+                                  ", ".join("spec.%s since %s" % (f, L.MPIJOB_FIELDS.get(f, "-")) for f in missing)))
+
+    def _check_allocatable(self) -> None:
+        from kubernetes.client.rest import ApiException  # pylint: disable=import-outside-toplevel
+
+        spec, k = self.spec, self.spec["kubernetes"]
+        selector = ",".join("%s=%s" % kv for kv in sorted(k["node_selector"].items()))
+        try:
+            nodes = self.core.list_node(label_selector=selector).items if selector else self.core.list_node().items
+        except ApiException as exc:
+            if exc.status == 403:  # listing nodes is cluster-scoped: skip the check, the scheduler will say it
+                self.warnings.append("kubernetes: cannot list nodes (%s); RDMA resource not checked before the launch" % _api_text(exc))
+                return
+            raise LaunchError("kubernetes: list nodes: %s" % _api_text(exc)) from None
+        wanted = {"nvidia.com/gpu": spec["gpus_per_node"]}
+        if k["rdma_resource_count"]:
+            wanted[k["rdma_resource"]] = k["rdma_resource_count"]
+        fit, short = [], []
+        for node in nodes:
+            name = node.metadata.name
+            if spec["hosts"] and name not in spec["hosts"]:
+                continue
+            alloc = (node.status.allocatable if node.status else None) or {}
+            lacking = ["%s %s (needs %d)" % (res, alloc.get(res, "none"), count) for res, count in sorted(wanted.items())
+                       if _quantity(alloc.get(res)) < count]
+            if node.spec is not None and node.spec.unschedulable:
+                lacking.append("unschedulable (cordoned)")
+            (short if lacking else fit).append("%s: %s" % (name, ", ".join(lacking)) if lacking else name)
+        if len(fit) < spec["nodes"]:
+            where = ("of hosts %s" % ", ".join(spec["hosts"])) if spec["hosts"] else \
+                ("with labels %s" % selector if selector else "in the cluster")
+            raise LaunchError("kubernetes: %d worker(s) need %s allocatable, but only %d of %d node(s) %s have it%s; "
+                              "is the RDMA device plugin (role k8s_rdma) running there?" % (
+                                  spec["nodes"], " and ".join("%s %d" % kv for kv in sorted(wanted.items())), len(fit),
+                                  len(fit) + len(short), where, (" - " + "; ".join(short)) if short else ""))
 
     # ------------------------------------------------------------ one launch
     def _get_job(self, name: str) -> dict | None:
@@ -144,7 +217,7 @@ class KubernetesRunner:
         return self._exists("read MPIJob %s/%s" % (self.ns, name), self.custom.get_namespaced_custom_object,
                             group, version, self.ns, plural, name)
 
-    def _wait(self, name: str, timeout: float) -> tuple[str, dict | None]:
+    def _wait(self, name: str, timeout: float, followed: dict) -> tuple[str, dict | None]:
         deadline = self.clock() + timeout
         while True:
             job = self._get_job(name)
@@ -156,7 +229,38 @@ class KubernetesRunner:
                     return status, cond
             if self.clock() >= deadline:
                 return "timeout", None
+            if self.follow and "log" not in followed:
+                pod = self._launcher_pod(name)
+                if pod is not None and pod.status is not None and pod.status.phase == "Running":
+                    text = self._follow(pod, deadline)
+                    if text is not None:
+                        followed["log"] = text
+                    continue  # the launcher ended (or the stream broke): read the condition at once
             self.sleep(min(self.poll, max(0.0, deadline - self.clock())))
+
+    def _follow(self, pod: Any, deadline: float) -> str | None:
+        """The launcher's log streamed from its start to its exit (follow=true).
+
+        A plain read returns the kubelet's current log file only: with NCCL_DEBUG=INFO from every rank a long log
+        has rotated (containerLogMaxSize, 10 MiB by default) and its head - the NET/IB and GPUDirect lines - is gone.
+        A follower attached while the container runs receives every line; None when the stream fails.
+        """
+        from kubernetes.client.rest import ApiException  # pylint: disable=import-outside-toplevel
+        from urllib3.exceptions import HTTPError  # pylint: disable=import-outside-toplevel
+
+        remaining = max(1.0, deadline - self.clock())
+        try:
+            resp = self.core.read_namespaced_pod_log(pod.metadata.name, self.ns, container="launcher", follow=True,
+                                                     _preload_content=False, _request_timeout=remaining)
+            chunks = []
+            for chunk in resp.stream(65536):
+                chunks.append(chunk)
+            resp.release_conn()
+        except (ApiException, HTTPError, OSError) as exc:
+            self.warnings.append("launcher pod %s: following the log failed (%s); read it at the end instead"
+                                 % (pod.metadata.name, _api_text(exc) if isinstance(exc, ApiException) else exc))
+            return None
+        return b"".join(chunks).decode("utf-8", errors="replace")
 
     def _launcher_pod(self, name: str) -> dict | None:
         pods = self._call("list launcher pods of %s" % name, self.core.list_namespaced_pod, self.ns,
@@ -196,10 +300,14 @@ class KubernetesRunner:
         self._call("create MPIJob %s/%s" % (self.ns, name), self.custom.create_namespaced_custom_object,
                    group, version, self.ns, plural, manifest)
         launch: dict[str, Any] = {"name": name, "namespace": self.ns}
+        followed: dict[str, str] = {}
         try:
-            status, cond = self._wait(name, timeout)
+            status, cond = self._wait(name, timeout, followed)
             pod = self._launcher_pod(name)
-            launch.update(status=status, log=self._log(pod) if pod is not None else "", rc=self._exit_code(pod),
+            log = followed.get("log")
+            if log is None or (pod is not None and not log):
+                log = self._log(pod) if pod is not None else ""
+            launch.update(status=status, log=log, rc=self._exit_code(pod),
                           launcher_pod=pod.metadata.name if pod is not None else None)
             if status != "succeeded":
                 launch["message"] = self._why(name, status, cond, pod, timeout)
@@ -271,6 +379,41 @@ class KubernetesRunner:
         return True
 
 
+    # ------------------------------------------------------------ a module run
+    def run(self, rendered: dict, timeout: float, keep: bool, fail_on_error: bool, launches: list) -> dict:
+        """Connect, check, create the namespace when missing, then each repeat in turn; appends to ``launches``.
+
+        Returns {"namespace_created": bool}. A failed launch stops the repeats when ``fail_on_error``.
+        Raises LaunchError (the launches so far stay in ``launches``).
+        """
+        self.connect()
+        self.preflight(rendered["manifests"][1])
+        created = self.ensure_namespace(rendered["manifests"][0])
+        for name, manifest in zip(rendered["names"], rendered["manifests"][1:]):
+            launches.append(self.launch(name, manifest, timeout, keep))
+            if launches[-1]["status"] != "succeeded" and fail_on_error:
+                break
+        return {"namespace_created": created}
+
+
+def _quantity(value: Any) -> float:
+    """A Kubernetes quantity of countable resources ("8", "1k", "63") as a number; 0 when absent or unreadable."""
+    if value is None:
+        return 0
+    text = str(value)
+    mult = {"k": 1e3, "M": 1e6, "G": 1e9, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3}
+    for suffix in sorted(mult, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                return float(text[:-len(suffix)]) * mult[suffix]
+            except ValueError:
+                return 0
+    try:
+        return float(text)
+    except ValueError:
+        return 0
+
+
 class CommandRunner:
     """mpirun or srun on this host, one after the other, each bounded by coreutils ``timeout``."""
 
@@ -281,10 +424,21 @@ class CommandRunner:
         self.clock = clock
         self.kill_after = kill_after
 
+    def run(self, commands: list[dict], timeout: int, fail_on_error: bool, launches: list) -> None:
+        """Each repeat in turn, appended to ``launches``; a failed one stops the rest when ``fail_on_error``."""
+        for command in commands:
+            launches.append(self.launch(command, timeout))
+            if launches[-1]["status"] != "succeeded" and fail_on_error:
+                break
+
     def launch(self, command: dict, timeout: int) -> dict:
         argv = [self.timeout_bin, "--kill-after=%d" % self.kill_after, str(timeout)] + command["argv"]
         start = self.clock()
-        rc, out, err = self.run_command(argv, command["env"])
+        env = dict(command["env"])
+        if "-x" in command["argv"]:
+            # mpirun -x LD_LIBRARY_PATH exports the launcher's value: make sure there is one (empty is fine)
+            env.setdefault("LD_LIBRARY_PATH", os.environ.get("LD_LIBRARY_PATH", ""))
+        rc, out, err = self.run_command(argv, env)
         log = (out or "") + (err or "")
         launch: dict[str, Any] = {"name": command["name"], "log": log, "rc": rc, "duration_s": round(self.clock() - start, 3)}
         if rc in (TIMEOUT_RC, KILLED_RC):

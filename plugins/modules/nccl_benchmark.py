@@ -15,8 +15,8 @@ description:
     and returns each launch's full launcher output for M(lossless.fabric.nccl_result) to parse and gate.
   - Always the multi-node form - one MPI process per GPU (C(-g 1)), C(-np) = O(nodes) x O(gpus_per_node). A plain
     Kubernetes Job with C(parallelism) only runs independent single-node copies and is not offered.
-  - O(launcher=kubernetes) creates one Kubeflow C(MPIJob) (C(kubeflow.org/v2beta1)) per launch in its own namespace (created
-    when missing, and deleted at the end only when this module created it), waits up to O(timeout) for its
+  - O(launcher=kubernetes) creates one Kubeflow C(MPIJob) (C(kubeflow.org/v2beta1)) per launch in its namespace (created
+    when missing, never deleted), waits up to O(timeout) for its
     C(Succeeded) or C(Failed) condition, reads the launcher pod's log (labels C(training.kubeflow.org/job-name) and
     C(training.kubeflow.org/job-role=launcher)) and deletes the job unless O(keep). Workers request
     C(nvidia.com/gpu) = O(gpus_per_node) and the RDMA resource, get C(IPC_LOCK) (never C(privileged)) and a
@@ -24,9 +24,17 @@ description:
   - O(launcher=mpirun) runs Open MPI C(mpirun) on the managed host (the launcher host, over the normal Ansible
     connection) with a hostfile written from O(hosts). O(launcher=slurm) runs C(srun --mpi=pmix). Both are bounded
     by coreutils C(timeout).
-  - The ranks get C(NCCL_DEBUG=INFO) (the evidence of transport and GPUDirect RDMA), C(NCCL_NET_GDR_LEVEL), the plan's
-    NCCL variables from O(nccl_env) (C(NCCL_IB_HCA), C(NCCL_IB_TC) or C(NCCL_IB_SL), C(NCCL_IB_GID_INDEX)), O(env) and
-    the O(algo) pin.
+  - The ranks get C(NCCL_DEBUG=INFO) with C(NCCL_DEBUG_SUBSYS=INIT,NET) (the evidence of transport and GPUDirect
+    RDMA), the plan's NCCL variables from O(nccl_env) (C(NCCL_IB_HCA), C(NCCL_IB_TC) or C(NCCL_IB_SL),
+    C(NCCL_IB_GID_INDEX), C(NCCL_SOCKET_IFNAME)), O(env), the O(algo) pin, and C(NCCL_NET_GDR_LEVEL) only when asked.
+    mpirun exports them, C(PATH) and C(LD_LIBRARY_PATH) with C(-x) - ranks started over ssh inherit nothing else - and
+    pins its own TCP and out-of-band traffic to the plan's C(NCCL_SOCKET_IFNAME).
+  - O(launcher=kubernetes) checks first that the MPI Operator is installed and new enough for the manifest (its
+    C(mpijobs.kubeflow.org) CRD has every field the MPIJob sets) and that enough nodes have the GPUs and
+    O(kubernetes.rdma_resource) allocatable, and fails at once otherwise. It follows the launcher's log while it runs,
+    so that kubelet log rotation cannot cut its head. Each run labels its objects C(lossless.fabric/run) and deletes
+    only its own MPIJobs; the namespace, which other runs may share, is left in place.
+  - Benchmark pods run with C(allowPrivilegeEscalation=false) and C(automountServiceAccountToken=false).
   - Every option is checked before anything is launched; a value that could carry a newline or a second command is
     refused, naming the option and the value.
   - A failed or timed-out launch is cleaned up, then fails the task with the job name, the condition's reason and
@@ -110,9 +118,17 @@ options:
     description:
       - C(NCCL_NET_GDR_LEVEL) - the largest GPU-to-NIC distance at which GPUDirect RDMA is used. Too low a level turns
         GPUDirect off.
+      - Unset by default - NCCL chooses from the topology; set it (or C(NCCL_NET_GDR_LEVEL) in O(nccl_env)) only when
+        the plan asks for a level.
     type: str
     choices: [LOC, PIX, PXB, PHB, SYS]
-    default: PHB
+  debug_subsys:
+    description:
+      - C(NCCL_DEBUG_SUBSYS) with C(NCCL_DEBUG=INFO). V(INIT,NET) keeps the lines that prove the transport and
+        GPUDirect RDMA (C(NET/IB ... RoCE), C(GPU Direct RDMA), C(Channel ... via NET/IB/.../GDRDMA)) and drops the
+        other subsystems' lines, so that every rank prints less. An empty string leaves NCCL's own default set.
+    type: str
+    default: INIT,NET
   nccl_env:
     description:
       - The NCCL variables the fabric plan derives, normally C(fabric_plan_result.nccl_env) (C(NCCL_IB_HCA),
@@ -221,6 +237,43 @@ options:
         description: Command of the worker containers (for example C(/usr/sbin/sshd -De)) when the image does not start sshd.
         type: list
         elements: str
+      start_sshd:
+        description:
+          - Run C(<sshd_path> -De [-p ssh_port] [-f sshd_config]) as the workers' command, for images whose entrypoint
+            does not start sshd. Conflicts with O(kubernetes.worker_command).
+        type: bool
+        default: false
+      sshd_path:
+        description: The sshd program in the image, for O(kubernetes.start_sshd).
+        type: str
+        default: /usr/sbin/sshd
+      sshd_config:
+        description: An sshd configuration file in the image (C(sshd -f)), for example a non-root user's.
+        type: str
+      ssh_port:
+        description:
+          - Port of the workers' sshd; mpirun's ssh gets it with C(--mca plm_rsh_args "-p <port>").
+          - Required, and not V(22), with O(kubernetes.host_network) - the node's own sshd listens on 22. Needs
+            O(kubernetes.start_sshd) or a O(kubernetes.worker_command) that starts sshd on that port.
+        type: int
+      run_as_user:
+        description:
+          - C(runAsUser) of the pods, for images with a non-root user (C(runAsNonRoot) is set with it). Needs
+            O(kubernetes.ssh_auth_mount_path).
+          - Unset (the image's user, normally root) or V(0) - the launcher gets C(OMPI_ALLOW_RUN_AS_ROOT=1) and
+            C(OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), without which mpirun refuses to start as root.
+        type: int
+      ssh_auth_mount_path:
+        description:
+          - The MPIJob's C(sshAuthMountPath) - where the operator mounts the SSH keys (the operator's default is
+            C(/root/.ssh)); for a non-root user its C(~/.ssh), for example C(/home/mpiuser/.ssh).
+        type: str
+      ib_hca:
+        description:
+          - C(NCCL_IB_HCA) for the pods, instead of the plan's (which names the host's devices). With SR-IOV a pod sees
+            its virtual functions under other C(mlx5_N) names - give those, or an empty string to let NCCL use every
+            HCA the pod sees (the device plugin gave it only its own).
+        type: str
       cleanup_timeout:
         description: Seconds to wait for a deleted MPIJob, its pods and the namespace to be gone.
         type: int
@@ -242,6 +295,12 @@ options:
       hostfile_dir:
         description: Directory on the managed host for the hostfile; default the module's temporary directory.
         type: str
+      if_include:
+        description:
+          - Interfaces or CIDRs for Open MPI's TCP traffic and out-of-band channel (C(btl_tcp_if_include),
+            C(oob_tcp_if_include)). Default - the names in C(NCCL_SOCKET_IFNAME) of the plan (C(^...) excludes).
+        type: list
+        elements: str
   slurm:
     description: Settings of O(launcher=slurm).
     type: dict
@@ -368,7 +427,7 @@ env:
   description: The environment every rank gets.
   returned: always
   type: dict
-  sample: {NCCL_DEBUG: INFO, NCCL_IB_HCA: "=mlx5_0,mlx5_1", NCCL_IB_TC: "106", NCCL_NET_GDR_LEVEL: PHB}
+  sample: {NCCL_DEBUG: INFO, NCCL_DEBUG_SUBSYS: "INIT,NET", NCCL_IB_HCA: "=mlx5_0,mlx5_1", NCCL_IB_TC: "106"}
 manifests:
   description: The Namespace and the MPIJobs as rendered (one MPIJob per launch).
   returned: when O(launcher=kubernetes)
@@ -400,7 +459,7 @@ commands:
       description: The hostfile text (mpirun).
       type: str
 namespace_created:
-  description: Whether this run created the namespace (and so deleted it at the end unless O(keep)).
+  description: Whether this run created the namespace (it is left in place; other runs may share it).
   returned: when O(launcher=kubernetes) and not in check mode
   type: bool
 """
@@ -428,7 +487,8 @@ ARGUMENT_SPEC = {
     "nodes": {"type": "int"},
     "hosts": {"type": "list", "elements": "str"},
     "algo": {"type": "str"},
-    "gdr_level": {"type": "str", "choices": ["LOC", "PIX", "PXB", "PHB", "SYS"], "default": "PHB"},
+    "gdr_level": {"type": "str", "choices": ["LOC", "PIX", "PXB", "PHB", "SYS"]},
+    "debug_subsys": {"type": "str", "default": "INIT,NET"},
     "nccl_env": {"type": "dict", "default": {}},
     "env": {"type": "dict", "default": {}},
     "repeats": {"type": "int", "default": 1},
@@ -456,12 +516,20 @@ ARGUMENT_SPEC = {
         "shm_size_limit": {"type": "str"},
         "service_account": {"type": "str"},
         "worker_command": {"type": "list", "elements": "str"},
+        "start_sshd": {"type": "bool", "default": False},
+        "sshd_path": {"type": "str", "default": "/usr/sbin/sshd"},
+        "sshd_config": {"type": "str"},
+        "ssh_port": {"type": "int"},
+        "run_as_user": {"type": "int"},
+        "ssh_auth_mount_path": {"type": "str"},
+        "ib_hca": {"type": "str"},
         "cleanup_timeout": {"type": "int", "default": 300},
     }},
     "mpirun": {"type": "dict", "default": {}, "options": {
         "path": {"type": "str", "default": "mpirun"},
         "args": {"type": "list", "elements": "str", "default": []},
         "hostfile_dir": {"type": "str"},
+        "if_include": {"type": "list", "elements": "str"},
     }},
     "slurm": {"type": "dict", "default": {}, "options": {
         "path": {"type": "str", "default": "srun"},
@@ -486,25 +554,13 @@ def _run_kubernetes(module: AnsibleModule, spec: dict, rendered: dict, result: d
                                            cleanup_timeout=kube["cleanup_timeout"])
     launches = result["launches"]
     try:
-        runner.connect()
-        result["namespace_created"] = runner.ensure_namespace(rendered["manifests"][0])
-        result["changed"] = result["namespace_created"]
-        for name, manifest in zip(rendered["names"], rendered["manifests"][1:]):
-            launches.append(runner.launch(name, manifest, params["timeout"], params["keep"]))
-            result["changed"] = True
-            if launches[-1]["status"] != "succeeded" and params["fail_on_error"]:
-                break
-        if not params["keep"]:
-            runner.delete_namespace()
+        result.update(runner.run(rendered, params["timeout"], params["keep"], params["fail_on_error"], launches))
     except _nccl_runner.LaunchError as exc:
-        cleanup = []
-        if not params["keep"] and runner.created_namespace:
-            try:
-                runner.delete_namespace()
-            except _nccl_runner.LaunchError as again:
-                cleanup.append("cleanup: %s" % again)
+        result["changed"] = bool(launches) or runner.created_namespace
+        result["namespace_created"] = runner.created_namespace
         _finish(result)
-        module.fail_json(msg="\n".join([str(exc)] + cleanup), **result)
+        module.fail_json(msg=str(exc), **result)
+    result["changed"] = True
     for warning in runner.warnings:
         module.warn(warning)
     return launches
@@ -520,11 +576,8 @@ def _run_command(module: AnsibleModule, spec: dict, rendered: dict, result: dict
         if hostfile:
             with open(hostfile, "w", encoding="utf-8") as handle:
                 handle.write(rendered["commands"][0]["hostfile_content"])
-        for command in rendered["commands"]:
-            launches.append(runner.launch(command, params["timeout"]))
-            result["changed"] = True
-            if launches[-1]["status"] != "succeeded" and params["fail_on_error"]:
-                break
+        runner.run(rendered["commands"], params["timeout"], params["fail_on_error"], launches)
+        result["changed"] = bool(launches)
     except OSError as exc:
         _finish(result)
         module.fail_json(msg="mpirun.hostfile_dir: cannot write the hostfile %s: %s" % (hostfile, exc.strerror or exc), **result)

@@ -39,6 +39,10 @@ class ControlClient(labproc.ControlClient):
     def next_mpijob(self, outcome: str, count: int = 1, default: bool = False) -> dict:
         return self._call("POST", "/mpijob", {"outcome": outcome, "count": count, "default": default})
 
+    def set_log_max_size(self, size: int) -> dict:
+        """kubelet containerLogMaxSize in bytes (0: never rotated) for later plain pod-log reads."""
+        return self._call("POST", "/kubelet", {"container_log_max_size": size})
+
     def break_rdma(self, node: str, broken: bool = True) -> dict:
         return self._call("POST", "/nodes/%s" % node, {"rdma_broken": broken})
 

@@ -115,6 +115,61 @@ NCP_SCHEMA = {
     },
 }
 
+# Fields of the v2beta1 MPIJob spec and the first kubeflow/mpi-operator release whose CRD has them
+# (manifests/base/kubeflow.org_mpijobs.yaml at tags v0.4.0, v0.5.0, v0.6.0). An older operator's structural schema
+# prunes a newer field without a word, as the apiserver prunes every unknown field of a custom resource.
+MPIJOB_FIELD_SINCE = {"launcherCreationPolicy": (0, 5, 0), "runLauncherAsWorker": (0, 5, 0),
+                      "runPolicy.managedBy": (0, 6, 0)}
+MPI_OPERATOR_DEFAULT = "0.6.0"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = str(text).lstrip("v").split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise ValueError("mpi_operator.version %r is not a release such as 0.6.0" % (text,))
+    return tuple(int(p) for p in parts)
+
+
+def mpijob_schema(version: str = MPI_OPERATOR_DEFAULT) -> dict:
+    """MPIJOB_SCHEMA as the CRD of that operator release has it (fields it does not know removed)."""
+    import copy  # pylint: disable=import-outside-toplevel
+
+    have = _version(version)
+    schema = copy.deepcopy(MPIJOB_SCHEMA)
+    for field, since in MPIJOB_FIELD_SINCE.items():
+        if have < since:
+            node = schema["properties"]["spec"]
+            *parents, leaf = field.split(".")
+            for parent in parents:
+                node = node["properties"][parent]
+            node["properties"].pop(leaf, None)
+    return schema
+
+
+def _openapi(schema: dict) -> dict:
+    """Our tiny schema language back into openAPIV3Schema (type, properties, required, enum, default)."""
+    out: dict[str, Any] = {k: schema[k] for k in ("type", "required", "enum", "default") if k in schema}
+    if schema.get("preserve"):
+        out["x-kubernetes-preserve-unknown-fields"] = True
+    if "properties" in schema:
+        out["properties"] = {k: _openapi(v) for k, v in schema["properties"].items()}
+    if "additionalProperties" in schema:
+        out["additionalProperties"] = _openapi(schema["additionalProperties"])
+    return out
+
+
+def mpijob_crd(version: str = MPI_OPERATOR_DEFAULT) -> dict:
+    """The CustomResourceDefinition object mpijobs.kubeflow.org that the operator's manifest installs."""
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "mpijobs.kubeflow.org",
+                         "labels": {"app.kubernetes.io/version": "v" + ".".join(map(str, _version(version)))}},
+            "spec": {"group": "kubeflow.org", "scope": "Namespaced",
+                     "names": {"kind": "MPIJob", "listKind": "MPIJobList", "plural": "mpijobs", "singular": "mpijob",
+                               "shortNames": ["mj", "mpij"]},
+                     "versions": [{"name": "v2beta1", "served": True, "storage": True, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": _openapi(mpijob_schema(version))}}]}}
+
+
 # group/version/plural -> discovery info and schema
 CRDS: dict[str, dict[str, Any]] = {
     "kubeflow.org/v2beta1/mpijobs": {

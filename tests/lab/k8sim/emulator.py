@@ -86,11 +86,15 @@ class K8sEmulator(kmock.KubernetesEmulator):
             info = self.resources[resource]
             if not resource.plural or not info.kind:
                 continue
-            crd = crds.CRDS.get("%s/%s/%s" % (resource.group, resource.version, resource.plural))
+            key = "%s/%s/%s" % (resource.group, resource.version, resource.plural)
+            crd = crds.CRDS.get(key)
+            schema = crd["schema"] if crd else None
+            if key == "kubeflow.org/v2beta1/mpijobs" and sim.mpi_operator:
+                schema = crds.mpijob_schema(sim.mpi_operator)  # the installed release's CRD
             self.store.add_resource(Res(
                 group=resource.group or "", version=resource.version, plural=resource.plural, kind=info.kind,
                 namespaced=bool(info.namespaced), subresources=set(info.subresources),
-                schema=crd["schema"] if crd else None, singular=info.singular or ""))
+                schema=schema, singular=info.singular or ""))
 
     # --------------------------------------------------------- discovery fixes
     async def _serve_version(self, request: rendering.Request) -> rendering.Payload:
@@ -144,6 +148,9 @@ class K8sEmulator(kmock.KubernetesEmulator):
 
     async def _resource_request(self, request: rendering.Request, k8s: parsing.ParsedPath) -> aiohttp.web.StreamResponse:
         store = self.store
+        if k8s.group == "kubeflow.org" and not self.sim.mpi_operator:
+            # no MPI Operator, no CRD: the apiserver does not serve the group
+            raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         res = store.resource(k8s.group or "", k8s.version or "", k8s.plural or "")
         ns, name, sub = k8s.namespace, k8s.name, k8s.subresource
         params = dict(request.params.items())
@@ -286,6 +293,16 @@ class K8sEmulator(kmock.KubernetesEmulator):
             raise ApiError(400, "BadRequest", 'container "%s" in pod "%s" is waiting to start: ContainerCreating'
                            % (container, name))
         data = self.sim.logs.get((ns, name, container), b"")
+        if _truthy(params.get("follow")):
+            # A follower attached while the container runs gets every line up to its exit, across the kubelet's
+            # rotations (the CRI log reader reopens the rotated file). Here: wait for the end, then send it all.
+            while phase == "Running" and not self.sim.stopping.is_set():
+                await asyncio.sleep(0.02)
+                pod = store.find(pods, ns, name) or {}
+                phase = (pod.get("status") or {}).get("phase", "Gone")
+            data = self.sim.logs.get((ns, name, container), b"")
+        else:
+            data = self.sim.rotated(data)
         if params.get("tailLines") is not None:
             try:
                 n = int(params["tailLines"])

@@ -10,7 +10,7 @@ import logging
 import os
 from typing import Any
 
-from . import restore
+from . import crds, restore
 from .controllers import Cluster
 from .store import ApiError, Store, now_rfc3339
 
@@ -40,6 +40,15 @@ class Simulator:
             if spec["name"] in self.nodes:
                 raise ValueError("duplicate node name %r" % spec["name"])
             self.nodes[spec["name"]] = dict(spec)
+        # The Kubeflow MPI Operator: {"version": "0.6.0"} (default), or null when it is not installed (no CRD).
+        operator = config.get("mpi_operator", {"version": crds.MPI_OPERATOR_DEFAULT})
+        self.mpi_operator: str | None = None
+        if operator:
+            self.mpi_operator = str(operator.get("version") or crds.MPI_OPERATOR_DEFAULT)
+            crds.mpijob_schema(self.mpi_operator)  # a bad version stops the start, naming the key
+        # kubelet containerLogMaxSize (KubeletConfiguration, default 10Mi): the pod-log API reads the current file only,
+        # so a plain read of a longer log starts at the last rotation. 0: never rotated.
+        self.container_log_max_size = int(config.get("container_log_max_size", 10 * 1024 * 1024))
         mpi = config.get("mpijob") or {}
         self.default_outcome = mpi.get("outcome", "succeed")
         if self.default_outcome not in OUTCOMES:
@@ -75,6 +84,9 @@ class Simulator:
             self.store.create(ns_res, None, {"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}},
                                              "spec": {"finalizers": ["kubernetes"]}}, {}, internal=True)
             self.store.put_internal(ns_res, dict(self.store.find(ns_res, None, ns), status={"phase": "Active"}))
+        crd_res = self.store.resource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        if self.mpi_operator and self.store.find(crd_res, None, "mpijobs.kubeflow.org") is None:
+            self.store.create(crd_res, None, crds.mpijob_crd(self.mpi_operator), {}, internal=True)
         node_res = self.store.resource("", "v1", "nodes")
         for i, (name, spec) in enumerate(sorted(self.nodes.items())):
             node = self._node(i, name, spec)
@@ -89,6 +101,15 @@ class Simulator:
                                     annotations=dict(meta.get("annotations") or {}, **node["metadata"]["annotations"]))
             node["spec"] = copy.deepcopy(saved.get("spec") or node["spec"])
             self.store.load(node_res, node, changed=True)
+
+    def rotated(self, data: bytes) -> bytes:
+        """What a plain pod-log read returns of ``data``: the part after the last rotation, at line boundaries."""
+        limit = self.container_log_max_size
+        if not limit or len(data) <= limit:
+            return data
+        start = (len(data) // limit) * limit
+        cut = data.rfind(b"\n", 0, start)
+        return data[cut + 1:] if cut >= 0 else data
 
     def _restore(self) -> dict[str, dict]:
         """Load the saved objects restore.py keeps; the saved nodes by name (empty when the snapshot is not used)."""
@@ -290,6 +311,12 @@ class Simulator:
             else:
                 self.replay_default = source
             return {"replay": source["path"] or "<text>", "bytes": len(source["data"]), "job": body.get("job")}
+        if parts == ["kubelet"] and method == "POST":
+            size = int(body["container_log_max_size"])
+            if size < 0:
+                raise ValueError("container_log_max_size must be >= 0")
+            self.container_log_max_size = size
+            return {"container_log_max_size": size}
         if parts == ["mpijob"] and method == "POST":
             outcome = body.get("outcome", "succeed")
             if outcome not in OUTCOMES:

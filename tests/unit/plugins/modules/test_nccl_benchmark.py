@@ -26,6 +26,9 @@ pytest.importorskip("kubernetes")
 
 PASSING = replay.resolve("passing")[0]
 FAILING = replay.resolve("failing")[0]
+# a real multi-node log with NCCL_DEBUG=INFO lines (transport and GPUDirect evidence), tests/lab/nccl/replays/
+DEBUG_LOG = replay.resolve("awsefaeks_p4d_2node_efa_debug_info.txt")[0]
+DEBUG_TRANSPORT = "EFA"
 SHIM_BIN = ROOT / "tests" / "lab" / "nccl" / "bin"
 RES = "rdma_shared_device_a"
 NIC = [{"name": "mlx5_0", "netdev": "eth2"}, {"name": "mlx5_1", "netdev": "eth3"}]
@@ -98,15 +101,19 @@ def k8s_args(sim, **extra):
 
 
 def leftovers(sim, namespace="nccl-benchmark"):
+    """This namespace's MPIJobs and pods (the namespace itself stays: other runs may share it)."""
     objs = sim.objects()
     return {
         "mpijobs": [o["metadata"]["name"] for o in objs.get("kubeflow.org/mpijobs", []) if o["metadata"]["namespace"] == namespace],
         "pods": [o["metadata"]["name"] for o in objs.get("pods", []) if o["metadata"]["namespace"] == namespace],
-        "namespace": any(o["metadata"]["name"] == namespace for o in objs.get("namespaces", [])),
     }
 
 
-CLEAN = {"mpijobs": [], "pods": [], "namespace": False}
+def namespace_exists(sim, namespace="nccl-benchmark"):
+    return any(o["metadata"]["name"] == namespace for o in sim.objects().get("namespaces", []))
+
+
+CLEAN = {"mpijobs": [], "pods": []}
 
 
 # ------------------------------------------------------------------ kubernetes
@@ -128,7 +135,9 @@ def test_mpijobs_run_logs_collected_and_parsed_then_cleaned_up(sim):
     # what was created is what was rendered: labels, env, the pinned algorithm
     job = result["manifests"][1]
     assert job["metadata"]["labels"]["lossless.fabric/phase"] == "pre"
-    assert {"name": "NCCL_ALGO", "value": "Ring"} in job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"]
+    launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    assert {"name": "NCCL_ALGO", "value": "Ring"} in launcher["env"] and "-x NCCL_ALGO" in launcher["command"][2]
+    assert job["metadata"]["labels"]["lossless.fabric/run"] == names[0].split("-")[-2]
     assert leftovers(sim) == CLEAN
 
 
@@ -180,18 +189,33 @@ def test_keep_leaves_job_and_namespace(sim):
     failed, result = run(k8s_args(sim, keep=True))
     assert not failed, result.get("msg")
     name = result["launches"][0]["name"]
-    left = leftovers(sim)
-    assert left["mpijobs"] == [name] and left["namespace"] is True
+    assert leftovers(sim)["mpijobs"] == [name] and namespace_exists(sim)
     api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
-    k8s.CoreV1Api(api).delete_namespace("nccl-benchmark")
-    wait_for(lambda: leftovers(sim) == CLEAN, what="the kept namespace to go", timeout=20.0)
+    k8s.CustomObjectsApi(api).delete_namespaced_custom_object("kubeflow.org", "v2beta1", "nccl-benchmark", "mpijobs", name)
+    wait_for(lambda: leftovers(sim) == CLEAN, what="the kept MPIJob to go", timeout=20.0)
+
+
+def test_a_run_cleans_up_only_its_own_jobs_and_leaves_the_shared_namespace(sim):
+    """Issue 15: two runs share the namespace; one's clean-up must not delete the other's MPIJob."""
+    from kubernetes import client as k8s
+    from kubernetes import config as k8s_config
+
+    failed, other = run(k8s_args(sim, keep=True, name_prefix="other-run"))   # another run's job, still there
+    assert not failed, other.get("msg")
+    failed, result = run(k8s_args(sim, repeats=2))
+    assert not failed, result.get("msg")
+    assert leftovers(sim)["mpijobs"] == other["names"] and namespace_exists(sim)
+    assert result["names"][0].split("-")[-2] != other["names"][0].split("-")[-2]  # each run its own token
+    api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
+    k8s.CustomObjectsApi(api).delete_namespaced_custom_object("kubeflow.org", "v2beta1", "nccl-benchmark", "mpijobs", other["names"][0])
+    wait_for(lambda: leftovers(sim) == CLEAN, what="the other run's MPIJob to go", timeout=20.0)
 
 
 def test_existing_namespace_is_not_deleted(sim):
     failed, result = run(k8s_args(sim, kubernetes=dict(k8s_args(sim)["kubernetes"], namespace="lab")))
     assert not failed, result.get("msg")
     assert result["namespace_created"] is False
-    assert leftovers(sim, "lab") == {"mpijobs": [], "pods": [], "namespace": True}
+    assert leftovers(sim, "lab") == CLEAN and namespace_exists(sim, "lab")
 
 
 def test_check_mode_renders_and_creates_nothing(sim):
@@ -261,8 +285,11 @@ def test_mpirun_through_the_shim(shim_env, monkeypatch):
     assert result["logs"][0].startswith("[1,0]<stdout>:") and parsed["oop_busbw_at_largest_size"] == 22.92
     rec = records(shim_env)
     assert len(rec) == 2 and rec[0]["np"] == 16 and rec[0]["hosts"] == {"gpu1": 8, "gpu2": 8}
-    assert rec[0]["env"] == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106",
-                             "NCCL_NET_GDR_LEVEL": "PHB"}
+    env = dict(rec[0]["env"])
+    assert str(SHIM_BIN) in env.pop("PATH") and "LD_LIBRARY_PATH" in env  # exported to the remote ranks
+    env.pop("LD_LIBRARY_PATH")
+    assert env == {"NCCL_ALGO": "Ring", "NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET", "NCCL_IB_HCA": "=mlx5_0,mlx5_1",
+                   "NCCL_IB_TC": "106"}
     assert rec[0]["bind_to"] == "none" and ["pml", "ob1"] in rec[0]["mca"]
     assert rec[0]["replay"] == FAILING
     assert not list(shim_env.glob("*.hostfile"))  # removed after the run (keep is false)
@@ -309,9 +336,73 @@ def test_srun_unknown_option_is_rejected(shim_env):
     assert failed and "srun: unrecognized option '--gpu-bind=closest'" in result["msg"]
 
 
-def test_unschedulable_workers_time_out_with_the_schedulers_words(sim):
+def test_rdma_resource_not_allocatable_fails_before_any_launch(sim):
+    """Issue 14: a cluster without the device plugin fails at once, not after every launch's timeout."""
     kube = dict(k8s_args(sim)["kubernetes"], rdma_resource="rdma/hca_missing")
-    failed, result = run(k8s_args(sim, timeout=1, kubernetes=kube))
-    assert failed and result["launches"][0]["status"] == "timeout"
-    assert "is Pending: 0/2 nodes are available: 2 Insufficient rdma/hca_missing" in result["msg"]
+    before = leftovers(sim)
+    failed, result = run(k8s_args(sim, timeout=600, repeats=5, kubernetes=kube))
+    assert failed and result["launches"] == []
+    assert result["msg"] == ("kubernetes: 2 worker(s) need nvidia.com/gpu 8 and rdma/hca_missing 1 allocatable, but only 0 of 2 "
+                             "node(s) in the cluster have it - gpu1: rdma/hca_missing none (needs 1); gpu2: rdma/hca_missing "
+                             "none (needs 1); is the RDMA device plugin (role k8s_rdma) running there?")
+    assert leftovers(sim) == before == CLEAN
+    # pinned hosts count only themselves: one GPU node too few
+    failed, result = run(k8s_args(sim, nodes=None, hosts=["gpu1", "gpu9"]))
+    assert failed and "only 1 of 1 node(s) of hosts gpu1, gpu9 have it" in result["msg"], result["msg"]
+
+
+def test_unschedulable_workers_time_out_with_the_schedulers_words(sim):
+    # allocatable, but more than a node has free: the scheduler says so, the timeout message repeats it
+    failed, result = run(k8s_args(sim, timeout=1, gpus_per_node=8, nodes=3))
+    assert failed and "only 2 of 2 node(s)" in result["msg"]  # three workers never fit two nodes: caught before too
+    failed, result = run(k8s_args(sim, timeout=1, kubernetes=dict(k8s_args(sim)["kubernetes"], rdma_resource_count=64)))
+    assert failed and result["launches"] == [] and "rdma/rdma_shared_device_a 63 (needs 64)" in result["msg"]
     assert leftovers(sim) == CLEAN
+
+
+@pytest.mark.parametrize("operator, expected", [
+    (None, "kubernetes: the MPI Operator is not installed: no CustomResourceDefinition mpijobs.kubeflow.org "
+           "(install kubeflow/mpi-operator v0.5.0 or later, deploy/v2beta1/mpi-operator.yaml)"),
+    ({"version": "0.4.0"}, "kubernetes: the MPI Operator is too old for this MPIJob: CustomResourceDefinition mpijobs.kubeflow.org "
+                           "v2beta1 has no spec.launcherCreationPolicy (spec.launcherCreationPolicy since v0.5.0); upgrade "
+                           "kubeflow/mpi-operator"),
+])
+def test_missing_or_old_mpi_operator_fails_before_any_launch(tmp_path, operator, expected):
+    nodes = [{"name": "gpu1", "gpus": 8, "nics": NIC}, {"name": "gpu2", "gpus": 8, "nics": NIC}]
+    with K8sSim({"time_scale": 0.01, "delays": DELAYS, "nodes": nodes, "replay": PASSING, "mpi_operator": operator},
+                str(tmp_path)) as server:
+        failed, result = run(k8s_args(server, kubernetes=dict(k8s_args(server)["kubernetes"], rdma_resource_count=0)))
+        assert failed and result["msg"] == expected and result["launches"] == []
+        assert not namespace_exists(server)  # nothing created
+
+
+def test_log_larger_than_the_rotation_size_keeps_its_head(sim, tmp_path):
+    """kubelet rotates a container log at containerLogMaxSize: a plain read after the launch returns the last file only.
+    The module follows the launcher's log while it runs and keeps the first lines (the NET/IB and GPUDirect evidence)."""
+    from kubernetes import client as k8s
+    from kubernetes import config as k8s_config
+
+    with open(DEBUG_LOG, encoding="utf-8") as handle:
+        text = handle.read()
+    size = len(text.encode()) // 3
+    sim.set_replay(DEBUG_LOG)
+    sim.set_log_max_size(size)
+    try:
+        failed, result = run(k8s_args(sim, keep=True))
+        assert not failed, result.get("msg")
+        assert result["logs"] == [text] and len(text.encode()) > size
+        parsed = _nccl.parse(result["logs"][0])
+        assert parsed["transport"] == DEBUG_TRANSPORT and parsed["gdr_active"] is True
+        # the same pod read the plain way, as a run that does not follow it would: the head is gone
+        api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
+        plain = k8s.CoreV1Api(api).read_namespaced_pod_log(result["launches"][0]["launcher_pod"], "nccl-benchmark",
+                                                           container="launcher")
+        assert len(plain.encode()) <= size and text.endswith(plain) and "NET/IB" not in plain.split("\n", 1)[0]
+        head = _nccl.parse(plain)
+        assert head["transport"] != DEBUG_TRANSPORT or head["gdr_active"] is not True
+    finally:
+        sim.set_log_max_size(10 * 1024 * 1024)
+        sim.set_replay(PASSING)
+        k8s.CustomObjectsApi(k8s_config.new_client_from_config(config_file=sim.kubeconfig)).delete_namespaced_custom_object(
+            "kubeflow.org", "v2beta1", "nccl-benchmark", "mpijobs", result["names"][0])
+        wait_for(lambda: leftovers(sim) == CLEAN, what="the kept MPIJob to go", timeout=20.0)
