@@ -663,11 +663,16 @@ def render(spec: dict, token: str, hostfile_path: str | None = None) -> dict:
         else:
             argv = srun_argv(spec, name)
             cmd = {"name": name, "argv": argv}
-        cmd["env"] = env
-        cmd["cmdline"] = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items()) + " " + shlex.join(argv)
-        commands.append(cmd)
+        commands.append(with_env(cmd, env))
     out["commands"] = commands
     return out
+
+
+def with_env(command: dict, env: dict[str, str]) -> dict:
+    """``command`` with this environment, and its one-line form for people."""
+    command["env"] = dict(sorted(env.items()))
+    command["cmdline"] = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in command["env"].items()) + " " + shlex.join(command["argv"])
+    return command
 
 
 def launcher_selector(name: str) -> str:

@@ -604,6 +604,10 @@ def main() -> None:
         # the run's token in the name: two runs sharing hostfile_dir never share a hostfile
         hostfile = os.path.join(spec["mpirun"]["hostfile_dir"] or module.tmpdir, "%s-%s.hostfile" % (spec["name_prefix"], token))
     rendered = _nccl_launch.render(spec, token, hostfile)
+    if spec["launcher"] == "mpirun" and os.geteuid() == 0:
+        # mpirun refuses to start as root without them (the launcher host's user is root)
+        for command in rendered["commands"]:
+            _nccl_launch.with_env(command, dict(command["env"], **_nccl_launch.RUN_AS_ROOT_ENV))
     result = {"changed": False, "launches": [], "logs": [], "names": rendered["names"], "env": rendered["env"]}
     result.update({k: rendered[k] for k in ("manifests", "commands") if k in rendered})
     if module.check_mode:

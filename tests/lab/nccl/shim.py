@@ -28,6 +28,15 @@ from nccl import replay  # noqa: E402  # pylint: disable=wrong-import-position
 OMPI_BAR = "-" * 74
 OMPI_FAILURE = (OMPI_BAR + "\nPrimary job  terminated normally, but 1 process returned\n"
                 "a non-zero exit code. Per user-direction, the job has been aborted.\n" + OMPI_BAR + "\n")
+# mpirun run as root without --allow-run-as-root or both OMPI_ALLOW_RUN_AS_ROOT=1 and
+# OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (open-mpi/ompi#6895 and #6911, v4.0.2; the text of orterun.c there).
+OMPI_ROOT = (OMPI_BAR + "\nmpirun has detected an attempt to run as root.\n"
+             "Running at root is *strongly* discouraged as any mistake (e.g., in\n"
+             "defining TMPDIR) or bug can result in catastrophic damage to the OS\n"
+             "file system, leaving your system in an unusable state.\n\n"
+             "You can override this protection by adding the --allow-run-as-root\n"
+             "option to your cmd line. However, we reiterate our strong advice\n"
+             "against doing so - please do so at your own risk.\n" + OMPI_BAR + "\n")
 # Open MPI 4.1 mpirun options used around nccl-tests: name -> number of arguments.
 MPIRUN_OPTIONS = {
     "-np": 1, "--np": 1, "-n": 1, "-c": 1,
@@ -160,6 +169,9 @@ def _parse_mpirun(argv: list[str]) -> dict:
                            % (arg, count))
         _apply_mpirun_option(opts, arg.lstrip("-"), values)
         i += 1 + count
+    if os.geteuid() == 0 and "--allow-run-as-root" not in argv[:i] and not (
+            os.environ.get("OMPI_ALLOW_RUN_AS_ROOT") == "1" and os.environ.get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == "1"):
+        raise Rejected(OMPI_ROOT)
     if i >= len(argv):
         raise Rejected(_box("No executable was specified on the mpirun command line.", "",
                             "Aborting."))

@@ -119,7 +119,7 @@ def test_nccl_plugin_writes_wrappers_with_the_choice(tmp_path):
     wrapper = pathlib.Path(got["all"]["lab_nccl_bin"]) / "mpirun"
     hostfile = tmp_path / "hosts"
     hostfile.write_text("gpu1 slots=8\ngpu2 slots=8\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LAB_NCCL_")}
+    env = dict({k: v for k, v in os.environ.items() if not k.startswith("LAB_NCCL_")}, **ALLOW_ROOT)
     out = subprocess.run([str(wrapper), "-np", "16", "--hostfile", str(hostfile), "all_reduce_perf", "-b", "8", "-e", "2G",
                           "-g", "1"], capture_output=True, check=False, env=env, timeout=30)
     assert out.returncode == 0, out.stderr
@@ -130,9 +130,15 @@ def test_nccl_plugin_writes_wrappers_with_the_choice(tmp_path):
 
 # ------------------------------------------------------------------ the shims
 
+ALLOW_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
 def shim(tool, *args, env=None, hostfile="gpu1 slots=8\ngpu2 slots=8\n", tmp_path=None):
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("LAB_NCCL_")}
+    # the tests may run as root: allowed as the module allows it, unless a test says otherwise
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("LAB_NCCL_", "OMPI_ALLOW"))}
+    environ.update(ALLOW_ROOT)
     environ.update(env or {})
+    environ = {k: v for k, v in environ.items() if v is not None}
     argv = [str(BIN / tool)]
     for arg in args:
         argv.append(arg.replace("HOSTFILE", str(tmp_path / "hosts")) if tmp_path else arg)
@@ -171,6 +177,19 @@ def test_mpirun_shim_accepts_the_modules_command_and_exports(tmp_path):
     assert out == SLURM.read_text()
     rec = json.loads(record.read_text())
     assert rec["env"] == {"NCCL_DEBUG": "INFO", "NCCL_IB_TC": "106"} and rec["np"] == 16 and rec["gpus_per_process"] == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mpirun's root check needs root")
+def test_mpirun_shim_refuses_root_like_open_mpi(tmp_path):
+    unset = {name: None for name in ALLOW_ROOT}
+    code, out, err = shim("mpirun", "-np", "16", "--hostfile", "HOSTFILE", *NCCL, tmp_path=tmp_path, env=unset)
+    assert (code, out) == (1, "") and "mpirun has detected an attempt to run as root." in err
+    # one of the two is not enough
+    code, _out, err = shim("mpirun", "-np", "16", "--hostfile", "HOSTFILE", *NCCL, tmp_path=tmp_path,
+                           env=dict(unset, OMPI_ALLOW_RUN_AS_ROOT="1"))
+    assert code == 1 and "attempt to run as root" in err
+    code, _out, err = shim("mpirun", "-np", "16", "--hostfile", "HOSTFILE", "--allow-run-as-root", *NCCL, tmp_path=tmp_path, env=unset)
+    assert code == 0, err
 
 
 def test_mpirun_shim_fail_outcome_prints_the_ompi_banner(tmp_path):

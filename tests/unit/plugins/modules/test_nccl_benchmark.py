@@ -259,6 +259,8 @@ def test_unreachable_kubeconfig_fails_clearly(tmp_path):
 @pytest.fixture
 def shim_env(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", "%s:%s" % (SHIM_BIN, os.environ["PATH"]))
+    for var in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+        monkeypatch.delenv(var, raising=False)  # only what the module sets
     monkeypatch.setenv("LAB_NCCL_RECORD", str(tmp_path / "record.jsonl"))
     for var in ("LAB_NCCL_REPLAY", "LAB_NCCL_CONFIG", "LAB_NCCL_OUTCOME"):
         monkeypatch.delenv(var, raising=False)
@@ -294,6 +296,10 @@ def test_mpirun_through_the_shim(shim_env, monkeypatch):
     assert rec[0]["replay"] == FAILING
     assert not list(shim_env.glob("*.hostfile"))  # removed after the run (keep is false)
     assert result["commands"][0]["argv"][:3] == ["mpirun", "-np", "16"]
+    # the strict shim refuses root as mpirun does: the module lets a root launcher start it
+    if os.geteuid() == 0:
+        assert result["commands"][0]["env"]["OMPI_ALLOW_RUN_AS_ROOT"] == "1"
+        assert "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " in result["commands"][0]["cmdline"]
 
 
 def test_mpirun_rejected_argument_fails_with_the_tools_words(shim_env):
