@@ -203,6 +203,9 @@ class KubernetesRunner:
             if node.spec is not None and node.spec.unschedulable:
                 lacking.append("unschedulable (cordoned)")
             (short if lacking else fit).append("%s: %s" % (name, ", ".join(lacking)) if lacking else name)
+        seen = {node.metadata.name for node in nodes}
+        short.extend("%s: not a node of the cluster%s" % (host, " (with those labels)" if selector else "")
+                     for host in spec["hosts"] if host not in seen)
         if len(fit) < spec["nodes"]:
             where = ("of hosts %s" % ", ".join(spec["hosts"])) if spec["hosts"] else \
                 ("with labels %s" % selector if selector else "in the cluster")

@@ -246,6 +246,16 @@ def test_multus_network_names(networks, ok):
             "k8s.v1.cni.cncf.io/networks": networks}
 
 
+@pytest.mark.parametrize("release, missing", [("0.6.0", []), ("0.5.0", []), ("0.4.0", ["launcherCreationPolicy"])])
+def test_operator_too_old_for_the_manifest(release, missing):
+    """The CRD as kubeflow/mpi-operator installs it at each release (k8sim's copy of its spec fields)."""
+    crd = crds.mpijob_crd(release)
+    assert L.operator_missing_fields(crd, L.mpijob_manifest(spec_of(), "n")) == missing
+    no_v2 = copy.deepcopy(crd)
+    no_v2["spec"]["versions"][0]["name"] = "v1"
+    assert L.operator_missing_fields(no_v2, L.mpijob_manifest(spec_of(), "n")) == ["(version v2beta1)"]
+
+
 def test_operator_fields_the_manifest_needs():
     job = L.mpijob_manifest(spec_of(), "n")
     assert L.required_operator_fields(job) == ["launcherCreationPolicy", "mpiImplementation", "runPolicy", "slotsPerWorker"]

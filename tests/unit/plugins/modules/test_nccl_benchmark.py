@@ -354,7 +354,7 @@ def test_rdma_resource_not_allocatable_fails_before_any_launch(sim):
     assert leftovers(sim) == before == CLEAN
     # pinned hosts count only themselves: one GPU node too few
     failed, result = run(k8s_args(sim, nodes=None, hosts=["gpu1", "gpu9"]))
-    assert failed and "only 1 of 1 node(s) of hosts gpu1, gpu9 have it" in result["msg"], result["msg"]
+    assert failed and "only 1 of 2 node(s) of hosts gpu1, gpu9 have it - gpu9: not a node of the cluster;" in result["msg"], result["msg"]
 
 
 def test_unschedulable_workers_time_out_with_the_schedulers_words(sim):
