@@ -34,11 +34,14 @@ GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/logging.html).
 DEFAULT_DEBUG_SUBSYS = "INIT,NET"
 # Where common nccl-tests images keep the binaries; appended to the launcher's PATH, which -x PATH hands to every
-# rank.  /opt/nccl_tests/build: CoreWeave's nccl-tests images; /opt/nccl-tests/build and /workspace/nccl-tests/build:
-# the build directory of a `git clone` + `make MPI=1` in the usual Dockerfiles; /usr/local/bin: NGC images that
-# install the _mpi binaries (docs/benchmark-launch.md says which are unverified).
+# rank.  /opt/nccl_tests/build: CoreWeave's nccl-tests images (coreweave/nccl-tests
+# mpi-operator/nccl-test-distributed-h100-64-mpijob.yaml); /usr/local/bin: NGC PyTorch images ship the _mpi binaries
+# there (https://run-ai-docs.nvidia.com/saas/tutorials/training-tutorials/nccl-tests, nvcr.io/nvidia/pytorch:26.01-py3);
+# /opt/nccl-tests/build and /workspace/nccl-tests/build: a `git clone` + `make MPI=1` in an image's build
+# (unverified as a convention; docs/benchmark-launch.md).
 COMMON_BINARY_DIRS = ("/opt/nccl_tests/build", "/opt/nccl-tests/build", "/workspace/nccl-tests/build", "/usr/local/bin")
-# Open MPI refuses to start as root unless both are set (open-mpi/ompi#6895, #6911, v4.0.2 and later).
+# Open MPI refuses to start as root unless both are set (open-mpi/ompi#6895, #6911, v4.0.2 and later); the reference
+# MPIJob sets them on its root launcher (coreweave/nccl-tests mpi-operator/nccl-test-distributed-h100-64-mpijob.yaml).
 RUN_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 # Fields of the MPIJob this module sets and the MPI Operator release whose v2beta1 CRD has them
 # (kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml at each tag): an older operator's structural
