@@ -581,7 +581,8 @@ def _pod_template(spec: dict, role: str, token: str | None = None) -> dict:
     if token:
         labels[RUN_LABEL] = token
     meta: dict[str, Any] = {"labels": labels}
-    # the v2beta1 launcher reaches the workers over SSH and reads its hostfile from a ConfigMap volume: no API token
+    # the v2 launcher reaches the workers over SSH and reads a static hostfile: no kubectl exec, no API token
+    # (kubeflow/mpi-operator proposals/scalable-robust-operator.md, "The use of ssh instead of kubectl exec")
     pod: dict[str, Any] = {"containers": [_container(spec, role)], "automountServiceAccountToken": False}
     if k["run_as_user"] is not None:
         pod["securityContext"] = {"runAsUser": k["run_as_user"]}
