@@ -232,9 +232,10 @@ class KubernetesRunner:
                     return status, cond
             if self.clock() >= deadline:
                 return "timeout", None
-            if self.follow and "log" not in followed:
+            if self.follow and "tried" not in followed:
                 pod = self._launcher_pod(name)
                 if pod is not None and pod.status is not None and pod.status.phase == "Running":
+                    followed["tried"] = pod.metadata.name  # one attempt: a failed stream falls back to the plain read
                     text = self._follow(pod, deadline)
                     if text is not None:
                         followed["log"] = text
