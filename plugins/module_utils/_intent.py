@@ -1640,9 +1640,9 @@ def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
     if not isinstance(scheduling, str) or scheduling not in forms:
         ctx.error(f"{path}.scheduling", f"{scheduling!r}: {model or 'junos'} takes {' or '.join(forms)} scheduling")
         return _BAD
-    dcbx = raw.get("dcbx", _vendor_junos.DCBX_MODES[0])
+    dcbx = raw.get("dcbx")
     if dcbx is None:
-        dcbx = _vendor_junos.DCBX_MODES[0]
+        dcbx = _vendor_junos.default_dcbx(model)
     if not isinstance(dcbx, str) or dcbx not in _vendor_junos.DCBX_MODES:
         ctx.error(f"{path}.dcbx", f"{dcbx!r} is not a DCBX PFC mode (one of {', '.join(_vendor_junos.DCBX_MODES)})")
         return _BAD

@@ -90,6 +90,13 @@ MCAST_PERCENT = 5
 # "set protocols dcbx interface interface-name priority-flow-control no-auto-negotiation"
 # keeps the local PFC configuration whatever the peer advertises).
 DCBX_MODES = ("no-auto-negotiation", "auto")
+# Junos EVO models: Juniper's QFX5240 JVD configuration has no 'protocols dcbx' and we found no
+# EVO page for the statement, so on them the default is 'auto' (nothing rendered; unverified).
+EVO_MODELS = ("qfx5130", "qfx5220", "qfx5230", "qfx5240", "qfx5700")
+
+
+def default_dcbx(model: str | None) -> str:
+    return "auto" if model in EVO_MODELS else DCBX_MODES[0]
 
 
 def scheduling_forms(model: str) -> tuple[str, ...]:

@@ -241,6 +241,13 @@ def test_junos_ets_groups():
     assert junos["transmit_percent"] == {"0": 45, "3": 45, "6": 5, "7": 5, "8": 100}
 
 
+def test_junos_evo_model_renders_no_dcbx_by_default():
+    intent, devices = roce_fabric()
+    devices["leaf2"].update(model="qfx5240")
+    junos = _intent.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
+    assert (junos["dcbx"], junos["scheduling"]) == ("auto", "port")
+
+
 def test_explicit_mtu_kept_without_junos():
     intent, devices = roce_fabric()
     del devices["leaf2"]

@@ -801,3 +801,24 @@ def test_connection_lost_during_the_commit_itself_is_unknown(switch, drv):
     assert wait_until(lambda: not switch.pending("qfx1")["pending_commit"], 5)
     assert switch.running("qfx1") == before
 
+
+
+def test_ets_plan_commits_on_the_emulated_qfx5120_and_reads_back(switch, drv):
+    """The ETS form (priority groups + traffic control profiles) against the simulator's
+    QFX5120: commit check passes, the read-back holds every line, the parser sees ETS."""
+    before = switch.running("qfx1")
+    plan = make_plan()
+    plan["junos"] = dict(plan["junos"], scheduling="ets", group_percent={"unicast": 95, "mcast": 5},
+                         transmit_percent={"0": 45, "3": 45, "6": 5, "7": 5, "8": 100})
+    lines = junos.Driver.render(plan)
+    assert "set class-of-service interfaces et-0/0/1 forwarding-class-set LF-ROCE-MC output-traffic-control-profile LF-ROCE-TCP-MC" in lines
+    assert not [line for line in lines if line.startswith("set class-of-service interfaces") and "scheduler-map" in line]
+    drv.open_session("ets")
+    drv.load(lines)
+    drv.commit(300)
+    assert drv.readback_missing(lines) == []
+    drv.confirm("ets")
+    port = junos.Driver.parse(drv.gather())["interfaces"]["et-0/0/1"]
+    assert port["scheduling"] == "ets" and port["bandwidth_percent"] == {"0": 45, "3": 45, "6": 5, "7": 5, "8": 100}
+    assert port["ecn"]["3"]["min_threshold_percent"] == 55
+    undo(switch, before)
