@@ -2,20 +2,22 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """Juniper Junos (QFX) driver: lossless RoCEv2 QoS as ``set`` lines, applied as a transaction.
 
-Reference: shared/reference/switch-lossless-cli.md section 5 (DSCP-based PFC,
-congestion-notification-profile, drop profiles, schedulers, PFC watchdog).
+Sources: docs/vendor-junos.md (every command and parsed form with its Juniper source;
+what is unverified). Plan-side Junos data: _vendor_junos.py, derived in _intent._junos_plan.
 
 Transaction (one netmiko JuniperSSH connection, one CLI):
 
-    open_session  configure private                 staging and diff never lock the database
+    open_session  show system commit: refuse another run's pending commit confirmed;
+                  configure private                 staging and diff never lock the database
     load          set/delete lines + show | compare one write, one read; errors per line
     diff          the cached show | compare         '' when nothing would change
     abort         rollback 0, exit configuration-mode
     commit        rollback 0, exit, configure exclusive, the same lines, show | compare
                   (must equal the private diff, so nobody else's uncommitted change rides
                   along), then commit check + commit confirmed N comment "<session>"
-    confirm       commit (in configuration mode)    a plain commit confirms (Junos CLI)
-    rollback      rollback 1 + commit               only while a confirmed commit is pending
+    confirm       commit (in configuration mode)    a plain commit confirms; only this run's pending commit
+    rollback      rollback 1 + commit               only while THIS run's confirmed commit is entry 0
+    lost link     after this run's commit confirmed: state "pending confirmation"; during it: "unknown"
     save          nothing: a Junos commit is already persistent (juniper.conf.gz)
 
 Why the commit leaves private mode: Junos refuses ``commit confirmed`` on a
