@@ -876,7 +876,7 @@ class Driver(_base.Driver):
                     raise OSError("the device closed the connection")
                 if time.monotonic() > deadline:
                     raise DeviceErrorTimeout(
-                        "no prompt after %d of %d commands within %d s (step: %r)" % (len(prompt.findall(buf)), len(commands), timeout, commands[0])
+                        "no prompt after %d of %d commands within %g s (step: %r)" % (len(prompt.findall(buf)), len(commands), timeout, commands[0])
                     )
                 time.sleep(0.002)
         except DeviceErrorTimeout as exc:

@@ -92,6 +92,8 @@ SCHEMA = C({
     })}),
     "interfaces": N(IFNAME, {
         "description": L(("string",), "description"),
+        # media MTU 256..9216: Juniper's 'mtu' statement ("256 through 9216 (EX Series switch
+        # interfaces)"); the QFX5240 JVD sets 9216; a QFX-specific range page: unverified
         "mtu": L(("int", 256, 9216), "mtu"),
         "disable": F(),
         "unit": N(("int", 0, 16385), {
@@ -102,10 +104,10 @@ SCHEMA = C({
     "class-of-service": C({
         "forwarding-classes": C({
             "class": N(WORD, {
-                "queue-num": L(("int", 0, 15), "queue-num"),
+                "queue-num": L(("int", 0, 15), "queue-num"),  # range per QFX model: unverified (0-15 taken)
                 "priority": L(("enum", ("low", "high")), "priority"),
                 "no-loss": F(),
-                "pfc-priority": L(("int", 0, 7), "pfc-priority"),
+                "pfc-priority": L(("int", 0, 7), "pfc-priority"),  # Juniper 'pfc-priority': "(0-7)"
             }, oneline=True, label="class-name"),
         }),
         "classifiers": C({
@@ -130,13 +132,14 @@ SCHEMA = C({
             "input": C({
                 "dscp": C({"code-point": N(("dscp_bits",), PFC_INPUT, label="code-point")}),
                 "ieee-802.1": C({"code-point": N(("dot1p_bits",), PFC_INPUT, label="code-point")}),
-                "cable-length": L(("int", 1, 40000), "cable-length"),
+                "cable-length": L(("int", 1, 40000), "cable-length"),  # range: unverified
             }),
             "output": C({
                 "ieee-802.1": C({"code-point": N(("dot1p_bits",), {
                     "flow-control-queue": LL(("int", 0, 7), "flow-control-queue"),
                 }, label="code-point")}),
             }),
+            # pfc-watchdog ranges: not in the Juniper pages we read (unverified, docs/vendor-junos.md)
             "pfc-watchdog": C({
                 "poll-interval": L(("int", 10, 1000), "poll-interval"),
                 "detection": L(("int", 1, 10), "detection"),

@@ -822,3 +822,32 @@ def test_ets_plan_commits_on_the_emulated_qfx5120_and_reads_back(switch, drv):
     assert port["scheduling"] == "ets" and port["bandwidth_percent"] == {"0": 45, "3": 45, "6": 5, "7": 5, "8": 100}
     assert port["ecn"]["3"]["min_threshold_percent"] == 55
     undo(switch, before)
+
+
+class _SilentChannel:
+    """A connection whose device never prints a prompt again (a hung switch)."""
+
+    base_prompt = "netops@qfx1"
+
+    class remote_conn:  # noqa: N801  # netmiko's attribute name
+        closed = False
+        eof_received = False
+
+    def write_channel(self, _data):
+        pass
+
+    def read_channel(self):
+        return ""
+
+
+def test_a_hung_switch_times_out_naming_device_step_and_state():
+    driver = junos.Driver(_SilentChannel(), "qfx1")
+    with pytest.raises(_base.DeviceError) as err:
+        driver._run(["show system commit"], _base.UNCHANGED, timeout=0.05)  # pylint: disable=protected-access
+    text = str(err.value)
+    assert text.startswith("qfx1: no prompt after 0 of 1 commands within 0.05 s (step: 'show system commit')")
+    assert err.value.state == _base.UNCHANGED
+    driver._own_pending = True  # pylint: disable=protected-access  # after this run's commit confirmed
+    with pytest.raises(_base.DeviceError) as err:
+        driver._run(["show configuration class-of-service | display set"], _base.UNCHANGED, timeout=0.05)  # pylint: disable=protected-access
+    assert err.value.state == _base.PENDING
