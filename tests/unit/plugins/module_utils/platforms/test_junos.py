@@ -851,3 +851,31 @@ def test_a_hung_switch_times_out_naming_device_step_and_state():
     with pytest.raises(_base.DeviceError) as err:
         driver._run(["show configuration class-of-service | display set"], _base.UNCHANGED, timeout=0.05)  # pylint: disable=protected-access
     assert err.value.state == _base.PENDING
+
+
+class _ScriptedChannel(_SilentChannel):
+    """Answers each command with the output the test gives for it, then the prompt."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.pending_out = ""
+
+    def write_channel(self, data):
+        for command in data.splitlines():
+            self.pending_out += "%s\n%s\n\n%s> " % (command, self.answers.get(command, ""), self.base_prompt)
+
+    def read_channel(self):
+        out, self.pending_out = self.pending_out, ""
+        return out
+
+
+def test_gather_ignores_a_release_without_protocols_dcbx_but_not_a_cos_error():
+    cos = "show configuration class-of-service | display set"
+    dcbx = "show configuration protocols dcbx | display set"
+    syntax = "                                   ^\nsyntax error."
+    driver = junos.Driver(_ScriptedChannel({cos: "set class-of-service forwarding-classes class A queue-num 1", dcbx: syntax}), "qfx1")
+    assert driver.gather() == "set class-of-service forwarding-classes class A queue-num 1\n"
+    driver = junos.Driver(_ScriptedChannel({cos: syntax}), "qfx1")
+    with pytest.raises(_base.DeviceError, match="reading the configuration failed") as err:
+        driver.gather()
+    assert err.value.line == cos and err.value.state == _base.UNCHANGED
