@@ -470,6 +470,13 @@ def _braces_to_set(text: str) -> list[str]:
     return out
 
 
+# statements that exist only below [edit class-of-service]
+_COS_ONLY = frozenset(
+    ("forwarding-classes", "classifiers", "congestion-notification-profile", "drop-profiles", "schedulers", "scheduler-maps",
+     "shared-buffer", "forwarding-class-sets", "traffic-control-profiles", "code-point-aliases", "rewrite-rules", "host-outbound-traffic")
+)  # fmt: skip
+
+
 def set_lines(running: str) -> list[str]:
     """The ``set`` lines of either form. Refuses text that is neither (ValueError naming the
     platform and the forms), never returns an empty success for something it cannot read."""
@@ -500,7 +507,18 @@ def set_lines(running: str) -> list[str]:
             out = [line for line in out if not any(tuple(_tokens(line)[1 : 1 + len(o)]) == o for o in off)]
         return out
     if any(line.endswith(("{", ";", "}")) for line in body):
-        return _braces_to_set("\n".join(body))
+        out = _braces_to_set("\n".join(body))
+        # 'show configuration class-of-service' prints the hierarchy below the path it was given:
+        # the path comes from the pasted prompt line, else from a statement only CoS has.
+        path = None
+        for line in lines:
+            shown = re.match(r"^\S+@\S+[>#]\s*show configuration\s+([^|]*?)\s*(\||$)", line)
+            if shown:
+                path = shown.group(1).strip() or None
+        first = out[0].split()[1] if out else ""
+        if path is None and first in _COS_ONLY:
+            path = "class-of-service"
+        return ["set %s %s" % (path, line[4:]) for line in out] if path else out
     raise ValueError("junos: not Junos configuration (first line %r): expected %s" % (body[0][:80], FORMS))
 
 

@@ -879,3 +879,25 @@ def test_gather_ignores_a_release_without_protocols_dcbx_but_not_a_cos_error():
     with pytest.raises(_base.DeviceError, match="reading the configuration failed") as err:
         driver.gather()
     assert err.value.line == cos and err.value.state == _base.UNCHANGED
+
+
+def test_parse_a_pasted_capture_with_prompt_and_context_lines():
+    text = (
+        "{master:0}\n"
+        "netops@qfx1> show configuration class-of-service\n"
+        "forwarding-classes {\n"
+        "    class NO-LOSS queue-num 4 no-loss pfc-priority 3;\n"
+        "}\n"
+    )
+    # a hierarchy shown from below the top: its path comes from the pasted command line
+    assert junos.set_lines(text) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3"]
+    # without the command line: a statement only class-of-service has
+    assert junos.set_lines(text.split("\n", 2)[2]) == junos.set_lines(text)
+    with_path = "user@sw> show configuration interfaces et-0/0/1\nmtu 9216;\n"
+    assert junos.set_lines(with_path) == ["set interfaces et-0/0/1 mtu 9216"]
+    full = (
+        "{master:0}\nnetops@qfx1> show configuration | display set\n"
+        "set class-of-service forwarding-classes class NO-LOSS queue-num 4\n\n{master:0}\nnetops@qfx1> \n"
+    )
+    assert junos.Driver.parse(full)["dscp_map"] == {}
+    assert junos.set_lines(full) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4"]
