@@ -21,6 +21,8 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos
+
 __all__ = [
     "COLLECTIVES",
     "IntentError",
@@ -125,7 +127,9 @@ PLATFORMS: dict[str, Platform] = {
     for p in (
         Platform("eos", r"Ethernet\d+(/\d+){0,2}", "Ethernet1/1", max_mtu=9214),
         Platform("nvue", r"swp\d+(s\d+)?", "swp1s0"),
-        Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0", ecn_in_percent_of_queue_buffer=True),
+        # Junos: max_mtu is the IP MTU; the media MTU it renders adds the 14-byte Ethernet header
+        # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
+        Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0", max_mtu=_vendor_junos.MAX_IP_MTU, ecn_in_percent_of_queue_buffer=True),
         Platform("nxos", r"Ethernet\d+/\d+(/\d+)?", "Ethernet1/1", supported=False),
         Platform(
             "sonic",
@@ -231,23 +235,40 @@ def roce_tos(dscp: int) -> int:
     return dscp << 2 | 2
 
 
-def ecn_defaults(speed_gbps: int) -> dict[str, int]:
-    """Return the default ECN (WRED) marking thresholds for a port speed.
+def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
+    """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
 
-    Rule (reference switch-lossless-cli 7.2): anchor at NVIDIA's Spectrum
-    ``qos roce`` default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the
-    100G value, and scale linearly with speed as the DCQCN/HPCC ns-3 defaults
-    do (alibaba-edu/High-Precision-Congestion-Control simulation/mix/config.txt:
-    Kmin ~4 KB and Kmax ~16 KB per Gb/s): Kmin = 1,500 B x Gb/s,
-    Kmax = 15,000 B x Gb/s.  Pmax 20 % is the ns-3 DCQCN value.
+    junos: Juniper publishes its RoCE starting values as a drop profile in percent of
+    the queue buffer (fill-level 55-90 %, drop-probability 0-100 %, Juniper/jvd AI/ML
+    backend QFX5240 configuration; _vendor_junos), not bytes per speed: there is no
+    byte table, so this raises ValueError; the plan derives Junos' bytes from the
+    switch's queue_buffer_bytes (_vendor_junos.ecn_defaults_bytes).
+
+    Other platforms (until their tables land): anchor at NVIDIA's Spectrum ``qos roce``
+    default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the 100G value, and scale
+    linearly with speed (alibaba-edu/High-Precision-Congestion-Control
+    simulation/mix/config.txt); Pmax 20 % is the ns-3 DCQCN value.
     """
     if not _is_int(speed_gbps) or speed_gbps <= 0:
         raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
+    if platform == "junos":
+        raise ValueError(
+            f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
+            f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
+            "(derived from lossless_fabric_device.queue_buffer_bytes)"
+        )
     return {
         "min_threshold_bytes": 1500 * speed_gbps,
         "max_threshold_bytes": 15000 * speed_gbps,
         "max_probability_percent": 20,
     }
+
+
+def _platform_ecn_defaults(speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
+    """ecn_defaults, or for Junos the JVD fill levels as bytes of the switch's queue buffer."""
+    if platform == "junos":
+        return _vendor_junos.ecn_defaults_bytes(queue_buffer_bytes)
+    return ecn_defaults(speed_gbps, platform)
 
 
 def _ceil_kib(value: Fraction | int) -> int:
@@ -1445,7 +1466,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "scheduling", "dcbx"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1520,7 +1541,13 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
     roce = intent.get("roce") or {}
     switch_mtu = (roce.get("mtu") or {}).get("switch")
     if platform is not _BAD and _is_int(switch_mtu) and switch_mtu > platform.max_mtu:
-        ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
+        why = (
+            f" (mtu.switch is the IP MTU; Junos' media MTU adds the {_vendor_junos.L2_OVERHEAD_BYTES}-byte Ethernet header"
+            f" and QFX takes at most {_vendor_junos.MEDIA_MTU_MAX})"
+            if platform.name == "junos"
+            else ""
+        )
+        ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}{why}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
         platform = _BAD
     default_cable = roce.get("cable_length_m", 5)
     ports: dict[str, Any] = {}
@@ -1548,7 +1575,8 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         description = src.get("description")
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
-        if _ok(speed) and roce.get("ecn") and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed"):
+        junos_later = platform is not _BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
+        if _ok(speed) and roce.get("ecn") and not junos_later and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
             good = False
         ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
@@ -1569,22 +1597,64 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                 ecn = roce.get("ecn") or {}
                 if not ecn or not _ok(*ecn.values()):
                     break  # the intent's ECN section has its own errors
-                top = _port_ecn(roce, port["speed_gbps"])["max_threshold_bytes"]
+                if not _port_ecn_ok(ctx, ecn, port["speed_gbps"], f"{path}.ports[{_key_repr(ifname)}].speed", platform.name, queue_buffer):
+                    queue_buffer = _BAD
+                    break
+                top = _port_ecn(roce, port["speed_gbps"], platform.name, queue_buffer)["max_threshold_bytes"]
                 if top >= queue_buffer:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
                     queue_buffer = _BAD
                     break
-    if not (good and _ok(platform, queue_buffer)):
+    junos = _junos_device(ctx, raw, path, platform)
+    if not (good and _ok(platform, queue_buffer, junos)):
         return _BAD
-    return {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    out = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    if junos:
+        out["junos"] = junos
+    return out
 
 
-def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str) -> bool:
+def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
+    """model (decides which scheduling forms apply), scheduling (port | ets), dcbx; junos only."""
+    keys = ("model", "scheduling", "dcbx")
+    if platform is _BAD:
+        return None
+    if platform.name != "junos":
+        for key in keys:
+            if raw.get(key) is not None:
+                ctx.error(f"{path}.{key}", f"is a junos key; platform is {platform.name}")
+                return _BAD
+        return None
+    models = tuple(sorted(_vendor_junos.MODELS))
+    model = raw.get("model")
+    if model is not None and (not isinstance(model, str) or model not in _vendor_junos.MODELS):
+        hint = _suggest(model, models) if isinstance(model, str) else "one of " + ", ".join(models)
+        ctx.error(f"{path}.model", f"{model!r} is not a Junos model we have a scheduling form for ({hint})")
+        return _BAD
+    # Without a model: port scheduling, which every QFX takes (Juniper: the QFX switches support
+    # direct port scheduling and ETS, except QFX5200/QFX5210, which support port scheduling only).
+    forms = _vendor_junos.scheduling_forms(model) if model else _vendor_junos.SCHEDULING_FORMS
+    scheduling = raw.get("scheduling")
+    if scheduling is None:
+        scheduling = forms[0]
+    if not isinstance(scheduling, str) or scheduling not in forms:
+        ctx.error(f"{path}.scheduling", f"{scheduling!r}: {model or 'junos'} takes {' or '.join(forms)} scheduling")
+        return _BAD
+    dcbx = raw.get("dcbx")
+    if dcbx is None:
+        dcbx = _vendor_junos.default_dcbx(model)
+    if not isinstance(dcbx, str) or dcbx not in _vendor_junos.DCBX_MODES:
+        ctx.error(f"{path}.dcbx", f"{dcbx!r} is not a DCBX PFC mode (one of {', '.join(_vendor_junos.DCBX_MODES)})")
+        return _BAD
+    return {"model": model, "scheduling": scheduling, "dcbx": dcbx}
+
+
+def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str, queue_buffer_bytes: Any = None) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if not _ok(low, high) or (low is None) == (high is None):
         return True  # both derived (always ordered) or both given (checked on the intent)
-    derived = ecn_defaults(speed_gbps)
+    derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
     if low is not None and low >= derived["max_threshold_bytes"]:
         ctx.error(
             path,
@@ -1663,6 +1733,7 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
     if not isinstance(devices, dict):
         ctx.error("devices", f"{_type_name(devices)} is not a mapping of inventory host to lossless_fabric_device")
         devices = {}
+    _fabric_mtu_default(ctx, intent, norm, devices)
     for host in sorted(devices, key=str):
         raw = devices[host]
         if raw is None:
@@ -1682,6 +1753,28 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
         if roles.count("master") > 1:
             ctx.warn("devices", f"{roles.count('master')} subnet managers with role master share one priority: the election falls back to the lowest port GUID")
     return norm, norm_devices, ctx
+
+
+def _fabric_mtu_default(ctx: _Ctx, intent: Any, norm: dict, devices: dict) -> None:
+    """mtu.switch is the IP MTU on every platform (EOS 'mtu' and the NVUE/Linux link MTU count
+    the IP packet; Junos' media MTU adds the Ethernet header). Left unset, it is 9214 unless a
+    Junos switch is in scope: then 9202 (the largest IP MTU a QFX takes) for every switch, so
+    the fabric keeps one IP MTU. Given, it is kept and checked per platform."""
+    raw_roce = intent.get("roce") if isinstance(intent, dict) else None
+    raw_mtu = raw_roce.get("mtu") if isinstance(raw_roce, dict) else None
+    if isinstance(raw_mtu, dict) and raw_mtu.get("switch") is not None:
+        return
+    mtu = (norm.get("roce") or {}).get("mtu")
+    junos = any(isinstance(d, dict) and d.get("kind") == "switch" and d.get("platform") == "junos" for d in devices.values())
+    if not junos or not isinstance(mtu, dict) or not _is_int(mtu.get("switch")) or mtu["switch"] <= _vendor_junos.MAX_IP_MTU:
+        return
+    mtu["switch"] = _vendor_junos.MAX_IP_MTU
+    if _is_int(mtu.get("host")) and mtu["host"] > mtu["switch"] - L2_OVERHEAD_BYTES:
+        ctx.error(
+            "lossless_fabric.roce.mtu.host",
+            f"{mtu['host']!r} exceeds mtu.switch {mtu['switch']} (the default with a Junos switch in scope)"
+            f" - {L2_OVERHEAD_BYTES} = {mtu['switch'] - L2_OVERHEAD_BYTES}",
+        )
 
 
 def _platform_notes(ctx: _Ctx, host: str, device: dict, intent: dict) -> None:
@@ -1739,9 +1832,9 @@ def _dscp_map(roce: dict) -> dict[str, int]:
     return {str(dscp): prio for dscp, prio in pairs}
 
 
-def _port_ecn(roce: dict, speed_gbps: int) -> dict[str, int]:
-    """Intent values win; nulls are filled from ecn_defaults(port speed) (reference 7.2)."""
-    derived = ecn_defaults(speed_gbps)
+def _port_ecn(roce: dict, speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
+    """Intent values win; nulls are filled from the platform's defaults for the port speed."""
+    derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
     return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}
 
 
@@ -1790,7 +1883,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
             "cable_length_m": port["cable_length_m"],
             "description": port["description"],
             "pfc_priorities": list(pfc),
-            "ecn": _port_ecn(roce, port["speed_gbps"]),
+            "ecn": _port_ecn(roce, port["speed_gbps"], device["platform"], device.get("queue_buffer_bytes")),
             "headroom": {
                 "xoff_bytes": room["xoff_bytes"],
                 "xon_bytes": room["xon_bytes"],
@@ -1813,6 +1906,56 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         # The RoCE queue's buffer, for platforms that set ECN in percent of it (None elsewhere).
         "queue_buffer_bytes": device.get("queue_buffer_bytes"),
         "ports": ports,
+        **({"junos": _junos_plan(device["junos"], classes, roce)} if device.get("junos") else {}),
+    }
+
+
+def _split_percent(total: int, fixed: dict[int, int], weights: dict[int, int], first: int) -> dict[str, int]:
+    """Whole percents summing to ``total``: fixed queues keep theirs, the weighted ones share
+    the rest in proportion to their plan weights (queue ``first``, the data class, takes the rounding)."""
+    rest = total - sum(fixed.values())
+    out = dict(fixed)
+    whole = sum(weights.values()) or 1
+    for queue, weight in weights.items():
+        out[queue] = weight * rest // whole
+    if weights:
+        top = first if first in weights else max(weights, key=lambda q: (weights[q], -q))
+        out[top] += total - sum(out.values())
+    return {str(q): out[q] for q in sorted(out)}
+
+
+def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> dict[str, Any]:
+    """What only Junos needs, derived here so the driver derives nothing (docs/vendor-junos.md):
+    the scheduling form of the model, the media MTU (IP MTU + Ethernet header), the JVD
+    shared-buffer partitions, and a transmit-rate for every queue a port uses, Junos' own
+    best-effort / network-control / mcast classes included: strict queues are capped at
+    STRICT_TRANSMIT_PERCENT (JVD s2-cnp), network-control and mcast get a small guaranteed
+    share, and the plan's weighted classes share the rest by their plan weights. With ETS the
+    unicast classes form one priority group and mcast another (a group's members share 100 %
+    of the group; the groups share the port)."""
+    v = _vendor_junos
+    strict = {tc: v.STRICT_TRANSMIT_PERCENT for tc, cls in classes.items() if cls["strict"]}
+    weights = {tc: cls["bandwidth_percent"] for tc, cls in classes.items() if not cls["strict"]}
+    extra = {}
+    nc_queue, mc_queue = v.DEFAULT_CLASSES["network-control"], v.DEFAULT_CLASSES["mcast"]
+    if nc_queue not in classes:
+        extra[nc_queue] = v.NETWORK_CONTROL_PERCENT
+    if junos["scheduling"] == "port":
+        transmit = _split_percent(100, {**strict, **extra, mc_queue: v.MCAST_PERCENT}, weights, roce["data"]["priority"])
+        groups = None
+    else:
+        transmit = _split_percent(100, {**strict, **extra}, weights, roce["data"]["priority"])
+        transmit[str(mc_queue)] = 100
+        groups = {"unicast": 100 - v.MCAST_PERCENT, "mcast": v.MCAST_PERCENT}
+    return {
+        "model": junos["model"],
+        "scheduling": junos["scheduling"],
+        "dcbx": junos["dcbx"],
+        "media_mtu": v.media_mtu(roce["mtu"]["switch"]),
+        "shared_buffer": copy.deepcopy(v.SHARED_BUFFER),
+        "default_classes": dict(v.DEFAULT_CLASSES),
+        "transmit_percent": transmit,
+        "group_percent": groups,
     }
 
 

@@ -2,20 +2,22 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """Juniper Junos (QFX) driver: lossless RoCEv2 QoS as ``set`` lines, applied as a transaction.
 
-Reference: shared/reference/switch-lossless-cli.md section 5 (DSCP-based PFC,
-congestion-notification-profile, drop profiles, schedulers, PFC watchdog).
+Sources: docs/vendor-junos.md (every command and parsed form with its Juniper source;
+what is unverified). Plan-side Junos data: _vendor_junos.py, derived in _intent._junos_plan.
 
 Transaction (one netmiko JuniperSSH connection, one CLI):
 
-    open_session  configure private                 staging and diff never lock the database
+    open_session  show system commit: refuse another run's pending commit confirmed;
+                  configure private                 staging and diff never lock the database
     load          set/delete lines + show | compare one write, one read; errors per line
     diff          the cached show | compare         '' when nothing would change
     abort         rollback 0, exit configuration-mode
     commit        rollback 0, exit, configure exclusive, the same lines, show | compare
                   (must equal the private diff, so nobody else's uncommitted change rides
                   along), then commit check + commit confirmed N comment "<session>"
-    confirm       commit (in configuration mode)    a plain commit confirms (Junos CLI)
-    rollback      rollback 1 + commit               only while a confirmed commit is pending
+    confirm       commit (in configuration mode)    a plain commit confirms; only this run's pending commit
+    rollback      rollback 1 + commit               only while THIS run's confirmed commit is entry 0
+    lost link     after this run's commit confirmed: state "pending confirmation"; during it: "unknown"
     save          nothing: a Junos commit is already persistent (juniper.conf.gz)
 
 Why the commit leaves private mode: Junos refuses ``commit confirmed`` on a
@@ -27,6 +29,7 @@ supports it and locks the candidate only for the commit itself.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 import shlex
@@ -34,6 +37,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES
 
 PREFIX = "LF-ROCE"
 FC_NAME = PREFIX + "-TC%d"  # forwarding class of traffic class n (queue n)
@@ -99,9 +103,8 @@ set class-of-service drop-profiles {{ dp.name }} interpolate drop-probability [ 
 delete class-of-service schedulers {{ s.name }}
 {% if s.strict %}
 set class-of-service schedulers {{ s.name }} priority strict-high
-{% else %}
-set class-of-service schedulers {{ s.name }} transmit-rate percent {{ s.percent }}
 {% endif %}
+set class-of-service schedulers {{ s.name }} transmit-rate percent {{ s.percent }}
 {% if s.drop_profile %}
 set class-of-service schedulers {{ s.name }} explicit-congestion-notification
 set class-of-service schedulers {{ s.name }} drop-profile-map loss-priority low protocol any drop-profile {{ s.drop_profile }}
@@ -113,14 +116,41 @@ delete class-of-service scheduler-maps {{ m.name }}
 set class-of-service scheduler-maps {{ m.name }} forwarding-class {{ entry.fc }} scheduler {{ entry.scheduler }}
 {% endfor %}
 {% endfor %}
+{% for fcs in fc_sets %}
+delete class-of-service forwarding-class-sets {{ fcs.name }}
+{% for fc in fcs.classes %}
+set class-of-service forwarding-class-sets {{ fcs.name }} class {{ fc }}
+{% endfor %}
+{% endfor %}
+{% for t in tcps %}
+delete class-of-service traffic-control-profiles {{ t.name }}
+set class-of-service traffic-control-profiles {{ t.name }} scheduler-map {{ t.scheduler_map }}
+set class-of-service traffic-control-profiles {{ t.name }} guaranteed-rate percent {{ t.percent }}
+{% endfor %}
+{% for side in shared_buffer %}
+{% for part in side.partitions %}
+set class-of-service shared-buffer {{ side.name }} buffer-partition {{ part.name }} percent {{ part.percent }}
+{% endfor %}
+{% endfor %}
 {% for port in ports %}
 set class-of-service interfaces {{ port.name }} classifiers dscp {{ classifier }}
 set class-of-service interfaces {{ port.name }} congestion-notification-profile {{ port.cnp }}
+{% if port.scheduler_map %}
+delete class-of-service interfaces {{ port.name }} forwarding-class-set
 set class-of-service interfaces {{ port.name }} scheduler-map {{ port.scheduler_map }}
+{% else %}
+delete class-of-service interfaces {{ port.name }} scheduler-map
+{% for b in port.fc_sets %}
+set class-of-service interfaces {{ port.name }} forwarding-class-set {{ b.fc_set }} output-traffic-control-profile {{ b.tcp }}
+{% endfor %}
+{% endif %}
+{% if dcbx_no_autoneg %}
+set protocols dcbx interface {{ port.name }} priority-flow-control no-auto-negotiation
+{% endif %}
 {% if port.description %}
 set interfaces {{ port.name }} description "{{ port.description }}"
 {% endif %}
-set interfaces {{ port.name }} mtu {{ mtu }}
+set interfaces {{ port.name }} mtu {{ media_mtu }}
 {% endfor %}
 """
 
@@ -194,25 +224,43 @@ def _ecn_curve(ifname: str, ecn: dict, plan: dict) -> tuple[int, int, int]:
     return low, high, int(ecn["max_probability_percent"])
 
 
-def _context(plan: dict) -> dict[str, Any]:
+def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
+    junos = plan.get("junos")
+    if not isinstance(junos, dict):
+        raise ValueError("junos: the plan has no 'junos' section (model, scheduling, media MTU, shares): build it with lossless.fabric.fabric_plan")
     classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
     pfc = [int(p) for p in plan["pfc_priorities"]]
     ecn_queue = int(plan["ecn_queue"])
+    transmit = {int(q): int(v) for q, v in junos["transmit_percent"].items()}
+    ets = junos["scheduling"] == "ets"
     fcs = [{"name": FC_NAME % tc, "queue": tc, "pfc_priority": tc if cls["lossless"] else None} for tc, cls in sorted(classes.items())]
     code_points = [{"fc": FC_NAME % int(tc), "bits": _bits(int(dscp), 6)} for dscp, tc in sorted(plan["dscp_map"].items(), key=lambda kv: int(kv[0]))]
     pfc_input = [_bits(int(dscp), 6) for dscp, tc in sorted(plan["dscp_map"].items(), key=lambda kv: int(kv[0])) if int(tc) in pfc]
-    # Queue number = traffic class = PFC priority (the plan's contract).
+    # The plan's forwarding class n sits on queue n with PFC priority n (our render); the
+    # parser reads any mapping (queue, class and priority may differ on hand-made configs).
     pfc_output = [{"bits": _bits(prio, 3), "queue": prio} for prio in pfc]
 
     plain = []
     for tc, cls in sorted(classes.items()):
         if tc == ecn_queue and classes[tc]["ecn"]:
             continue
-        plain.append({"name": SCHEDULER % tc, "strict": cls["strict"], "percent": cls["bandwidth_percent"], "drop_profile": None, "tc": tc})
+        plain.append({"name": SCHEDULER % tc, "strict": cls["strict"], "percent": transmit[tc], "drop_profile": None, "tc": tc})
+    # Junos' own classes the classifier does not feed (host-outbound network-control, flooded
+    # mcast) still need a scheduler on a port with a scheduler map: one of ours on a queue we
+    # already schedule, else their own (shares from the plan: _intent._junos_plan).
+    own: list[dict] = []
+    default_entries: list[dict] = []
+    for fc_name, queue in sorted(junos["default_classes"].items(), key=lambda kv: kv[1]):
+        if queue in classes:
+            default_entries.append({"fc": fc_name, "tc": queue})
+            continue
+        name = PREFIX + ("-MC" if fc_name == "mcast" else "-NC" if fc_name == "network-control" else "-Q%d" % queue)
+        own.append({"name": name, "strict": False, "percent": transmit[queue], "drop_profile": None, "tc": queue, "fc": fc_name})
+    mc = [s for s in own if s["fc"] == "mcast"]
     curves: dict[tuple[int, int, int], list[str]] = {}
     for ifname, port in plan["ports"].items():
         curves.setdefault(_ecn_curve(ifname, port["ecn"], plan), []).append(ifname)
-    drop_profiles, ecn_schedulers, maps, port_map = [], [], [], {}
+    drop_profiles, ecn_schedulers, maps, tcps, port_map = [], [], [], [], {}
     for curve in sorted(curves):
         suffix = ECN_SUFFIX % curve
         dp_name = PREFIX + "-DP" + suffix
@@ -221,23 +269,48 @@ def _context(plan: dict) -> dict[str, Any]:
         ecn_sched = {
             "name": (SCHEDULER % ecn_queue) + suffix,
             "strict": ecn_cls["strict"],
-            "percent": ecn_cls["bandwidth_percent"],
+            "percent": transmit[ecn_queue],
             "drop_profile": dp_name,
             "tc": ecn_queue,
         }
         ecn_schedulers.append(ecn_sched)
-        entries = [{"fc": FC_NAME % s["tc"], "scheduler": s["name"]} for s in sorted(plain + [ecn_sched], key=lambda s: s["tc"])]
+        by_tc = {s["tc"]: s["name"] for s in plain + [ecn_sched] + own}
+        entries = [{"fc": FC_NAME % s["tc"], "scheduler": s["name"], "tc": s["tc"]} for s in plain + [ecn_sched]]
+        entries += [{"fc": e["fc"], "scheduler": by_tc[e["tc"]], "tc": e["tc"]} for e in default_entries]
+        entries += [{"fc": s["fc"], "scheduler": s["name"], "tc": s["tc"]} for s in own if not (ets and s["fc"] == "mcast")]
+        entries.sort(key=lambda e: (e["tc"], e["fc"]))
         map_name = PREFIX + "-SM" + suffix
         maps.append({"name": map_name, "entries": entries})
+        if ets:
+            tcps.append({"name": PREFIX + "-TCP-UC" + suffix, "scheduler_map": map_name, "percent": junos["group_percent"]["unicast"]})
         for ifname in curves[curve]:
-            port_map[ifname] = map_name
+            port_map[ifname] = suffix
+    fc_sets = []
+    if ets:
+        # Every class a port forwards must sit in a priority group on an ETS port (Juniper:
+        # "any forwarding class that is not assigned to a priority group on that interface
+        # receives no bandwidth"); multidestination (mcast) in a group of its own.
+        unicast = sorted({e["fc"] for m in maps for e in m["entries"]})
+        fc_sets = [{"name": PREFIX + "-UC", "classes": unicast}, {"name": PREFIX + "-MC", "classes": ["mcast"]}]
+        maps.append({"name": PREFIX + "-SM-MC", "entries": [{"fc": "mcast", "scheduler": mc[0]["name"]}]})
+        tcps.append({"name": PREFIX + "-TCP-MC", "scheduler_map": PREFIX + "-SM-MC", "percent": junos["group_percent"]["mcast"]})
     # Junos sizes the PFC headroom from the profile's cable length (default 100 m) and MRU
     # (reference 5.5), so ports of different cable lengths need their own profile.
     lengths = sorted({int(port["cable_length_m"]) for port in plan["ports"].values()})
-    ports = [
-        {"name": ifname, "description": port["description"], "scheduler_map": port_map[ifname], "cnp": CNP % int(port["cable_length_m"])}
-        for ifname, port in plan["ports"].items()
-    ]
+    ports = []
+    for ifname, port in plan["ports"].items():
+        suffix = port_map[ifname]
+        ports.append(
+            {
+                "name": ifname,
+                "description": port["description"],
+                "cnp": CNP % int(port["cable_length_m"]),
+                "scheduler_map": None if ets else PREFIX + "-SM" + suffix,
+                "fc_sets": [{"fc_set": PREFIX + "-UC", "tcp": PREFIX + "-TCP-UC" + suffix}, {"fc_set": PREFIX + "-MC", "tcp": PREFIX + "-TCP-MC"}]
+                if ets
+                else [],
+            }
+        )
     for port in ports:
         # The rendered text is split into lines: a newline in a value would
         # become a second command, so values are checked before rendering.
@@ -247,6 +320,11 @@ def _context(plan: dict) -> dict[str, Any]:
             raise _base.DeviceError(
                 port["name"], "refusing a name or description Junos would not read as one token or one quoted string", state=_base.UNCHANGED
             )
+    shared = [
+        {"name": side, "partitions": [{"name": name, "percent": int(pct)} for name, pct in junos["shared_buffer"][side].items()]}
+        for side in ("ingress", "egress")
+        if side in junos["shared_buffer"]
+    ]
     return {
         "fcs": fcs,
         "classifier": CLASSIFIER,
@@ -256,10 +334,14 @@ def _context(plan: dict) -> dict[str, Any]:
         "pfc_output": pfc_output,
         "watchdog": _watchdog(plan["watchdog"]),
         "drop_profiles": drop_profiles,
-        "schedulers": sorted(plain + ecn_schedulers, key=lambda s: (s["tc"], s["name"])),
+        "schedulers": sorted(plain + ecn_schedulers + own, key=lambda s: (s["tc"], s["name"])),
         "maps": maps,
+        "fc_sets": fc_sets,
+        "tcps": tcps,
+        "shared_buffer": shared,
         "ports": ports,
-        "mtu": int(plan["mtu"]),
+        "dcbx_no_autoneg": junos["dcbx"] == "no-auto-negotiation",
+        "media_mtu": int(junos["media_mtu"]),
     }
 
 
@@ -288,19 +370,179 @@ def _atoms(line: str) -> list[tuple[str, ...]]:
 
 def _statements(running: str) -> set[tuple[str, ...]]:
     out: set[tuple[str, ...]] = set()
-    for raw in running.splitlines():
-        line = raw.strip()
-        if line.startswith("set "):
-            out.update(_atoms(line))
+    for line in set_lines(running):
+        out.update(_atoms(line))
     return out
+
+
+# ---------------------------------------------------------------------------
+# the two forms Junos prints: hierarchical (show configuration) and display set
+# ---------------------------------------------------------------------------
+FORMS = "Junos configuration as 'show configuration' prints it (braces) or 'show configuration | display set'"
+# Lines a pasted capture carries around the configuration: the CLI prompt with its command,
+# {master:0} / {primary:node0} context lines, [edit ...] banners.
+_NOISE_RE = re.compile(r"^(\S+@\S+[>#].*|\{(master|backup|primary|secondary|line|linecard)[^}]*\}|\[edit[^\]]*\])$")
+
+
+def _brace_tokens(text: str) -> list[str]:
+    """Tokens of the hierarchical form: words, quoted strings (quotes kept), ``{ } ; [ ]``;
+    ``/* */`` and ``#`` comments dropped (Junos prints annotations and '## Last commit')."""
+    toks: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise ValueError("junos: an unterminated /* comment: expected %s" % FORMS)
+            i = end + 2
+        elif ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                raise ValueError("junos: an unterminated quoted string: expected %s" % FORMS)
+            toks.append(text[i : j + 1])
+            i = j + 1
+        elif ch in "{};[]":
+            toks.append(ch)
+            i += 1
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] not in '{};[]"':
+                j += 1
+            toks.append(text[i:j])
+            i = j
+    return toks
+
+
+def _braces_to_set(text: str) -> list[str]:
+    """The hierarchical form as the ``set`` lines 'display set' would print. Statements
+    marked ``inactive:`` are left out (they are not in effect on the device)."""
+    toks = _brace_tokens(text)
+    out: list[str] = []
+    path: list[list[str]] = []  # one entry per open brace: the words of that level
+    inactive_depth: int | None = None
+    words: list[str] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok == "[":
+            end = toks.index("]", i) if "]" in toks[i:] else -1
+            if end < 0:
+                raise ValueError("junos: '[' without ']': expected %s" % FORMS)
+            words.extend(toks[i : end + 1])
+            i = end + 1
+            continue
+        if tok == "{":
+            if not words:
+                raise ValueError("junos: '{' without a statement before it: expected %s" % FORMS)
+            if words[0] in ("inactive:", "protect:"):
+                if words[0] == "inactive:" and inactive_depth is None:
+                    inactive_depth = len(path)
+                words = words[1:]
+            path.append(words)
+            words = []
+        elif tok == "}":
+            if words or not path:
+                raise ValueError("junos: unbalanced '}': expected %s" % FORMS)
+            path.pop()
+            if inactive_depth is not None and len(path) <= inactive_depth:
+                inactive_depth = None
+        elif tok == ";":
+            if words:
+                skip = words[0] == "inactive:"
+                if words[0] in ("inactive:", "protect:"):
+                    words = words[1:]
+                if inactive_depth is None and not skip and words:
+                    out.append("set " + " ".join(w for level in path for w in level) + (" " if path else "") + " ".join(words))
+            words = []
+        else:
+            words.append(tok)
+        i += 1
+    if path or words:
+        raise ValueError("junos: the configuration ends inside a statement (unbalanced braces): expected %s" % FORMS)
+    return out
+
+
+# statements that exist only below [edit class-of-service]
+_COS_ONLY = frozenset(
+    ("forwarding-classes", "classifiers", "congestion-notification-profile", "drop-profiles", "schedulers", "scheduler-maps",
+     "shared-buffer", "forwarding-class-sets", "traffic-control-profiles", "code-point-aliases", "rewrite-rules", "host-outbound-traffic")
+)  # fmt: skip
+
+
+def set_lines(running: str) -> list[str]:
+    """The ``set`` lines of either form. Refuses text that is neither (ValueError naming the
+    platform and the forms), never returns an empty success for something it cannot read."""
+    lines = [raw.strip() for raw in running.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    body = [line for line in lines if line and not _NOISE_RE.match(line)]
+    if not body:
+        return []
+    if body[0].startswith("{") and '"configuration"' in running:
+        raise ValueError("junos: this is 'display json' output; expected %s" % FORMS)
+    if body[0].startswith("<"):
+        raise ValueError("junos: this is XML output; expected %s" % FORMS)
+    starts = {line.split(None, 1)[0] for line in body if not line.startswith("#")}
+    if starts & {"set", "deactivate", "delete", "activate"} and "{" not in {line[-1:] for line in body}:
+        out: list[str] = []
+        off: list[tuple[str, ...]] = []
+        for number, line in enumerate(lines, 1):
+            if not line or _NOISE_RE.match(line) or line.startswith("#"):
+                continue
+            word = line.split(None, 1)[0]
+            if word == "set":
+                out.append(line)
+            elif word == "deactivate":
+                off.append(tuple(_tokens(line)[1:]))
+            elif word not in ("protect", "activate"):
+                raise ValueError("junos: line %d is not a set statement (%r): expected %s" % (number, line[:80], FORMS))
+        if off:
+            # 'deactivate X' lines (display set of an inactive statement): X is not in effect
+            out = [line for line in out if not any(tuple(_tokens(line)[1 : 1 + len(o)]) == o for o in off)]
+        return out
+    if any(line.endswith(("{", ";", "}")) for line in body):
+        out = _braces_to_set("\n".join(body))
+        # 'show configuration class-of-service' prints the hierarchy below the path it was given:
+        # the path comes from the pasted prompt line, else from a statement only CoS has.
+        path = None
+        for line in lines:
+            shown = re.match(r"^\S+@\S+[>#]\s*show configuration\s+([^|]*?)\s*(\||$)", line)
+            if shown:
+                path = shown.group(1).strip() or None
+        first = out[0].split()[1] if out else ""
+        if path is None and first in _COS_ONLY:
+            path = "class-of-service"
+        return ["set %s %s" % (path, line[4:]) for line in out] if path else out
+    raise ValueError("junos: not Junos configuration (first line %r): expected %s" % (body[0][:80], FORMS))
 
 
 def _int(value: str | None) -> int | None:
     return int(value) if value is not None and value.isdigit() else None
 
 
+# Junos' default forwarding classes on QFX and their queues (Understanding Default CoS
+# Scheduling and Classification, QFX): used when a configuration names them without
+# defining them.
+DEFAULT_FC_QUEUES = {"best-effort": 0, "fcoe": 3, "no-loss": 4, "network-control": 7, "mcast": 8}
+# Junos' standard DSCP code-point aliases (Juniper: "Default CoS Values and Aliases", the
+# code-point-aliases table); real 'display set' output uses them (Juniper/jvd ACX/MX configs).
+DSCP_ALIASES = {
+    "be": "000000", "cs1": "001000", "af11": "001010", "af12": "001100", "af13": "001110",
+    "cs2": "010000", "af21": "010010", "af22": "010100", "af23": "010110", "cs3": "011000",
+    "af31": "011010", "af32": "011100", "af33": "011110", "cs4": "100000", "af41": "100010",
+    "af42": "100100", "af43": "100110", "cs5": "101000", "ef": "101110", "cs6": "110000",
+    "cs7": "111000", "nc1": "110000", "nc2": "111000",
+}  # fmt: skip
+
+
 class _Cos:
-    """The class-of-service and interfaces statements of a display-set text."""
+    """The class-of-service, interfaces and protocols dcbx statements of a configuration."""
 
     def __init__(self, running: str) -> None:
         self.fcs: dict[str, dict[str, Any]] = {}
@@ -309,34 +551,52 @@ class _Cos:
         self.drop_profiles: dict[str, dict[str, list[int]]] = {}
         self.schedulers: dict[str, dict[str, Any]] = {}
         self.maps: dict[str, dict[str, str]] = {}
+        self.tcps: dict[str, dict[str, Any]] = {}
         self.cos_ifs: dict[str, dict[str, Any]] = {}
         self.ifs: dict[str, dict[str, Any]] = {}
-        for raw in running.splitlines():
-            line = raw.strip()
-            if line.startswith("set "):
-                for atom in _atoms(line):
-                    self._take(list(atom[1:]))
+        self.dcbx: dict[str, dict[str, Any]] = {}
+        self.shared_buffer: dict[str, dict[str, int]] = {}
+        self.aliases: dict[str, str] = dict(DSCP_ALIASES)
+        lines = set_lines(running)
+        for line in lines:  # user aliases first: a classifier may name one defined later in the text
+            toks = _tokens(line)
+            if toks[1:4] == ["class-of-service", "code-point-aliases", "dscp"] and len(toks) == 6 and re.fullmatch(r"[01]{6}", toks[5]):
+                self.aliases[toks[4]] = toks[5]
+        for line in lines:
+            for atom in _atoms(line):
+                self._take(list(atom[1:]))
 
-    def _take(self, t: list[str]) -> None:  # pylint: disable=too-many-branches
-        if len(t) >= 4 and t[0] == "interfaces":
-            if t[2] == "mtu":
-                self.ifs.setdefault(t[1], {})["mtu"] = _int(t[3])
-            elif t[2] == "description":
-                self.ifs.setdefault(t[1], {})["description"] = " ".join(t[3:])
+    def _take(self, t: list[str]) -> None:  # pylint: disable=too-many-branches,too-many-statements
+        if len(t) >= 3 and t[0] == "interfaces":
+            port = self.ifs.setdefault(t[1], {})
+            if t[2] == "mtu" and len(t) > 3:
+                port["media_mtu"] = _int(t[3])
+            elif t[2] == "description" and len(t) > 3:
+                port["description"] = " ".join(t[3:])
+            elif t[2] == "unit" and len(t) >= 7 and t[4] == "family" and t[5] in ("inet", "inet6") and t[6] == "mtu" and len(t) > 7:
+                port.setdefault("family_mtu", {})[t[5]] = _int(t[7])
             return
-        if len(t) < 4 or t[0] != "class-of-service":
+        if len(t) >= 5 and t[:2] == ["protocols", "dcbx"] and t[2] == "interface":
+            self.dcbx.setdefault(t[3], {})[t[4]] = " ".join(t[5:]) or True
+            return
+        if len(t) < 3 or t[0] != "class-of-service":
             return
         kind, rest = t[1], t[2:]
         if kind == "forwarding-classes" and rest[0] == "class" and len(rest) >= 3:
+            # one statement per leaf ('display set') or several on one line (braces form:
+            # 'class NO-LOSS queue-num 4 no-loss pfc-priority 3;')
             fc = self.fcs.setdefault(rest[1], {})
-            if rest[2] == "queue-num" and len(rest) > 3:
-                fc["queue"] = _int(rest[3])
-            elif rest[2] == "no-loss":
-                fc["no_loss"] = True
-            elif rest[2] == "pfc-priority" and len(rest) > 3:
-                fc["pfc_priority"] = _int(rest[3])
+            words, k = rest[2:], 0
+            while k < len(words):
+                if words[k] in ("queue-num", "pfc-priority", "priority") and k + 1 < len(words):
+                    fc[words[k].replace("-", "_") if words[k] != "queue-num" else "queue"] = _int(words[k + 1]) if words[k] != "priority" else words[k + 1]
+                    k += 2
+                    continue
+                if words[k] == "no-loss":
+                    fc["no_loss"] = True
+                k += 1
         elif kind == "classifiers" and rest[0] == "dscp" and len(rest) >= 7 and rest[2] == "forwarding-class" and rest[-2] == "code-points":
-            bits = rest[-1]
+            bits = self.aliases.get(rest[-1], rest[-1])
             if re.fullmatch(r"[01]{6}", bits):
                 self.classifiers.setdefault(rest[1], {})[int(bits, 2)] = rest[3]
         elif kind == "congestion-notification-profile":
@@ -357,14 +617,20 @@ class _Cos:
                 sched["drop_profile"] = rest[-1]
         elif kind == "scheduler-maps" and len(rest) >= 5 and rest[1] == "forwarding-class" and rest[3] == "scheduler":
             self.maps.setdefault(rest[0], {})[rest[2]] = rest[4]
-        elif kind == "interfaces" and len(rest) >= 3:
+        elif kind == "traffic-control-profiles" and len(rest) >= 3 and rest[1] == "scheduler-map":
+            self.tcps.setdefault(rest[0], {})["scheduler_map"] = rest[2]
+        elif kind == "shared-buffer" and len(rest) >= 5 and rest[1] == "buffer-partition" and rest[3] == "percent":
+            self.shared_buffer.setdefault(rest[0], {})[rest[2]] = _int(rest[4])
+        elif kind == "interfaces" and len(rest) >= 2:
             port = self.cos_ifs.setdefault(rest[0], {})
             if rest[1] == "unit" and len(rest) >= 5:
-                rest = rest[:1] + rest[3:]  # unit N classifiers dscp X: same meaning for us
-            if rest[1] in ("scheduler-map", "congestion-notification-profile"):
+                rest = rest[:1] + rest[3:]  # unit N (or unit *) classifiers dscp X: same meaning for us
+            if rest[1] in ("scheduler-map", "congestion-notification-profile") and len(rest) >= 3:
                 port[rest[1]] = rest[2]
             elif rest[1] == "classifiers" and len(rest) >= 4 and rest[2] == "dscp":
                 port["classifier"] = rest[3]
+            elif rest[1] == "forwarding-class-set" and len(rest) >= 5 and rest[3] == "output-traffic-control-profile":
+                port.setdefault("fc_sets", {})[rest[2]] = rest[4]
 
     def _take_cnp(self, rest: list[str]) -> None:
         if len(rest) < 2:
@@ -372,11 +638,14 @@ class _Cos:
         cnp = self.cnps.setdefault(rest[0], {"pfc_dscp": [], "output": {}, "watchdog": None, "cable_length_m": None})
         body = rest[1:]
         if body[:3] == ["input", "dscp", "code-point"] and len(body) >= 5 and body[4] == "pfc":
-            cnp["pfc_dscp"].append(int(body[3], 2))
+            bits = self.aliases.get(body[3], body[3])
+            if re.fullmatch(r"[01]{6}", bits):
+                cnp["pfc_dscp"].append(int(bits, 2))
         elif body[:2] == ["input", "cable-length"] and len(body) >= 3:
             cnp["cable_length_m"] = _int(body[2])
         elif body[:3] == ["output", "ieee-802.1", "code-point"] and len(body) >= 6 and body[4] == "flow-control-queue":
-            cnp["output"].setdefault(int(body[3], 2), []).append(int(body[5]))
+            if re.fullmatch(r"[01]{3}", body[3]) and body[5].isdigit():
+                cnp["output"].setdefault(int(body[3], 2), []).append(int(body[5]))
         elif body[0] == "pfc-watchdog":
             wd = cnp["watchdog"] if cnp["watchdog"] is not None else {}
             if len(body) >= 3:
@@ -384,10 +653,27 @@ class _Cos:
             cnp["watchdog"] = wd
 
     def queue_of(self, fc: str) -> int | None:
-        return self.fcs.get(fc, {}).get("queue")
+        queue = self.fcs.get(fc, {}).get("queue")
+        return DEFAULT_FC_QUEUES.get(fc) if queue is None and fc not in self.fcs else queue
 
-    def interface(self, ifname: str) -> dict[str, Any]:
-        cos = self.cos_ifs.get(ifname, {})
+    def cos_of(self, ifname: str) -> dict[str, Any]:
+        """The port's CoS bindings: wildcard entries (et-*, and 'unit *') that match it,
+        overridden statement by statement by its own entry (explicit wins)."""
+        merged: dict[str, Any] = {}
+        for pattern in sorted(self.cos_ifs):
+            if "*" in pattern and pattern != ifname and fnmatch.fnmatchcase(ifname, pattern):
+                merged.update(self.cos_ifs[pattern])
+        merged.update(self.cos_ifs.get(ifname, {}))
+        return merged
+
+    def _scheduler_maps(self, cos: dict[str, Any]) -> list[dict[str, str]]:
+        if cos.get("scheduler-map"):
+            return [self.maps.get(cos["scheduler-map"], {})]
+        # ETS: each forwarding class set's output traffic control profile names a map
+        return [self.maps.get(self.tcps.get(tcp, {}).get("scheduler_map", ""), {}) for tcp in (cos.get("fc_sets") or {}).values()]
+
+    def interface(self, ifname: str) -> dict[str, Any]:  # pylint: disable=too-many-locals
+        cos = self.cos_of(ifname)
         port = self.ifs.get(ifname, {})
         classifier = self.classifiers.get(cos.get("classifier", ""), {})
         cnp = self.cnps.get(cos.get("congestion-notification-profile", ""))
@@ -401,37 +687,56 @@ class _Cos:
             if cnp["pfc_dscp"] and not prios:
                 prios.update(cnp["output"])
         ecn: dict[str, dict[str, int | None]] = {}
-        strict, bandwidth = [], {}
-        for fc, sched_name in self.maps.get(cos.get("scheduler-map", ""), {}).items():
-            queue = self.queue_of(fc)
-            sched = self.schedulers.get(sched_name, {})
-            if queue is None:
-                continue
-            if sched.get("priority") == "strict-high":
-                strict.append(queue)
-            if sched.get("percent") is not None:
-                bandwidth[str(queue)] = sched["percent"]
-            if sched.get("ecn"):
-                curve = self.drop_profiles.get(sched.get("drop_profile", ""), {})
-                fill, prob = curve.get("fill-level", []), curve.get("drop-probability", [])
-                ecn[str(queue)] = {
-                    "min_threshold_percent": fill[0] if fill else None,
-                    "max_threshold_percent": fill[-1] if fill else None,
-                    "max_probability_percent": prob[-1] if prob else None,
-                }
+        strict, bandwidth = set(), {}
+        for smap in self._scheduler_maps(cos):
+            for fc, sched_name in smap.items():
+                queue = self.queue_of(fc)
+                sched = self.schedulers.get(sched_name, {})
+                if queue is None:
+                    continue
+                if sched.get("priority") == "strict-high":
+                    strict.add(queue)
+                if sched.get("percent") is not None:
+                    bandwidth[str(queue)] = sched["percent"]
+                if sched.get("ecn"):
+                    curve = self.drop_profiles.get(sched.get("drop_profile", ""), {})
+                    fill, prob = curve.get("fill-level", []), curve.get("drop-probability", [])
+                    ecn[str(queue)] = {
+                        "min_threshold_percent": fill[0] if fill else None,
+                        "max_threshold_percent": fill[-1] if fill else None,
+                        "max_probability_percent": prob[-1] if prob else None,
+                    }
+        media = port.get("media_mtu")
+        family = port.get("family_mtu", {}).get("inet")
         return {
             "description": port.get("description"),
-            "mtu": port.get("mtu"),
+            # The IP MTU, as the plan and EOS/NVUE count it: the family inet MTU when set, else
+            # the media MTU less the 14-byte Ethernet header (Juniper: media MTU = protocol MTU + L2 overhead).
+            "mtu": family if family is not None else (media - L2_OVERHEAD_BYTES if media is not None else None),
+            "media_mtu": media,
             "trust": "dscp" if cos.get("classifier") else None,
             "pfc_enabled": bool(cnp and cnp["pfc_dscp"]),
             # Junos' default when the profile sets none (reference 5.5)
             "cable_length_m": (cnp["cable_length_m"] or 100) if cnp else None,
             "pfc_priorities": sorted(prios),
+            # PFC priority -> the queue its pause frames flow-control (output ieee-802.1 code-point)
+            "pfc_queues": {str(prio): queues for prio, queues in sorted(cnp["output"].items())} if cnp else {},
             "ecn": dict(sorted(ecn.items())),
             "strict_queues": sorted(strict),
             "bandwidth_percent": dict(sorted(bandwidth.items(), key=lambda kv: int(kv[0]))),
             "watchdog": bool(cnp and cnp["watchdog"] is not None),
+            "scheduling": "port" if cos.get("scheduler-map") else "ets" if cos.get("fc_sets") else None,
+            "dcbx_pfc": self._dcbx_pfc(ifname),
         }
+
+    def _dcbx_pfc(self, ifname: str) -> str | None:
+        for name in (ifname, "all"):
+            entry = self.dcbx.get(name, {})
+            if entry.get("priority-flow-control") == "no-auto-negotiation":
+                return "no-auto-negotiation"
+            if "disable" in entry:
+                return "disabled"
+        return None
 
 
 def _watchdog_state(cos: _Cos, names: list[str]) -> dict[str, Any]:
@@ -450,6 +755,58 @@ def _watchdog_state(cos: _Cos, names: list[str]) -> dict[str, Any]:
     return {"enabled": False, "detection_time_ms": None, "restoration_time_ms": None, "action": None}
 
 
+_COMMIT_ENTRY_RE = re.compile(r"^\s*(\d+)\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: \S+)?) by (\S+) via (\S+)(?:\s+(.*?))?\s*$")
+
+
+def parse_commit_history(text: str) -> list[dict[str, Any]]:
+    """'show system commit' entries: index, at, user, via, the text after the method
+    ('commit confirmed, rollback in 10mins', ...), the comment (the next, indented line)
+    and pending_minutes. Refuses text with no entry (ValueError naming the form)."""
+    entries: list[dict[str, Any]] = []
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = raw.rstrip()
+        if not line.strip() or _NOISE_RE.match(line.strip()):
+            continue
+        match = _COMMIT_ENTRY_RE.match(line)
+        if match:
+            extra = match.group(5) or ""
+            minutes = _PENDING_RE.search(extra)
+            entries.append(
+                {
+                    "index": int(match.group(1)),
+                    "at": match.group(2),
+                    "user": match.group(3),
+                    "via": match.group(4),
+                    "extra": extra,
+                    "comment": None,
+                    "pending_minutes": int(minutes.group(1)) if minutes and "commit confirmed" in extra else None,
+                }
+            )
+        elif line.startswith((" ", "\t")) and entries and entries[-1]["comment"] is None:
+            entries[-1]["comment"] = line.strip()
+        elif re.match(r"^\s*rescue\s", line) or line.strip() == "rollback pending":
+            continue
+        elif entries and line.startswith((" ", "\t")):
+            continue  # a second comment line
+        else:
+            raise ValueError("junos: 'show system commit' line %r is not a commit entry ('N   YYYY-MM-DD hh:mm:ss TZ by USER via CLIENT ...')" % line[:80])
+    if not entries and text.strip():
+        raise ValueError("junos: no commit entries in 'show system commit' output")
+    return entries
+
+
+def _describe(pending: dict) -> str:
+    parts = ["commit confirmed"]
+    if pending.get("user"):
+        parts.append("by %s" % pending["user"])
+    if pending.get("at"):
+        parts.append("at %s" % pending["at"])
+    parts.append("comment %r" % pending.get("session") if pending.get("session") else "no comment")
+    if pending.get("remaining_s") is not None:
+        parts.append("rollback in %d min" % (pending["remaining_s"] // 60))
+    return ", ".join(parts)
+
+
 class Driver(_base.Driver):
     """Junos (QFX, Junos and Junos EVO) over netmiko's juniper_junos."""
 
@@ -461,6 +818,10 @@ class Driver(_base.Driver):
         self._mode = "op"  # op | private | exclusive
         self._lines: list[str] = []
         self._diff: str | None = None
+        # True once this run's own 'commit confirmed' went through: from then on a lost
+        # connection leaves the device pending confirmation, never "unchanged".
+        self._own_pending = False
+        self._own_plain = False  # this run committed for good (no timer): nothing to confirm
 
     @staticmethod
     def connection_class():
@@ -482,19 +843,26 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse(running: str) -> dict:
+        """Either form Junos prints (raises ValueError naming the forms on anything else).
+        Wildcard bindings (``et-*``, ``unit *``) apply to every matching port the text names
+        and are also reported under ``wildcards``; queue, forwarding class and PFC priority are
+        read from the configuration's own mapping."""
         cos = _Cos(running)
-        names = sorted(set(cos.cos_ifs) | set(cos.ifs))
-        bound = [cos.cos_ifs[n]["congestion-notification-profile"] for n in sorted(cos.cos_ifs) if "congestion-notification-profile" in cos.cos_ifs[n]]
+        names = sorted(n for n in set(cos.cos_ifs) | set(cos.ifs) if "*" not in n)
+        wildcards = sorted(n for n in cos.cos_ifs if "*" in n)
+        bound = sorted({cos.cos_of(n)["congestion-notification-profile"] for n in names + wildcards if "congestion-notification-profile" in cos.cos_of(n)})
         dscp_map: dict[str, int] = {}
-        for ifname in sorted(cos.cos_ifs):
-            for dscp, fc in sorted(cos.classifiers.get(cos.cos_ifs[ifname].get("classifier", ""), {}).items()):
+        for ifname in names + wildcards:
+            for dscp, fc in sorted(cos.classifiers.get(cos.cos_of(ifname).get("classifier", ""), {}).items()):
                 queue = cos.queue_of(fc)
                 if queue is not None:
                     dscp_map.setdefault(str(dscp), queue)
         return {
             "dscp_map": dict(sorted(dscp_map.items(), key=lambda kv: int(kv[0]))),
             "watchdog": _watchdog_state(cos, bound or sorted(cos.cnps)),
+            "shared_buffer": {side: dict(sorted(parts.items())) for side, parts in sorted(cos.shared_buffer.items())},
             "interfaces": {name: cos.interface(name) for name in names},
+            "wildcards": {name: cos.interface(name) for name in wildcards},
         }
 
     # -- channel ---------------------------------------------------------
@@ -511,6 +879,8 @@ class Driver(_base.Driver):
         Returns each command's output (echo removed). A lost connection raises
         DeviceError(state=state)."""
         prompt = self._prompt_re()
+        if self._own_pending and state == _base.UNCHANGED:
+            state = _base.PENDING
         try:
             self.conn.write_channel("".join(cmd + "\n" for cmd in commands))
             buf = ""
@@ -523,13 +893,15 @@ class Driver(_base.Driver):
                 if self._closed():
                     raise OSError("the device closed the connection")
                 if time.monotonic() > deadline:
-                    raise DeviceErrorTimeout("no prompt after %d of %d commands within %d s" % (len(prompt.findall(buf)), len(commands), timeout))
+                    raise DeviceErrorTimeout(
+                        "no prompt after %d of %d commands within %g s (step: %r)" % (len(prompt.findall(buf)), len(commands), timeout, commands[0])
+                    )
                 time.sleep(0.002)
         except DeviceErrorTimeout as exc:
             raise _base.DeviceError(self.device, str(exc), state=state) from None
         except (OSError, EOFError) as exc:
             self._mode = "op"
-            raise _base.DeviceError(self.device, "connection lost: %s" % (exc or type(exc).__name__), state=state) from None
+            raise _base.DeviceError(self.device, "connection lost during %r: %s" % (commands[0], exc or type(exc).__name__), state=state) from None
         text = buf.replace("\r\n", "\n").replace("\r", "\n")
         parts = prompt.split(text)
         outputs = []
@@ -560,7 +932,14 @@ class Driver(_base.Driver):
     def _entered(self, mode: str, out: str, state: str) -> None:
         if re.search(r"(?im)^\s*error:|unknown command|syntax error", out):
             self._mode = "op"
-            self._fail("configure %s refused" % mode, said=out, state=state)
+            users = re.findall(r"(?m)^\s+(\S+) terminal \S+ \(pid \d+\)", out)
+            if re.search(r"(?i)configuration database modified", out):
+                why = "the shared candidate holds uncommitted changes of another user%s" % (" (%s)" % ", ".join(users) if users else "")
+            elif re.search(r"(?i)configuration database locked by", out):
+                why = "the configuration is locked by %s" % (", ".join(users) or "another user")
+            else:
+                why = "configure %s refused" % mode
+            self._fail(why + "; nothing changed", said=out, state=state)
         self._mode = mode
 
     def _switch_to_exclusive(self, state: str) -> None:
@@ -576,12 +955,28 @@ class Driver(_base.Driver):
 
     def gather(self) -> str:
         pre = "run " if self._mode != "op" else ""
-        outs = self._run([pre + "show configuration class-of-service | display set", pre + "show configuration interfaces | display set"], _base.UNCHANGED)
+        commands = [
+            pre + "show configuration class-of-service | display set",
+            pre + "show configuration interfaces | display set",
+            pre + "show configuration protocols dcbx | display set",
+        ]
+        outs = self._run(commands, _base.UNCHANGED)
+        for index, (command, out) in enumerate(zip(commands, outs)):
+            if _LINE_ERROR_RE.search(out):
+                if index == 2:
+                    outs[index] = ""  # a release without 'protocols dcbx' (Junos EVO: unverified) has nothing to read there
+                    continue
+                self._fail("reading the configuration failed", line=command, said=out)
         return "\n".join(out for out in outs if out.strip()) + "\n"
 
     def open_session(self, name: str) -> None:
-        """configure private: a private candidate; nothing is locked and others' edits stay out."""
+        """configure private: a private candidate; nothing is locked and others' edits stay out.
+        First refuse (state unchanged) when another run's 'commit confirmed' is pending:
+        committing now would confirm it (any commit does, Junos CLI guide)."""
         self.session = name
+        other = self.pending()
+        if other is not None and other.get("session") != name:
+            self._fail("another commit is pending confirmation (%s); refusing to change the switch until it is confirmed or rolled back" % _describe(other))
         self._enter("private", _base.UNCHANGED)
 
     def load(self, lines: list[str]) -> None:
@@ -621,12 +1016,22 @@ class Driver(_base.Driver):
                     "the exclusive candidate differs from the private one (uncommitted changes of another user, or a commit in between); nothing committed",
                     said=outs[-1],
                 )
+        # The comment is how a later run (and pending()) tells this run's commit from another's.
+        # 'commit' takes its options in any order (Junos 'commit' syntax: each option optional);
+        # Juniper's own examples and public captures use 'commit confirmed N comment "..."'.
         comment = ' comment "%s"' % self.session if self.session and re.fullmatch(r"[A-Za-z0-9._:-]+", self.session) else ""
+        # Lost during the commit itself: it may or may not have gone through.
         if confirm_timeout_s is None:
             final, marker, lost_state = "commit" + comment, _COMMIT_OK, _base.UNKNOWN
         else:
             minutes = max(1, math.ceil(confirm_timeout_s / 60))
-            final, marker, lost_state = "commit confirmed %d%s" % (minutes, comment), _COMMIT_CONFIRMED_OK, _base.PENDING
+            final, marker, lost_state = "commit confirmed %d%s" % (minutes, comment), _COMMIT_CONFIRMED_OK, _base.UNKNOWN
+        # A commit now would confirm another run's pending 'commit confirmed': look again
+        # under the exclusive lock (open_session looked before staging).
+        other = self.pending()
+        if other is not None and other.get("session") != self.session:
+            self._discard(_base.UNCHANGED)
+            self._fail("another commit is pending confirmation (%s); nothing committed" % _describe(other))
         # Both in one write: if the check fails the commit fails the same way.
         check, done = self._run(["commit check", final], lost_state)
         if marker in done and _COMMIT_OK in done and _COMMIT_CHECK_OK not in check:
@@ -644,6 +1049,8 @@ class Driver(_base.Driver):
             self._discard(_base.UNCHANGED)
             self._fail("commit failed", line=final, said=done)
         self._diff = None
+        self._own_pending = confirm_timeout_s is not None
+        self._own_plain = confirm_timeout_s is None
 
     def _config_mode(self, state: str) -> None:
         """Be in configure exclusive with a candidate that holds nothing uncommitted."""
@@ -656,22 +1063,50 @@ class Driver(_base.Driver):
                 self._discard(state)
                 self._fail("the candidate holds uncommitted changes of another user; refusing to commit them", said=others, state=state)
 
+    def _own(self, session: str | None, state: str) -> dict | None:
+        """The pending confirmed commit if it is this run's (its comment is ``session``, or this
+        connection made it); None when nothing is pending. Another run's pending commit:
+        DeviceError naming it; this run never confirms or rolls back a commit it did not make."""
+        found = self.pending()
+        if found is None:
+            return None
+        want = session or self.session
+        if found.get("session") is None and self._own_pending:
+            return found  # ours, committed on this connection (a comment Junos did not keep)
+        if want is None or found.get("session") != want:
+            self._fail(
+                "the pending commit is not this run's (%s; this run is %s); not confirming or rolling back another run's commit"
+                % (_describe(found), want or "unnamed"),
+                state=_base.PENDING,
+            )
+        return found
+
     def confirm(self, session: str | None = None) -> None:
-        """A plain ``commit`` confirms a pending ``commit confirmed`` (Junos CLI)."""
+        """A plain ``commit`` confirms a pending ``commit confirmed`` (Junos CLI user guide,
+        'commit confirmed': "you have to explicitly accept the commitment, either by typing the
+        commit command again or by typing the commit check command"). Only this run's."""
+        if self._own(session, _base.PENDING) is None:
+            if self._own_plain:
+                return  # committed without a timer: nothing to confirm
+            self._fail("no pending commit to confirm (confirmed already, or rolled back by its timer)", state=_base.UNKNOWN)
         self._config_mode(_base.PENDING)
         # commit, then leave: one round trip (rollback 0 after a commit changes nothing)
         out = self._run(["commit", "rollback 0", "exit configuration-mode"], _base.PENDING)[0]
         self._mode = "op"
         if _COMMIT_OK not in out:
             self._fail("confirming commit failed", line="commit", said=out, state=_base.PENDING)
+        self._own_pending = False
 
     def rollback(self, session: str | None = None) -> None:
         """Junos has no "cancel" for commit confirmed: load the configuration
         before it (``rollback 1``) and commit that, which also ends the timer
-        (reference 5.1; napalm's junos driver rolls back the same way). Only
-        while a confirmed commit is pending: otherwise rollback 1 would undo a
-        good commit."""
-        if not self.pending():
+        (the CLI guide: rollback 1 loads the configuration committed before the
+        current one; any commit ends a pending confirmation; napalm's junos
+        driver rolls back the same way). Only while THIS run's confirmed commit
+        is pending and is the newest commit (entry 0): otherwise rollback 1 would
+        undo someone else's commit."""
+        if self._own(session, _base.PENDING) is None:
+            self._own_pending = False
             return
         self._config_mode(_base.PENDING)
         # Not in one write: were rollback 1 refused, the commit after it would confirm the pending change.
@@ -683,19 +1118,23 @@ class Driver(_base.Driver):
         self._mode = "op"
         if _COMMIT_OK not in done:
             self._fail("committing the rollback failed", line="commit", said=done, state=_base.PENDING)
+        self._own_pending = False
 
     def pending(self) -> dict | None:
+        """The pending 'commit confirmed', from 'show system commit' as Junos prints it: the
+        newest entry (0) ends with 'commit confirmed, rollback in Nmins' and its comment, if
+        any, is on the next, indented line (public captures, e.g. a QFX in Juniper Mist's
+        docs). Older entries keep that text after they were confirmed, so only entry 0 counts."""
         pre = "run " if self._mode != "op" else ""
         out = self._run([pre + "show system commit"], _base.UNKNOWN)[0]
-        match = _PENDING_RE.search(out)
-        if not match:
+        try:
+            entries = parse_commit_history(out)
+        except ValueError as exc:
+            self._fail(str(exc), line="show system commit", said=out, state=_base.UNKNOWN)
+        newest = next((e for e in entries if e["index"] == 0), None)
+        if not newest or newest["pending_minutes"] is None:
             return None
-        session = None
-        lines = out.splitlines()
-        for index, line in enumerate(lines):
-            if _PENDING_RE.search(line) and index + 1 < len(lines) and re.match(r"^\s+\S", lines[index + 1]) and not re.match(r"^\s*\d", lines[index + 1]):
-                session = lines[index + 1].strip()
-        return {"session": session or self.session, "remaining_s": int(match.group(1)) * 60}
+        return {"session": newest["comment"], "user": newest["user"], "remaining_s": newest["pending_minutes"] * 60, "at": newest["at"]}
 
     def readback_missing(self, lines: list[str]) -> list[str]:
         have = _statements(self.gather())

@@ -7,6 +7,7 @@ shared/reference/switch-lossless-cli.md section 5, ``show | compare``,
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from .core import Device, Shell, SimError, deepcopy
@@ -79,8 +80,20 @@ PFC_INPUT = {"pfc": C({"mru": L(("int", 0, 9216), "mru")}, presence=True)}
 
 SCHEMA = C({
     "system": C({"host-name": L(WORD, "host-name")}),
+    # [edit protocols dcbx] (QFX: "set protocols dcbx interface interface-name
+    # priority-flow-control no-auto-negotiation", Traffic Management on the QFX Series)
+    "protocols": C({"dcbx": C({
+        "disable": F(),
+        "interface": N(("dcbx_ifname",), {
+            "disable": F(),
+            "priority-flow-control": C({"no-auto-negotiation": F()}),
+            "enhanced-transmission-selection": C({"no-auto-negotiation": F()}),
+        }, label="interface-name"),
+    })}),
     "interfaces": N(IFNAME, {
         "description": L(("string",), "description"),
+        # media MTU 256..9216: Juniper's 'mtu' statement ("256 through 9216 (EX Series switch
+        # interfaces)"); the QFX5240 JVD sets 9216; a QFX-specific range page: unverified
         "mtu": L(("int", 256, 9216), "mtu"),
         "disable": F(),
         "unit": N(("int", 0, 16385), {
@@ -91,10 +104,10 @@ SCHEMA = C({
     "class-of-service": C({
         "forwarding-classes": C({
             "class": N(WORD, {
-                "queue-num": L(("int", 0, 15), "queue-num"),
+                "queue-num": L(("int", 0, 15), "queue-num"),  # range per QFX model: unverified (0-15 taken)
                 "priority": L(("enum", ("low", "high")), "priority"),
                 "no-loss": F(),
-                "pfc-priority": L(("int", 0, 7), "pfc-priority"),
+                "pfc-priority": L(("int", 0, 7), "pfc-priority"),  # Juniper 'pfc-priority': "(0-7)"
             }, oneline=True, label="class-name"),
         }),
         "classifiers": C({
@@ -119,13 +132,14 @@ SCHEMA = C({
             "input": C({
                 "dscp": C({"code-point": N(("dscp_bits",), PFC_INPUT, label="code-point")}),
                 "ieee-802.1": C({"code-point": N(("dot1p_bits",), PFC_INPUT, label="code-point")}),
-                "cable-length": L(("int", 1, 40000), "cable-length"),
+                "cable-length": L(("int", 1, 40000), "cable-length"),  # range: unverified
             }),
             "output": C({
                 "ieee-802.1": C({"code-point": N(("dot1p_bits",), {
                     "flow-control-queue": LL(("int", 0, 7), "flow-control-queue"),
                 }, label="code-point")}),
             }),
+            # pfc-watchdog ranges: not in the Juniper pages we read (unverified, docs/vendor-junos.md)
             "pfc-watchdog": C({
                 "poll-interval": L(("int", 10, 1000), "poll-interval"),
                 "detection": L(("int", 1, 10), "detection"),
@@ -153,8 +167,20 @@ SCHEMA = C({
             "forwarding-class": N(WORD, {"scheduler": L(WORD, "scheduler-name")},
                                   oneline=True, label="class-name"),
         }, label="map-name", wrap=True),
+        # ETS (hierarchical port scheduling): priority groups and their traffic control profiles
+        # (Juniper: Defining CoS Forwarding Class Sets / Traffic Control Profiles, QFX).
+        "forwarding-class-sets": N(WORD, {
+            "class": N(WORD, {}, oneline=True, label="class-name"),
+        }, label="forwarding-class-set-name", wrap=True),
+        "traffic-control-profiles": N(WORD, {
+            "scheduler-map": L(WORD, "map-name"),
+            "guaranteed-rate": C({"percent": L(("int", 0, 100), "percent")}, oneline=True),
+            "shaping-rate": C({"percent": L(("int", 0, 100), "percent")}, oneline=True),
+        }, label="profile-name", wrap=True),
         "interfaces": N(("cos_ifname",), {
             "scheduler-map": L(WORD, "map-name"),
+            "forwarding-class-set": N(WORD, {"output-traffic-control-profile": L(WORD, "profile-name")},
+                                      oneline=True, label="forwarding-class-set-name"),
             "congestion-notification-profile": L(WORD, "profile-name"),
             "classifiers": C({"dscp": L(WORD, "classifier-name"),
                               "ieee-802.1": L(WORD, "classifier-name")}),
@@ -166,8 +192,11 @@ SCHEMA = C({
         "shared-buffer": C({
             "ingress": C({
                 "percent": L(("int", 0, 100), "percent"),
+                # dynamic-threshold: Juniper/jvd QFX5240 AI/ML config ("lossless { percent 66;
+                # dynamic-threshold 10; }"); its range is not in a page we read: unverified, 0-10 taken.
                 "buffer-partition": N(("enum", ("lossless", "lossless-headroom", "lossy")),
-                                      {"percent": L(("int", 0, 100), "percent")}, label="partition"),
+                                      {"percent": L(("int", 0, 100), "percent"),
+                                       "dynamic-threshold": L(("int", 0, 10), "dynamic-threshold")}, label="partition"),
             }),
             "egress": C({
                 "percent": L(("int", 0, 100), "percent"),
@@ -217,6 +246,10 @@ def _check_value(vtype: tuple, tok: str, idx: int) -> str:
         if not re.match(r"^((et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?|ae\d+|(et|xe|ge)-\*)$", tok):
             raise SyntaxErr(idx, f"invalid interface type in '{tok}'")
         return tok
+    if kind == "dcbx_ifname":
+        if tok == "all" or re.match(r"^(et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?$", tok):
+            return tok
+        raise SyntaxErr(idx, f"invalid interface type in '{tok}'")
     if kind == "unit_or_star":
         if tok == "*" or re.match(r"^\d+$", tok):
             return tok
@@ -565,8 +598,13 @@ def _cmp(old: dict, new: dict, path: list[str], node: Any, out: list[str]) -> No
 # --------------------------------------------------------------------------
 # commit checks
 # --------------------------------------------------------------------------
-def check_config(tree: dict) -> list[tuple[str, str, str]]:
+# Models without ETS (Juniper: Understanding Default CoS Scheduling and Classification).
+PORT_SCHEDULING_ONLY = ("qfx5200", "qfx5210")
+
+
+def check_config(tree: dict, model: str = "qfx5120-32c") -> list[tuple[str, str, str]]:
     """Return (edit-path, statement, message) errors, as commit check-out would."""
+    model_ets = not model.startswith(PORT_SCHEDULING_ONLY)
     errs = []
     cos = tree.get("class-of-service", {})
 
@@ -635,19 +673,50 @@ def check_config(tree: dict) -> list[tuple[str, str, str]]:
         cl = iv.get("classifiers", {}).get("dscp")
         if cl and cl[1] not in dscp_cls and cl[1] != "default":
             errs.append((path, f"classifiers dscp {cl[1]}", f"classifier {cl[1]} is not defined"))
-    for side in ("ingress", "egress"):
-        parts = cos.get("shared-buffer", {}).get(side, {})
-        vals = [int(v["percent"][1]) for k, v in parts.items()
-                if k.startswith("buffer-partition ") and isinstance(v, dict) and "percent" in v]
-        if vals and sum(vals) != 100:
-            errs.append((f"class-of-service shared-buffer {side}", "buffer-partition",
-                         f"sum of {side} buffer-partition percentages must be 100 (is {sum(vals)})"))
+    # No rule that the shared-buffer partitions sum to 100: Juniper's own committed QFX5240
+    # configuration (Juniper/jvd AI/ML backend) has egress lossless 66 + lossy 10.
+    fc_sets = {n for n, _node in items("forwarding-class-sets")}
+    tcps = {n for n, _node in items("traffic-control-profiles")}
+    for tk, tv in items("traffic-control-profiles"):
+        sm = tv.get("scheduler-map")
+        if sm and sm[1] not in smaps:
+            errs.append((f"class-of-service traffic-control-profiles {tk}", f"scheduler-map {sm[1]}",
+                         f"Scheduler map {sm[1]} is not defined"))
+    for fk, fv in items("forwarding-class-sets"):
+        for ck in fv:
+            fc = ck.split(" ", 1)[1]
+            if fc not in all_fcs:
+                errs.append((f"class-of-service forwarding-class-sets {fk}", ck, f"forwarding-class {fc} is not defined"))
+    for ik, iv in items("interfaces"):
+        path = f"class-of-service interfaces {ik}"
+        sets = [k.split(" ", 1)[1] for k in iv if k.startswith("forwarding-class-set ")]
+        for name in sets:
+            if name not in fc_sets:
+                errs.append((path, f"forwarding-class-set {name}", f"forwarding-class-set {name} is not defined"))
+            t = iv[f"forwarding-class-set {name}"].get("output-traffic-control-profile")
+            if t and t[1] not in tcps:
+                errs.append((path, f"forwarding-class-set {name}", f"traffic-control-profile {t[1]} is not defined"))
+        if sets and iv.get("scheduler-map") and model_ets:
+            # An ETS port takes its schedulers through the traffic control profiles of its
+            # priority groups; a scheduler-map straight on it is the port-scheduling form
+            # (Juniper: Understanding CoS Hierarchical Port Scheduling (ETS)). Error text unverified.
+            errs.append((path, f"scheduler-map {iv['scheduler-map'][1]}",
+                         "scheduler-map and forwarding-class-set cannot be configured on the same interface"))
+        if sets and not model_ets:
+            # QFX5200/QFX5210: "The switch supports direct port scheduling and enhanced
+            # transmission selection (ETS) ... except on QFX5200 and QFX5210 switches" (Juniper:
+            # Understanding Default CoS Scheduling and Classification). Error text unverified.
+            errs.append((path, f"forwarding-class-set {sets[0]}",
+                         "Hierarchical port scheduling (ETS) is not supported on this platform"))
     return errs
 
 
 # --------------------------------------------------------------------------
 # device
 # --------------------------------------------------------------------------
+def _stamp() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+
 class JunosDevice(Device):
     platform = "junos"
     default_ports = [f"et-0/0/{i}" for i in range(32)]
@@ -659,7 +728,11 @@ class JunosDevice(Device):
         self.committed: dict = {"system": {"host-name": ("v", self.hostname)}}
         self.shared_candidate: dict | None = None
         self.history: list[dict] = []      # rollback 1.. (previous committed configs)
+        # 'show system commit' entries, newest first: {at, user, via, comment, confirmed}
+        self.commits: list[dict] = [{"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None}]
         self.pending: dict | None = None   # commit confirmed state
+        self.exclusive: Any = None         # the shell holding 'configure exclusive'
+        self.shared_dirty_by: Any = None   # the shell whose edit left the shared candidate modified
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
 
@@ -702,10 +775,10 @@ class JunosDevice(Device):
                     "shared_candidate_modified": self.shared_candidate is not None
                     and self.shared_candidate != self.committed}
 
-    def do_commit(self, candidate: dict, confirm_minutes: int | None) -> list[str]:
+    def do_commit(self, candidate: dict, confirm_minutes: int | None, user: str = "root", comment: str | None = None) -> list[str]:
         """Commit; returns output lines. Raises SimError(text) on failure."""
         with self.lock:
-            errs = check_config(candidate)
+            errs = check_config(candidate, self.model)
             if self.faults.get("commit_error"):
                 errs.append(("", "", str(self.faults["commit_error"])))
             if errs:
@@ -725,9 +798,13 @@ class JunosDevice(Device):
                 self.pending["timer"].cancel()
                 self.pending = None
             before = self.committed
-            if candidate != self.committed:
-                self.history.insert(0, before)
-                del self.history[49:]
+            # Every commit rotates the rollback files, a commit without changes too (Juniper,
+            # "The Commit Model for Configurations": the formerly active configuration is saved
+            # as the first rollback configuration file).
+            self.history.insert(0, before)
+            del self.history[49:]
+            self.commits.insert(0, {"at": _stamp(), "user": user, "via": "cli", "comment": comment, "confirmed": confirm_minutes})
+            del self.commits[50:]
             self.committed = deepcopy(candidate)
             if confirm_minutes is not None:
                 handle = self.start_timer(confirm_minutes * 60, self._expired)
@@ -745,9 +822,13 @@ class JunosDevice(Device):
         with self.lock:
             if not self.pending:
                 return
-            self.committed = self.pending["before"]
             self.history.insert(0, self.committed)
+            self.committed = self.pending["before"]
+            self.commits.insert(0, {"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None})
             self.pending = None
+            # The automatic rollback is a commit: the shared candidate is the active config again.
+            self.shared_candidate = deepcopy(self.committed)
+            self.shared_dirty_by = None
             self.record("commit_confirmed_expired_rollback")
 
 
@@ -863,8 +944,28 @@ class JunosShell(Shell):
             return "Disabling complete-on-space\n" if toks[3] == "off" else "Enabling complete-on-space\n"
         return self._caret(line, _tokenize(line), min(len(toks) - 1, 2), "syntax error.")
 
+    def _who(self, shell: Any) -> str:
+        return f"  {shell.user} terminal p{id(shell) % 10} (pid {1000 + id(shell) % 9000}) on since {_stamp()}"
+
     def _enter_config(self, arg: str) -> str:
         out = []
+        holder = self.dev.exclusive
+        if holder is not None and holder is not self and not getattr(holder, "closed", False):
+            # "error: configuration database locked by:" + the holder (public captures of
+            # Junos; the exact holder line is unverified)
+            return f"error: configuration database locked by:\n{self._who(holder)}\n      exclusive [edit]\n"
+        dirty = self.dev.shared_candidate is not None and self.dev.shared_candidate != self.dev.committed
+        other_dirty = dirty and self.dev.shared_dirty_by is not self
+        if arg == "private" and other_dirty:
+            # captured on a real device: 'configure private' fails outright, back at the > prompt
+            return "error: shared configuration database modified\n"
+        if arg == "exclusive" and other_dirty:
+            # "error: configuration database modified" (public captures); the users list before it: unverified layout
+            who = self._who(self.dev.shared_dirty_by) if self.dev.shared_dirty_by is not None else "  root terminal p0 (pid 1000)"
+            return f"Users currently editing the configuration:\n{who}\n      [edit]\nerror: configuration database modified\n"
+        if arg == "exclusive":
+            self.dev.exclusive = self
+            out.append("warning: uncommitted changes will be discarded on exit")
         if arg == "private":
             self.private = True
             self.candidate = deepcopy(self.dev.committed)
@@ -965,6 +1066,8 @@ class JunosShell(Shell):
                 return self._caret(line, tk, e.pos + 1, e.msg)
             tree = self._cand()
             apply_ops(tree, ops)
+            if not self.private:
+                self.dev.shared_dirty_by = self
             return ""
         if w == "delete":
             try:
@@ -973,6 +1076,8 @@ class JunosShell(Shell):
                 return self._caret(line, tk, e.pos + 1, e.msg)
             if not delete_ops(self._cand(), ops):
                 return "warning: statement not found\n"
+            if not self.private:
+                self.dev.shared_dirty_by = self
             return ""
         if w == "show":
             if pipes and pipes[0] == "compare":
@@ -986,6 +1091,8 @@ class JunosShell(Shell):
             n = int(toks[1]) if len(toks) > 1 and toks[1].isdigit() else 0
             if len(toks) > 1 and not toks[1].isdigit():
                 return self._caret(line, tk, 1, "syntax error.")
+            if not self.private:
+                self.dev.shared_dirty_by = self
             if n == 0:
                 self._set_cand(deepcopy(self.dev.committed))
             elif n <= len(self.dev.history):
@@ -1016,6 +1123,7 @@ class JunosShell(Shell):
 
     def _commit(self, line: str, tk: list, toks: list[str]) -> str:
         args = toks[1:]
+        comment = None
         confirm = None
         check = False
         and_quit = False
@@ -1033,6 +1141,7 @@ class JunosShell(Shell):
                                            f"Value {confirm} is not within range (1..65535) at '{confirm}'")
                     i += 1
             elif a == "comment" and i + 1 < len(args):
+                comment = args[i + 1]
                 i += 1
             elif a == "and-quit":
                 and_quit = True
@@ -1046,7 +1155,7 @@ class JunosShell(Shell):
             return "error: commit confirmed not supported for private configuration\n"
         cand = self._cand()
         if check:
-            errs = check_config(cand)
+            errs = check_config(cand, self.dev.model)
             if errs:
                 lines = []
                 for path, stmt, msg in errs:
@@ -1055,13 +1164,14 @@ class JunosShell(Shell):
                 return "\n".join(lines) + "\n"
             return "configuration check succeeds\n"
         try:
-            out = self.dev.do_commit(cand, confirm)
+            out = self.dev.do_commit(cand, confirm, self.user, comment)
         except SimError as e:
             return str(e) + "\n"
         if self.private:
             self.candidate = deepcopy(self.dev.committed)
         else:
             self.dev.shared_candidate = deepcopy(self.dev.committed)
+            self.dev.shared_dirty_by = None
         text = "\n".join(out) + "\n"
         if and_quit:
             self.mode = "op"
@@ -1083,6 +1193,11 @@ class JunosShell(Shell):
         return self._leave()
 
     def _leave(self) -> str:
+        if self.dev.exclusive is self:
+            # configure exclusive: "uncommitted changes will be discarded on exit"
+            self.dev.exclusive = None
+            self.dev.shared_candidate = deepcopy(self.dev.committed)
+            self.dev.shared_dirty_by = None
         if self.private:
             self.candidate = None
         self.private = False
@@ -1091,6 +1206,11 @@ class JunosShell(Shell):
 
     def on_close(self) -> None:
         self.candidate = None
+        with self.dev.lock:
+            if self.dev.exclusive is self:
+                self.dev.exclusive = None
+                self.dev.shared_candidate = deepcopy(self.dev.committed)
+                self.dev.shared_dirty_by = None
 
     # --- operational show commands (counters) --------------------------------------------------
     def _port(self, name: str) -> str | None:
@@ -1212,10 +1332,19 @@ class JunosShell(Shell):
         return "\n".join(out) + "\n"
 
     def _show_commits(self) -> str:
+        """As Junos prints it: one entry per commit, newest first; the entry of a confirmed
+        commit ends with 'commit confirmed, rollback in Nmins' (kept after it was confirmed);
+        its comment on the next, indented line (captures of real QFX output; the minutes of a
+        pending entry count down here, which we could not verify on a real device)."""
         out = []
-        for i in range(len(self.dev.history) + 1):
-            out.append(f"{i}   2026-01-01 00:00:{i:02d} UTC by {self.user} via cli")
-        if self.dev.pending:
-            out.insert(0, "commit confirmed, rollback in "
-                          f"{max(1, int(round(self.dev.pending['timer'].remaining() / 60)))}mins")
+        for i, c in enumerate(self.dev.commits):
+            line = f"{i}   {c['at']} by {c['user']} via {c['via']}"
+            if c["confirmed"] is not None:
+                mins = c["confirmed"]
+                if i == 0 and self.dev.pending:
+                    mins = max(1, int(round(self.dev.pending["timer"].remaining() / 60)))
+                line += f" commit confirmed, rollback in {mins}mins"
+            out.append(line)
+            if c["comment"]:
+                out.append(f"    {c['comment']}")
         return "\n".join(out) + "\n"

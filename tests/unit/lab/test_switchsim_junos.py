@@ -147,3 +147,100 @@ def test_commit_confirmed_refused_in_private_mode(sim):
         assert not sim.pending("qfx1")["pending_commit"]
     finally:
         conn.disconnect()
+
+
+# --- rules from Juniper's documents (docs/vendor-junos.md) --------------------------------------
+
+ETS_LINES = [
+    "set class-of-service forwarding-class-sets PG class ROCE",
+    "set class-of-service forwarding-class-sets PG class CNP",
+    "set class-of-service traffic-control-profiles TCP scheduler-map SM-ROCE",
+    "set class-of-service traffic-control-profiles TCP guaranteed-rate percent 100",
+    "set class-of-service interfaces et-0/0/1 forwarding-class-set PG output-traffic-control-profile TCP",
+]
+
+
+def _check(conn, lines):
+    conn.config_mode(config_command="configure exclusive")
+    out = conn.send_config_set(lines, exit_config_mode=False)
+    check = conn.send_command("commit check", expect_string=r"[>#]")
+    conn.send_command("rollback 0", expect_string=r"[>#]")
+    conn.exit_config_mode()
+    return out, check
+
+
+def multi_sim(tmp_path, model):
+    cfg = {"time_scale": SCALE, "switches": [
+        {"name": "qfx1", "platform": "junos", "port": 0, "username": "netops", "password": "s3cret-junos", "model": model}]}
+    return SimProcess(cfg, str(tmp_path))
+
+
+def test_ets_port_takes_no_scheduler_map_and_jvd_partitions_commit(sim):
+    """QFX5120 (the lab's model) does port scheduling and ETS, not both on one port; the JVD's
+    shared-buffer partitions (egress 66 + 10) commit (the old simulator wanted a sum of 100)."""
+    conn = connect(sim)
+    try:
+        _out, check = _check(conn, LINES + ETS_LINES + ["set class-of-service interfaces et-0/0/1 scheduler-map SM-ROCE"])
+        assert "scheduler-map and forwarding-class-set cannot be configured on the same interface" in check
+        assert "configuration check-out failed" in check
+        _out, check = _check(conn, LINES + ETS_LINES)
+        assert "configuration check succeeds" in check
+        jvd = ["set class-of-service shared-buffer ingress buffer-partition lossless percent 66",
+               "set class-of-service shared-buffer ingress buffer-partition lossless dynamic-threshold 10",
+               "set class-of-service shared-buffer ingress buffer-partition lossless-headroom percent 24",
+               "set class-of-service shared-buffer ingress buffer-partition lossy percent 10",
+               "set class-of-service shared-buffer egress buffer-partition lossless percent 66",
+               "set class-of-service shared-buffer egress buffer-partition lossy percent 10"]
+        out, check = _check(conn, LINES + jvd)
+        assert "error" not in out and "configuration check succeeds" in check
+        # media MTU: QFX 256..9216; an IP MTU of 9214 (EOS's meaning) would need 9228
+        out, _check_out = _check(conn, ["set interfaces et-0/0/1 mtu 9228"])
+        assert "Value 9228 is not within range (256..9216)" in out
+        # DCBX per port (QFX: priority-flow-control no-auto-negotiation)
+        out, check = _check(conn, ["set protocols dcbx interface et-0/0/1 priority-flow-control no-auto-negotiation"])
+        assert "error" not in out and "configuration check succeeds" in check
+    finally:
+        conn.disconnect()
+
+
+def test_qfx5210_has_no_ets(tmp_path):
+    with multi_sim(tmp_path, "qfx5210-64c") as s:
+        conn = connect(s)
+        try:
+            _out, check = _check(conn, LINES + ETS_LINES)
+            assert "Hierarchical port scheduling (ETS) is not supported on this platform" in check
+            _out, check = _check(conn, LINES)
+            assert "configuration check succeeds" in check
+        finally:
+            conn.disconnect()
+
+
+def test_show_system_commit_real_form_and_private_refused_on_a_modified_shared_candidate(sim):
+    conn = connect(sim)
+    other = connect(sim)
+    try:
+        conn.config_mode(config_command="configure exclusive")
+        conn.send_config_set(LINES, exit_config_mode=False)
+        out = conn.send_command('commit confirmed 5 comment "run-a"', expect_string=r"[>#]")
+        assert "commit complete" in out
+        history = conn.send_command("run show system commit", expect_string=r"[>#]")
+        first = [line for line in history.splitlines() if line.startswith("0 ")][0]
+        assert first.endswith("by netops via cli commit confirmed, rollback in 5mins"), history
+        assert "\n    run-a\n" in history + "\n"
+        conn.send_command("commit", expect_string=r"[>#]")
+        history = conn.send_command("run show system commit", expect_string=r"[>#]")
+        assert [line for line in history.splitlines() if line.startswith("0 ")][0].endswith("via cli")
+        # the confirmed entry keeps its text (as real QFX output shows)
+        assert "commit confirmed, rollback in 5mins" in history
+        out = other.send_command("configure private", expect_string=r"[>#]")
+        assert "error: configuration database locked by:" in out and "netops terminal" in out
+        conn.exit_config_mode()
+        conn.config_mode(config_command="configure")
+        conn.send_command("set interfaces et-0/0/9 description pending-edit", expect_string=r"[>#]")
+        out = other.send_command("configure private", expect_string=r"[>#]")
+        assert "error: shared configuration database modified" in out
+        out = other.send_command("configure exclusive", expect_string=r"[>#]")
+        assert "error: configuration database modified" in out
+    finally:
+        conn.disconnect()
+        other.disconnect()

@@ -208,12 +208,55 @@ def test_headroom_rejects_small_packet_percent():
     [(10, 15000, 150000), (25, 37500, 375000), (100, 150000, 1500000), (200, 300000, 3000000), (400, 600000, 6000000), (800, 1200000, 12000000)],
 )
 def test_ecn_defaults_scale_linearly(speed, kmin, kmax):
-    assert _intent.ecn_defaults(speed) == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
+    assert _intent.ecn_defaults(speed, "eos") == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
+
+
+def test_ecn_defaults_junos_has_no_byte_table():
+    # Juniper publishes fill levels in percent of the queue buffer, not bytes per speed.
+    with pytest.raises(ValueError, match=r"junos: no ECN byte defaults for 400G: .*55-90 %"):
+        _intent.ecn_defaults(400, "junos")
+
+
+def test_junos_plan_section_and_jvd_ecn_defaults():
+    intent, devices = roce_fabric()
+    leaf2 = _intent.build_plan(intent, devices)["devices"]["leaf2"]
+    # JVD drop profile 55-90 % of the 12,000,000-byte queue buffer, drop-probability 100 %
+    assert leaf2["ports"]["et-0/0/1:0"]["ecn"] == {"min_threshold_bytes": 6600000, "max_threshold_bytes": 10800000, "max_probability_percent": 100}
+    junos = leaf2["junos"]
+    assert junos["scheduling"] == "port" and junos["model"] is None and junos["dcbx"] == "no-auto-negotiation"
+    assert junos["media_mtu"] == 9216
+    assert junos["shared_buffer"] == {"ingress": {"lossless": 66, "lossless-headroom": 24, "lossy": 10}, "egress": {"lossless": 66, "lossy": 10}}
+    # every queue a port uses gets a share; strict CNP queue capped at 5 %; the sum is 100
+    assert junos["transmit_percent"] == {"0": 42, "3": 43, "6": 5, "7": 5, "8": 5}
+    assert sum(junos["transmit_percent"].values()) == 100
+    assert "junos" not in _intent.build_plan(intent, devices)["devices"]["leaf1"]
+
+
+def test_junos_ets_groups():
+    intent, devices = roce_fabric()
+    devices["leaf2"].update(model="qfx5100")
+    junos = _intent.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
+    assert junos["scheduling"] == "ets"
+    assert junos["group_percent"] == {"unicast": 95, "mcast": 5}
+    assert junos["transmit_percent"] == {"0": 45, "3": 45, "6": 5, "7": 5, "8": 100}
+
+
+def test_junos_evo_model_renders_no_dcbx_by_default():
+    intent, devices = roce_fabric()
+    devices["leaf2"].update(model="qfx5240")
+    junos = _intent.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
+    assert (junos["dcbx"], junos["scheduling"]) == ("auto", "port")
+
+
+def test_explicit_mtu_kept_without_junos():
+    intent, devices = roce_fabric()
+    del devices["leaf2"]
+    assert _intent.build_plan(intent, devices)["devices"]["leaf1"]["mtu"] == 9214
 
 
 def test_ecn_defaults_rejects():
     with pytest.raises(ValueError):
-        _intent.ecn_defaults(0)
+        _intent.ecn_defaults(0, "eos")
 
 
 def test_ecn_intent_values_override_per_port():
@@ -299,7 +342,9 @@ def test_roce_plan_switches():
     assert leaf1["cnp"] == {"dscp": 48, "priority": 6, "queue": 6, "strict": True}
     assert leaf1["ecn_queue"] == 3
     assert leaf1["watchdog"] == {"enabled": True, "detection_time_ms": 200, "restoration_time_ms": 400, "action": "drop"}
-    assert leaf1["mtu"] == 9214
+    # A Junos switch is in scope and mtu.switch is unset: every switch gets 9202, the largest
+    # IP MTU a QFX takes (media MTU 9216 = IP MTU + 14-byte Ethernet header).
+    assert leaf1["mtu"] == 9202
     # Natural interface order: Ethernet2/1 before Ethernet10.
     assert list(leaf1["ports"]) == ["Ethernet2/1", "Ethernet10"]
     assert leaf1["ports"]["Ethernet10"] == {
@@ -309,14 +354,14 @@ def test_roce_plan_switches():
         "description": "uplink spine1",
         "pfc_priorities": [3],
         "ecn": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 20},
-        "headroom": {"xoff_bytes": 120 * KIB, "xon_bytes": 18 * KIB, "size_bytes": 138 * KIB, "total_bytes": 138 * KIB},
+        "headroom": {"xoff_bytes": 119 * KIB, "xon_bytes": 18 * KIB, "size_bytes": 137 * KIB, "total_bytes": 137 * KIB},
     }
-    # Port MTU in the plan is mtu.switch (9214), hence 120 KiB here vs 119 KiB at 9100.
+    # Port MTU in the plan is mtu.switch (9202 here, see above).
     assert leaf1["ports"]["Ethernet2/1"]["cable_length_m"] == 5
-    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _intent.headroom(400, 5, port_mtu=9214)["xoff_bytes"]
+    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _intent.headroom(400, 5, port_mtu=9202)["xoff_bytes"]
     leaf2 = plan["devices"]["leaf2"]
     assert leaf2["platform"] == "junos"
-    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _intent.headroom(200, 100, port_mtu=9214)["size_bytes"]
+    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _intent.headroom(200, 100, port_mtu=9202)["size_bytes"]
 
 
 def test_roce_plan_hosts_and_env():

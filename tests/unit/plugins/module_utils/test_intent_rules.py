@@ -337,9 +337,46 @@ ERROR_CASES = [
     (
         "queue-buffer-below-ecn-max",
         roce_base,
-        None,
+        {"roce.ecn": {"max_threshold_bytes": 1500000}},
         {"leaf1": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 1000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
         "leaf1: lossless_fabric_device.queue_buffer_bytes: 1000000 is not above the ECN max threshold of et-0/0/1 (1500000 bytes)",
+    ),
+    (
+        "junos-mtu-is-ip-mtu",
+        roce_base,
+        {"roce.mtu": {"switch": 9214, "host": 9000}},
+        {"leaf1": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.platform: junos takes an interface MTU up to 9202 (mtu.switch is the IP MTU; Junos' media MTU adds the"
+        " 14-byte Ethernet header and QFX takes at most 9216); lossless_fabric.roce.mtu.switch is 9214",
+    ),
+    (
+        "junos-model-unknown",
+        roce_base,
+        None,
+        {"leaf1": {"kind": "switch", "platform": "junos", "model": "qfx5250", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.model: 'qfx5250' is not a Junos model we have a scheduling form for (did you mean 'qfx5240'?)",
+    ),
+    (
+        "junos-ets-on-port-only-model",
+        roce_base,
+        None,
+        {"leaf1": {"kind": "switch", "platform": "junos", "model": "qfx5210", "scheduling": "ets", "queue_buffer_bytes": 12000000,
+                   "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.scheduling: 'ets': qfx5210 takes port scheduling",
+    ),
+    (
+        "junos-dcbx-mode",
+        roce_base,
+        None,
+        {"leaf1": {"kind": "switch", "platform": "junos", "dcbx": "off", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "100G"}}}},
+        "leaf1: lossless_fabric_device.dcbx: 'off' is not a DCBX PFC mode (one of no-auto-negotiation, auto)",
+    ),
+    (
+        "junos-key-on-eos",
+        roce_base,
+        None,
+        {"leaf1.scheduling": "ets"},
+        "leaf1: lossless_fabric_device.scheduling: is a junos key; platform is eos",
     ),
     (
         "bandwidth-leaves-nothing",
