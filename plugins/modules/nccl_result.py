@@ -292,12 +292,12 @@ format:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse  # noqa: E402
 
 ARGUMENT_SPEC = {
     "src": {"type": "path"},
     "content": {"type": "str"},
-    **_nccl.GATE_ARG_SPEC,
+    **_nccl_gate.GATE_ARG_SPEC,
 }
 
 
@@ -308,7 +308,7 @@ def main() -> None:
         required_one_of=[("src", "content")],
         supports_check_mode=True,
     )
-    settings, errors = _nccl.gate_settings(module.params)
+    settings, errors = _nccl_gate.gate_settings(module.params)
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 
@@ -320,13 +320,13 @@ def main() -> None:
         except OSError as exc:
             module.fail_json(msg="src: cannot read %s: %s" % (module.params["src"], exc.strerror or exc))
 
-    result = _nccl.parse(text)
+    result = _nccl_parse.parse(text)
     result["parse_warnings"] = result.pop("warnings")
     for warning in result["parse_warnings"]:
         module.warn(warning)
     result["changed"] = False
     if settings["active"]:
-        result["gate"] = _nccl.gate_report(result, settings)
+        result["gate"] = _nccl_gate.gate_report(result, settings)
         if not result["gate"]["passed"]:
             module.fail_json(msg="\n".join(result["gate"]["unmet"]), **result)
     module.exit_json(**result)
