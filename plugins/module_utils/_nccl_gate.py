@@ -25,7 +25,8 @@ def gate_label(coll):
     return ('%s_perf' % coll) if coll else 'nccl-tests'
 
 
-def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False) -> list:
+def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False,
+         require_correctness=True) -> list:
     """Return one human line per unmet requirement; an empty list means the log passes.
 
     A target is {min_size, max_size (None = no upper bound), min_busbw,
@@ -34,12 +35,15 @@ def gate(result: dict, targets: list, require_transport=None, require_gdr=None, 
     range, a log cut before max_size, N/A cells and crashed runs each give a
     line.  ``require_transport`` is a name or a list of accepted names and
     ``require_gdr`` a bool; "unknown" never satisfies either.
+    ``require_correctness=False`` accepts a log without correctness evidence (run with ``-c 0``);
+    a wrong count or a deviation beyond nccl-tests' bound still fails.
     """
-    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete)
+    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete, require_correctness)
             if c['line']]
 
 
-def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False):  # noqa: C901
+def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False,  # noqa: C901
+                 require_correctness=True):
     """Every requirement ``gate`` checks, in its order: {requirement, passed, measured, line}; ``line`` is None when met."""
     result = result if isinstance(result, dict) else {}
     rows = result.get('rows') or []
@@ -57,19 +61,21 @@ def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_
     base = []
     if not rows:
         base.append('%s: no result rows in the log (run crashed, hung or was cut before the table)' % label)
-    for failure in (result.get('failures') or [])[:1]:
+    for failure in (result.get('failures') or [])[:3]:
         base.append('%s: the run reported a failure: %s' % (label, failure))
     if result.get('independent_runs'):
-        base.append('%s: the log holds several independent runs (a non-MPI binary under a launcher?); refusing to gate on it' % label)
+        why = '; '.join(result.get('independent_reasons') or []) or 'several headers or device lists'
+        base.append('%s: the log holds several independent runs, not one multi-node benchmark (%s); refusing to gate on it' % (label, why))
     check('%s: result rows from one run that reported no failure' % label, base,
           '%d row(s), %d failure(s)' % (len(rows), len(result.get('failures') or [])))
     for tgt in targets or []:
         if isinstance(tgt, dict) and tgt.get('collective') and coll is not None and V.collective_name(tgt.get('collective')) != coll:
             continue    # a target for another collective: not this log's business
-        check(_target_text(tgt, coll), [_gate_target(result, rows, coll, tgt)], _target_measured(rows, tgt))
+        lines = _gate_target(result, rows, coll, tgt)
+        check(_target_text(tgt, coll), lines if isinstance(lines, list) else [lines], _target_measured(rows, tgt))
     wrong_cells = [r[k]['wrong'] for r in rows for k in ('out_of_place', 'in_place') if r.get(k) and r[k].get('wrong') is not None]
     check('%s: #wrong <= %d in every checked cell, and correctness checked' % (label, max_wrong),
-          _gate_wrong(result, rows, label, max_wrong), ('max #wrong %d' % max(wrong_cells)) if wrong_cells else None)
+          _gate_wrong(result, rows, label, max_wrong, require_correctness), ('max #wrong %d' % max(wrong_cells)) if wrong_cells else None)
     if require_transport:
         accepted = [require_transport] if isinstance(require_transport, str) else list(require_transport)
         have = result.get('transport') or 'unknown'
@@ -164,6 +170,21 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
         '%s..%s' % (human_size(min_size), human_size(max_size) if max_size is not None else 'max')
     in_range = [r for r in rows if r['size'] >= min_size and (max_size is None or r['size'] <= max_size)]
     largest = result.get('largest_size_bytes')
+    evidence = []
+    damaged = [d for d in result.get('damaged_rows') or []
+               if d.get('size') is None or (d['size'] >= min_size and (max_size is None or d['size'] <= max_size))]
+    if damaged:
+        d = damaged[0]
+        evidence.append('%s busbw at %s: the row at line %s %sis damaged (%s): no evidence < target %.2f GB/s' % (
+            label, span, d.get('line'), ('(%d B) ' % d['size']) if d.get('size') is not None else '', d['reason'], min_bw))
+    gap = _evidence_gap(result, rows, min_size, max_size)
+    if gap:
+        evidence.append('%s busbw at %s: %s < target %.2f GB/s' % (label, span, gap, min_bw))
+    value = _gate_value(label, span, in_range, largest, max_size, min_bw, halves)
+    return evidence + ([value] if value else [])
+
+
+def _gate_value(label, span, in_range, largest, max_size, min_bw, halves):
     if not in_range:
         return '%s busbw at %s: no data (the log %s) < target %.2f GB/s' % (
             label, span, ('ends at %d B (%s)' % (largest, human_size(largest))) if largest is not None else 'has no rows', min_bw)
@@ -190,27 +211,112 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
         label, _PLACEMENT_TEXT[key], size, human_size(size), value, min_bw, more)
 
 
-def _gate_wrong(result, rows, label, max_wrong):
+def _sweep(header):
+    """The sizes nccl-tests was asked for: minBytes, then x step (factor) or + step (bytes), up to maxBytes
+    (src/common.cu TimeTest; the header line prints all three, src/util.cu)."""
+    if not isinstance(header, dict):
+        return None
+    lo = header.get('minBytes')
+    hi = header.get('maxBytes_reduced') or header.get('maxBytes')
+    step = header.get('step') or 2
+    kind = header.get('step_kind') or 'factor'
+    if not isinstance(lo, int) or not isinstance(hi, int) or lo < 0 or hi < lo or not isinstance(step, int) or step < 1:
+        return None
+    if kind == 'factor' and (step < 2 or lo == 0):
+        return None
+    out = []
+    size = lo
+    while size <= hi and len(out) < 4096:
+        out.append(size)
+        size = size * step if kind == 'factor' else size + step
+    return out
+
+
+def _ranges(sizes):
+    return ', '.join(('%s' % human_size(a)) if a == b else ('%s-%s' % (human_size(a), human_size(b))) for a, b in sizes)
+
+
+def _evidence_gap(result, rows, lo, hi):  # noqa: C901
+    """Why the rows do not cover the target's range, or None: requested sizes absent, or a table that starts or
+    ends inside the range where the log cannot say what it requested."""
+    sweep = _sweep(result.get('header'))
+    printed = sorted({r['size'] for r in rows})
+    if sweep:
+        want = [s for s in sweep if s >= lo and (hi is None or s <= hi)]
+        missing = []
+        for n, s in enumerate(want):
+            below = sweep[sweep.index(s) - 1] if sweep.index(s) > 0 else -1
+            # nccl-tests rounds each size down to whole elements (x ranks for all_gather): a printed size in (previous, s] is s
+            if not any(below < p <= s for p in printed):
+                if missing and missing[-1][1] == want[n - 1]:
+                    missing[-1][1] = s
+                else:
+                    missing.append([s, s])
+        if missing:
+            return 'no evidence for sizes %s (requested by the header, minBytes %d maxBytes %d, absent from the log)' % (
+                _ranges(missing), sweep[0], sweep[-1])
+        return None
+    if not printed:
+        return None
+    first, last = printed[0], printed[-1]
+    # after its column header the first row is minBytes (src/common.cu TimeTest); only a paste that lost the header hides it
+    if first > lo and 'the output starts inside the table' in ' '.join(result.get('truncated_reasons') or []):
+        return 'the table starts at %d B (%s), inside the range, and the log does not show what was requested: no evidence for %s-%s' % (
+            first, human_size(first), human_size(lo), human_size(first))
+    if hi is None and result.get('avg_bus_bandwidth') is None and last >= lo:
+        return 'the table ends at %d B (%s) without a footer, inside the range (up to the largest size): later sizes may be missing' % (
+            last, human_size(last))
+    return None
+
+
+# DeltaMaxValue of NVIDIA/nccl-tests src/common.cu before 2.13 (v2.0.0..v2.11.0): the bound a max deviation is held to,
+# times (nranks - 1); above it the run counts an error ("Out of bounds values").  Integer types: any deviation.
+_DELTA_MAX = {'half': 1e-2, 'bfloat16': 1e-2, 'float': 1e-5, 'double': 1e-12}
+
+
+def _gate_wrong(result, rows, label, max_wrong, require_correctness=True):  # noqa: C901
     out = []
     bad = []
     unchecked = []
+    deviations = []
+    coll = result.get('collective')
+    ranks = result.get('ranks')
+    # before 2.13 the footer counts the rows whose deviation broke the bound: "0 OK" vouches for every delta cell
+    oob_ok = result.get('out_of_bounds_count') == 0 and result.get('wrong_column', '') and 'deviation' in (result.get('wrong_column') or '')
+
+    def other_checked(r):
+        # only sendrecv and alltoall(v) print N/A in place next to a checked out-of-place cell (src/<coll>.cu reportErrors)
+        oop = r.get('out_of_place') or {}
+        return oop.get('wrong') is not None or oop.get('max_delta') is not None
     for r in rows:
         for key in ('out_of_place', 'in_place'):
             half = r.get(key)
             if not half:
                 continue
             wrong = half.get('wrong')
+            never_checked = key == 'in_place' and (coll in V.INPLACE_UNCHECKED or (
+                coll is None and other_checked(r)))
             if wrong is not None:
                 if wrong > max_wrong:
                     bad.append('%d B %s: %d' % (r['size'], _PLACEMENT_TEXT[key], wrong))
-            elif half.get('max_delta') is None:
-                # alltoall in-place is never checked by nccl-tests; everything else N/A means -c 0
-                if not (key == 'in_place' and result.get('collective') in ('alltoall', 'alltoallv')):
-                    unchecked.append(r['size'])
+            elif half.get('max_delta') is not None:
+                if never_checked:
+                    continue    # printed, but nccl-tests compares it with nothing (reportErrors = 0 in place)
+                bound = _DELTA_MAX.get(r.get('type'), 0.0) * max(1, (ranks or 2) - 1)
+                if half['max_delta'] > bound and not oob_ok:
+                    deviations.append('%d B %s: %g (bound %g for %s%s)' % (
+                        r['size'], _PLACEMENT_TEXT[key], half['max_delta'], bound, r.get('type'),
+                        (', %d ranks' % ranks) if ranks else ', ranks unknown: 2 assumed'))
+            elif not never_checked:
+                # N/A where nccl-tests checks: the run had -c 0
+                unchecked.append(r['size'])
     if bad:
         out.append('%s: #wrong above %d at %s%s' % (label, max_wrong, ', '.join(bad[:6]), ' ...' if len(bad) > 6 else ''))
-    if unchecked:
-        out.append('%s: correctness not checked (#wrong N/A, run with -c 1) at %d cell(s), e.g. %d B' % (label, len(unchecked), unchecked[0]))
+    if deviations:
+        out.append('%s: max deviation above nccl-tests\' bound at %s%s' % (label, ', '.join(deviations[:4]), ' ...' if len(deviations) > 4 else ''))
+    if unchecked and require_correctness:
+        out.append('%s: no correctness evidence: #wrong/error is N/A at %d cell(s), e.g. %d B (run with -c 1, '
+                   'or set require_correctness: false)' % (label, len(unchecked), unchecked[0]))
     oob = result.get('out_of_bounds_count')
     if oob and oob > 0 and not bad:
         out.append('%s: Out of bounds values : %s' % (label, result.get('out_of_bounds')))
@@ -328,7 +434,7 @@ def _fabric_targets(fabric, settings, errors):
 def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
     """{passed, unmet (one line each), checked ([{requirement, passed, measured}])} of one result under ``settings``."""
     checks = _gate_checks(result, settings['targets'], settings['require_transport'], settings['require_gdr'],
-                          settings['max_wrong'], settings['require_complete'])
+                          settings['max_wrong'], settings['require_complete'], settings.get('require_correctness', True))
     coll = (result or {}).get('collective')
     targets = settings['targets']
     if coll is not None and targets and all(t.get('collective') and t['collective'] != coll for t in targets):

@@ -194,6 +194,8 @@ class _State:
         self.proc_returned = None
         self.after_proc_returned = False
         self.restarts = 0
+        self.damaged = []               # {line, size, reason}: rows inside the table that are not rows nccl-tests prints
+        self.cells = []                 # (row index, half, time, half-ulp, algbw, half-ulp, busbw, half-ulp) for consistency checks
 
     def error(self, text):
         text = text.strip()
@@ -265,6 +267,14 @@ def _parse_lines(text):
             idx += 1
             # hot path: most lines of a debug log are NCCL INFO lines; handle them with plain string ops
             c = line[:1]
+            if (c == ' ' or c == '\t') and '<std' in line[:40]:
+                # an indented or space-led mpirun --tag-output prefix (as pasted in issues): strip it as well
+                s = line.lstrip()
+                if s[:1] == '[':
+                    m = mpi_tag(s)
+                    if m:
+                        line = s[m.end():]
+                        c = line[:1]
             if c == '[':
                 # an mpirun --tag-output prefix or a leading [N] rank label (section 10)
                 m = mpi_tag(line) or rank_label(line)
@@ -344,18 +354,48 @@ def _feed(st, line, idx):  # noqa: C901 - one dispatch loop is the fast path
             # launcher rank labels inserted inside a row (NVIDIA/nccl#1453)
             content = _RE_RANK_LABEL.sub('', content)
         toks = content.split()
-        if len(toks) >= 3 and toks[0].isdigit() and toks[1].isdigit() and toks[2][:1].isalpha():
+        if len(toks) >= 3 and toks[0].isascii() and toks[0].isdigit() and toks[1].isascii() and toks[1].isdigit() and toks[2][:1].isalpha():
             _row(st, toks, content, idx)
             return
+        if not hashed and _in_table(st) and _row_like(toks):
+            _damaged(st, idx, toks, 'size, count or type column is not a number, a number and a type name')
+            return
     st.last_line_partial_row = False
+    if not hashed and _in_table(st):
+        toks = content.split()
+        if _row_like(toks):
+            _damaged(st, idx, toks, 'a data row whose first column is not a size')
+            return
     _other_line(st, content, hashed)
+
+
+def _in_table(st):
+    """Between the column header (or the first row) and the footer: where every row-like line is a row."""
+    return bool(st.rows or st.header_seen or st.partial_rows) and st.footers == 0 and st.avg is None
+
+
+def _row_like(toks):
+    """A line with the shape of a data row (at least 10 cells, most of them numbers or N/A)."""
+    if len(toks) < 10:
+        return False
+    numeric = 0
+    for tok in toks:
+        if tok == 'N/A' or _num(tok) is not None:
+            numeric += 1
+    return numeric * 2 >= len(toks)
+
+
+def _damaged(st, idx, toks, why):
+    st.partial_rows += 1
+    st.last_line_partial_row = True
+    size = int(toks[0]) if toks and toks[0].isascii() and toks[0].isdigit() else None
+    st.damaged.append({'line': idx + 1, 'size': size, 'reason': why})
 
 
 def _row(st, toks, content, idx):
     row = _parse_row(st, toks, content)
     if row is None:
-        st.partial_rows += 1
-        st.last_line_partial_row = True
+        _damaged(st, idx, toks, 'the cells do not fit the table layout (a damaged number, a missing or extra cell, or a cut line)')
         return
     st.last_line_partial_row = False
     if st.device_list_open:
@@ -446,6 +486,10 @@ def _parse_row(st, toks, content):  # noqa: C901 - hot path, kept flat on purpos
             half['i_p99_us'] = vals[base + 6]
             half['i_cv_pct'] = vals[base + 7]
         halves.append(half)
+        if half['time_us'] is not None and half['algbw'] is not None and half['busbw'] is not None:
+            et = _half_ulp(cells[base]) * (1000.0 if legacy else 1.0)
+            st.cells.append((len(st.rows), 'out_of_place' if base == 0 else 'in_place', half['time_us'], et,
+                             half['algbw'], _half_ulp(cells[base + 1]), half['busbw'], _half_ulp(cells[base + 2])))
     if len(st.rows) < 64:
         if not legacy:
             _note_time_format(st, cells[0])
@@ -525,7 +569,9 @@ def _other_line(st, content, hashed):  # noqa: C901
         st.avg = val[0] if val else None
         st.avg_status = val[1] if len(val) > 1 else None
         if st.avg_status == 'FAILED':
+            # NCCL_TESTS_MIN_BW: the average is below 0.9 x the minimum (src/util.cu writeResultFooter), and the run exits 1
             st.error('Avg bus bandwidth : ' + ' '.join(val))
+            st.failures.append('# Avg bus bandwidth : ' + ' '.join(val))
         return
     if low.startswith('nccl-tests version'):
         _version_line(st, content)
@@ -583,6 +629,15 @@ def _other_line(st, content, hashed):  # noqa: C901
             st.error(msg)
             st.failures.append(msg)
             return
+    if content.startswith('srun: error:') and ('Exited with exit code' in content or 'Killed' in content or 'signal' in content):
+        # Slurm's srun reports a task that exited non-zero (unverified wording, as users paste it)
+        st.error(content)
+        st.failures.append(content)
+        return
+    if 'exited on signal' in content and content.startswith(('mpirun', 'prterun')):
+        st.error(content)
+        st.failures.append(content)
+        return
     if 'completion with error' in content:
         st.error(content.rstrip(':'))
         st.failures.append(content.rstrip(':'))
@@ -829,6 +884,8 @@ def _finish(st):  # noqa: C901
 
     # ranks, nodes
     _counts(st, res, coll)
+    _check_rows(st, rows)
+    res['damaged_rows'] = sorted(st.damaged, key=lambda d: d['line'] or 0)
 
     # gpu model from the device list
     names = sorted({d['name'] for d in st.devices if d['name']})
@@ -856,10 +913,16 @@ def _finish(st):  # noqa: C901
     res['independent_runs'] = bool(independent and (st.device_lists > 1 or st.nthread_lines > 1
                                                     or sum(1 for d in st.devices if d['rank'] == 0) > 1))
     res['runs'] = max(1, st.header_seen) if rows else st.header_seen
-    if st.restarts:
-        warnings.append('sizes restart %d time(s): several sweeps in one stream (-N cycles, -d all, -o all, or several runs)' % st.restarts)
+    why_independent = []
     if res['independent_runs']:
-        warnings.append('several headers or device lists that each start at rank 0: independent runs in one stream')
+        why_independent.append('several headers or device lists that each start at rank 0')
+    why_independent.extend(_independent_sweeps(st, rows, coll))
+    res['independent_runs'] = bool(why_independent)
+    res['independent_reasons'] = why_independent
+    if st.restarts and not why_independent:
+        warnings.append('sizes restart %d time(s): several sweeps in one stream (-N cycles, -d all or -o all)' % st.restarts)
+    for why in why_independent:
+        warnings.append('independent runs in one stream: ' + why)
     reasons = []
     if st.avg is None:
         reasons.append('no "Avg bus bandwidth" footer')
@@ -873,8 +936,10 @@ def _finish(st):  # noqa: C901
         ranks_listed = sorted({d['rank'] for d in st.devices})
         if ranks_listed[0] != 0 or len(ranks_listed) != ranks_listed[-1] + 1:
             reasons.append('the device list is incomplete')
-    if st.last_line_partial_row or st.partial_rows:
-        reasons.append('%d damaged or cut data row(s)' % st.partial_rows)
+    if st.damaged or st.partial_rows:
+        first = min(st.damaged, key=lambda d: d['line'] or 0) if st.damaged else None
+        reasons.append('%d damaged or cut data row(s)%s' % (
+            max(len(st.damaged), st.partial_rows), (' (first at line %d: %s)' % (first['line'], first['reason'])) if first else ''))
     max_req = st.reduced_max if st.reduced_max else (st.nthread or {}).get('maxBytes')
     if rows and max_req and not st.elided:
         last = rows[-1]['size']
@@ -897,6 +962,138 @@ def _finish(st):  # noqa: C901
         res['header']['maxBytes_reduced'] = st.reduced_max
     res['json_output_path'] = st.json_path
     return res
+
+
+# Type names nccl-tests prints and their element size in bytes (src/common.cu test_typenames, v1.0.0 to v2.19.6;
+# "char"/"int" are the NCCL 1 names) and the reduction names (test_opnames; "none" for collectives without one).
+TYPE_BYTES = {'int8': 1, 'uint8': 1, 'char': 1, 'int32': 4, 'uint32': 4, 'int': 4, 'int64': 8, 'uint64': 8,
+              'half': 2, 'float': 4, 'double': 8, 'bfloat16': 2, 'f8e4m3': 1, 'f8e5m2': 1}
+REDOPS = frozenset(('sum', 'prod', 'max', 'min', 'avg', 'mulsum', 'none'))
+# busbw = algbw * factor(nranks) (the <coll>GetBw functions of NVIDIA/nccl-tests src/*.cu); these move data between ranks,
+# so with more than one rank their busbw is never 0 while algbw is not.
+_DATA_MOVING = frozenset(_FACTOR)
+_SLACK = 2e-3   # relative: printf rounding is in the half-ulps; this covers the float arithmetic around them
+
+
+def _check_rows(st, rows):  # noqa: C901
+    """Rows whose cells contradict each other are damaged, never silently believed.
+
+    nccl-tests computes algbw = size / time (GB/s, time in us) and busbw = algbw * factor(nranks) for every row
+    (src/common.cu BenchTime, src/<coll>.cu GetBw), prints size = count * element size * m with m the same for
+    every row (1, or nranks for all_gather/gather/scatter/alltoall), and only its own type and op names.
+    A single damaged token breaks one of these; each check compares a row with the other rows, so it needs no
+    knowledge of the collective.  A row that fails is reported with its line; it stays in ``rows``.
+    """
+    bad = {}
+
+    def mark(i, why):
+        if i not in bad:
+            bad[i] = why
+
+    mults = collections.Counter()
+    for i, r in enumerate(rows):
+        tb = TYPE_BYTES.get(r['type'])
+        if tb is None:
+            mark(i, 'type %r is not a type nccl-tests prints' % r['type'])
+            continue
+        if r['redop'] is not None and r['redop'] not in REDOPS:
+            mark(i, 'op %r is not an op nccl-tests prints' % r['redop'])
+        for key in ('out_of_place', 'in_place'):
+            h = r[key]
+            if h and any(h.get(k) is not None and h[k] < 0 for k in ('time_us', 'algbw', 'busbw')):
+                mark(i, 'a negative time or bandwidth')
+        if r['count'] > 0:
+            q, rem = divmod(r['size'], r['count'] * tb)
+            if rem or not q:
+                mark(i, 'size %d B is not count %d x %d B (%s) x ranks' % (r['size'], r['count'], tb, r['type']))
+            else:
+                mults[q] += 1
+    if mults:
+        m = mults.most_common(1)[0][0]
+        for i, r in enumerate(rows):
+            tb = TYPE_BYTES.get(r['type'])
+            if i not in bad and tb and r['count'] > 0 and r['size'] != r['count'] * tb * m:
+                mark(i, 'size %d B is not count %d x %d B x %d as in the other rows' % (r['size'], r['count'], tb, m))
+    # algbw * time / size is one constant per log; busbw / algbw is one constant per log
+    alg = []
+    bus = []
+    for i, _key, tm, et, a, ea, b, eb in st.cells:
+        r = rows[i] if i < len(rows) else None
+        if r is None or r['size'] <= 0 or tm <= 0:
+            continue
+        lo_t = max(tm - et, 1e-9)
+        alg.append((i, (a - ea) * lo_t * 1e3 / r['size'], (a + ea) * (tm + et) * 1e3 / r['size']))
+        if a - ea > 0:
+            bus.append((i, (b - eb) / (a + ea), (b + eb) / (a - ea)))
+    for name, spans in (('algbw does not match size / time', alg), ('busbw / algbw differs from the other rows', bus)):
+        ref = _reference(spans)
+        if ref is None:
+            continue
+        for i, lo, hi in spans:
+            if not lo * (1 - _SLACK) - 1e-12 <= ref <= hi * (1 + _SLACK) + 1e-12:
+                mark(i, name)
+    for i, why in sorted(bad.items()):
+        r = rows[i]
+        r['damaged'] = why
+        st.damaged.append({'line': r.get('line'), 'size': r['size'], 'reason': why})
+
+
+def _reference(spans):
+    """The value most rows agree on: the point inside the most intervals among the precise ones (median fallback)."""
+    precise = sorted(spans, key=lambda s: s[2] - s[1])[:max(3, len(spans) // 2)]
+    if not precise:
+        return None
+    best, best_n = None, -1
+    for _i, lo, hi in precise:
+        for cand in ((lo + hi) / 2,):
+            n = sum(1 for _j, l2, h2 in spans if l2 * (1 - _SLACK) <= cand <= h2 * (1 + _SLACK))
+            if n > best_n:
+                best, best_n = cand, n
+    if best_n * 2 <= len(spans) and len(spans) > 2:
+        return None     # no majority: nothing to compare against (a layout this parser does not know)
+    return best
+
+
+def _independent_sweeps(st, rows, coll):
+    """Reasons the rows are not one nccl-tests run (src/common.cu TimeTest: each -N cycle prints the whole sweep
+    minBytes..maxBytes again, -d all / -o all start a sweep per type / op; nothing else repeats a size)."""
+    out = []
+    segs = []
+    # equal neighbours are legal where the element rounding maps several requested sizes to one printed size:
+    # size 0 (all_gather of fewer bytes than ranks x element) and -i steps smaller than that rounding
+    step_bytes = (st.nthread or {}).get('step_kind') == 'bytes'
+    for r in rows:
+        key = (r.get('run'), r['type'], r['redop'])
+        prev = segs[-1][1][-1] if segs and segs[-1][0] == key else None
+        if prev is not None and (r['size'] > prev or (r['size'] == prev and (r['size'] == 0 or step_bytes))):
+            segs[-1][1].append(r['size'])
+        else:
+            if prev is not None and r['size'] == prev:
+                out.append('size %d B (%s) printed twice in a row at line %d: two processes writing one stream' % (
+                    r['size'], r['type'], r.get('line') or 0))
+                return out
+            segs.append((key, [r['size']]))
+    by_key = {}
+    for n, (key, sizes) in enumerate(segs):
+        by_key.setdefault(key, []).append((n, sizes))
+    for key, group in by_key.items():
+        if len(group) < 2:
+            continue
+        first = group[0][1]
+        for n, sizes in group[1:]:
+            last = n == len(segs) - 1
+            same = sizes == first or (last and sizes == first[:len(sizes)])
+            if not same:
+                out.append('sizes restart at %d B (%s %s) with a sweep unlike the first (%d..%d B): not -N cycles of one run' % (
+                    sizes[0], key[1], key[2] or '', first[0], first[-1]))
+                return out
+    if st.header_seen > 1 and any(r.get('run', 0) > 1 for r in rows) and any(r.get('run', 0) == 1 for r in rows):
+        out.append('%d column headers, each followed by rows: nccl-tests prints one per process' % st.header_seen)
+    if coll in _DATA_MOVING:
+        big = [h for r in rows if r['size'] > 0 for h in (r['out_of_place'], r['in_place']) if h and h['algbw'] and h['algbw'] >= 0.01]
+        if big and all(h['busbw'] == 0 for h in big):
+            out.append('busbw is 0 in every row while algbw is not: one-rank %s runs (factor (n-1)/n = 0), not one multi-rank job' % coll)
+    return out
 
 
 def _infer_tests_version(st):
@@ -1301,6 +1498,7 @@ def _parse_json_doc(doc):
         st.avg_status = None if okay == 'unchecked' else ('OK' if okay else 'FAILED')
         if st.avg_status == 'FAILED':
             st.error('Avg bus bandwidth : %s FAILED' % st.avg)
+            st.failures.append('average_bus_bandwidth: %s FAILED' % st.avg)
     for err in doc.get('errors') or []:
         if err:
             st.error('error: %s' % err)

@@ -303,6 +303,12 @@ def median_result(results: list) -> dict:
         'truncated_reasons': ['launch %d: %s' % (i + 1, reason) for i, r in enumerate(results) for reason in r.get('truncated_reasons') or []],
         'out_of_bounds_count': oob_worst['out_of_bounds_count'] if oob_worst else None,
         'out_of_bounds': oob_worst.get('out_of_bounds') if oob_worst else None,
+        # what the gate's evidence checks read: the requested sweep, the footer, damaged rows, rank count
+        'header': agreed('header', None),
+        'avg_bus_bandwidth': 'median' if results and all(r.get('avg_bus_bandwidth') is not None for r in results) else None,
+        'damaged_rows': [dict(d, reason='launch %d: %s' % (i + 1, d.get('reason'))) for i, r in enumerate(results) for d in r.get('damaged_rows') or []],
+        'independent_reasons': ['launch %d: %s' % (i + 1, why) for i, r in enumerate(results) for why in r.get('independent_reasons') or []],
+        'ranks': agreed('ranks', None), 'wrong_column': agreed('wrong_column', None),
     }
     return out
 

@@ -333,7 +333,8 @@ def test_gate_no_rows_and_crash():
 def test_gate_na_cells():
     res = _corpus_or_skip('gcp_gke_a3high_allgather_tcpx_nocheck')
     lines = _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}])
-    assert any('correctness not checked' in line for line in lines)
+    assert any('no correctness evidence' in line for line in lines)
+    assert not _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}], require_correctness=False)
     text = '     1048576        262144     float     sum      -1   1000.0    1.05     N/A      0   1000.0    1.05    1.97      0\n'
     res = _nccl_parse.parse(text)
     lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': None, 'min_busbw': 1}])
