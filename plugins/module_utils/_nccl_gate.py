@@ -296,6 +296,8 @@ def _gate_wrong(result, rows, label, max_wrong, require_correctness=True):  # no
             wrong = half.get('wrong')
             never_checked = key == 'in_place' and (coll in V.INPLACE_UNCHECKED or (
                 coll is None and other_checked(r)))
+            if never_checked and coll in V.INPLACE_UNCHECKED:
+                continue    # printed (a count in 2.13.0, a deviation before), but nccl-tests compares it with nothing
             if wrong is not None:
                 if wrong > max_wrong:
                     bad.append('%d B %s: %d' % (r['size'], _PLACEMENT_TEXT[key], wrong))

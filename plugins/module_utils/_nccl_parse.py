@@ -1207,13 +1207,38 @@ def _infer_collective(st):
         return 'reduce', 'inferred from rows (redop and root)'
     if not has_redop and not rooted and ratio is not None and ratio < 0.995 and labels != ('root',):
         # all_gather or alltoall; alltoall in-place #wrong is always N/A (2022-09 on)
+        # Only where the layout dates the run: alltoall printed an in-place count until v2.13.1 (NVIDIA/nccl-tests a0a1491,
+        # "Display N/A for error count in AlltoAll in-place test"), and alltoallv (v2.19.0, c466505) prints what alltoall does.
         inplace_checked = any(r['in_place'] and r['in_place']['wrong'] is not None for r in rows)
         oop_checked = any(r['out_of_place'] and r['out_of_place']['wrong'] is not None for r in rows)
-        if oop_checked and not inplace_checked:
-            return 'alltoall', 'inferred from rows (in-place #wrong N/A, busbw/algbw < 1)'
+        _lo, hi = _era_bounds(st)
+        if oop_checked and not inplace_checked and hi is not None and hi <= (2, 19, 0):
+            return 'alltoall', 'inferred from rows (in-place #wrong N/A, busbw/algbw < 1, layout before 2.19)'
+        # Known gap (unverified either way): a v2.13.0 alltoall log, the one release that printed an in-place count, reads as all_gather.
         if inplace_checked:
-            return 'all_gather', 'inferred from rows (busbw/algbw < 1, in-place checked)'
+            return 'all_gather', 'inferred from rows (busbw/algbw < 1, in-place #wrong checked)'
     return None, None
+
+
+def _era_bounds(st):
+    """(lowest, highest or None) nccl-tests version the layout allows, from the features that date it (section 5.2)."""
+    if st.version_line:
+        m = re.match(r'(\d+)\.(\d+)\.(\d+)', st.version_line)
+        if m:
+            ver = tuple(int(x) for x in m.groups())
+            return ver, ver
+    lo, hi = (1, 0, 0), None
+    if st.time_fmt_new and not st.time_fmt_old:
+        lo = max(lo, (2, 17, 3))
+    elif st.time_fmt_old and not st.time_fmt_new:
+        hi = (2, 17, 3)
+    if st.nthread_has_unalign:
+        lo = max(lo, (2, 18, 2))
+    if any(d['group'] is not None for d in st.devices):
+        lo = max(lo, (2, 13, 4))
+    if any(d['device_id'].startswith('0x') for d in st.devices):
+        hi = (2, 14, 1) if hi is None else min(hi, (2, 14, 1))
+    return lo, hi
 
 
 def _bw_ratio(rows):
