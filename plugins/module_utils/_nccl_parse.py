@@ -969,9 +969,6 @@ def _finish(st):  # noqa: C901
 TYPE_BYTES = {'int8': 1, 'uint8': 1, 'char': 1, 'int32': 4, 'uint32': 4, 'int': 4, 'int64': 8, 'uint64': 8,
               'half': 2, 'float': 4, 'double': 8, 'bfloat16': 2, 'f8e4m3': 1, 'f8e5m2': 1}
 REDOPS = frozenset(('sum', 'prod', 'max', 'min', 'avg', 'mulsum', 'none'))
-# busbw = algbw * factor(nranks) (the <coll>GetBw functions of NVIDIA/nccl-tests src/*.cu); these move data between ranks,
-# so with more than one rank their busbw is never 0 while algbw is not.
-_DATA_MOVING = frozenset(_FACTOR)
 _SLACK = 2e-3   # relative: printf rounding is in the half-ulps; this covers the float arithmetic around them
 
 
@@ -1089,10 +1086,10 @@ def _independent_sweeps(st, rows, coll):
                 return out
     if st.header_seen > 1 and any(r.get('run', 0) > 1 for r in rows) and any(r.get('run', 0) == 1 for r in rows):
         out.append('%d column headers, each followed by rows: nccl-tests prints one per process' % st.header_seen)
-    if coll in _DATA_MOVING:
-        big = [h for r in rows if r['size'] > 0 for h in (r['out_of_place'], r['in_place']) if h and h['algbw'] and h['algbw'] >= 0.01]
-        if big and all(h['busbw'] == 0 for h in big):
-            out.append('busbw is 0 in every row while algbw is not: one-rank %s runs (factor (n-1)/n = 0), not one multi-rank job' % coll)
+    # busbw 0 next to a non-zero algbw: factor (n-1)/n with n = 1; collectives with factor 1 never print it
+    big = [h for r in rows if r['size'] > 0 for h in (r['out_of_place'], r['in_place']) if h and h['algbw'] and h['algbw'] >= 0.01]
+    if big and all(h['busbw'] == 0 for h in big):
+        out.append('busbw is 0 in every row while algbw is not: one-rank runs (bus factor (n-1)/n = 0 for n = 1), not one multi-rank job')
     return out
 
 
@@ -1250,8 +1247,8 @@ def _bw_ratio(rows):
             continue
         if best is None or h['algbw'] > best['algbw']:
             best = h
-    if best is None or best['algbw'] < 0.1:
-        return None
+    if best is None or best['algbw'] < 0.1 or best['busbw'] == 0:
+        return None     # busbw 0: one rank, where every collective's factor is 0 or 1 and tells nothing
     return best['busbw'] / best['algbw']
 
 
