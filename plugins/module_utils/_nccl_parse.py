@@ -68,6 +68,7 @@ _RE_TEST_FAIL = re.compile(r'(Test (?:NCCL|CUDA) failure .*|Test failure \S+:\d+
 _RE_FAIL_SRC = re.compile(r'Test failure ([a-z_]+)\.cu:')
 _RE_PROC_RETURNED = re.compile(r'(\d+) process(?:es)? returned')
 _RE_TIMESTAMP = (re.compile(r'^\d{4}-\d{2}-\d{2}$'), re.compile(r'^\d{2}:\d{2}:\d{2}$'))
+_RE_INT = re.compile(r'-?[0-9]+')
 _RE_ELISION = re.compile(r'^(?:\.{3,}|\u2026)$')
 
 _VERSION_ERAS = (
@@ -441,7 +442,7 @@ def _parse_row(st, toks, content):  # noqa: C901 - hot path, kept flat on purpos
     for i in range(k):
         tok = toks[3 + i]
         if labels[i] == 'root':
-            if not tok.lstrip('-').isdigit():
+            if not _RE_INT.fullmatch(tok):
                 return None
             root = int(tok)
         else:

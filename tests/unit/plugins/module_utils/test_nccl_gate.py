@@ -224,9 +224,13 @@ def _mutants(token):
             yield token[:i] + 'q' + token[i + 1:]
 
 
-def test_single_token_damage_at_the_target_size_never_makes_a_failing_log_pass():
-    log = text(HDR)     # fails 185 GB/s at 1 GiB: 181.62 out-of-place, 4 GiB reaches 188.53
-    tgt = [target('1G', bw=185.0)]
+@pytest.mark.parametrize('name, min_busbw', [
+    (HDR, 185.0),   # 2.10-2.11 layout: fails at 1 GiB (181.62 out-of-place), 4 GiB reaches 188.53
+    (NEW, 298.0),   # #wrong layout: fails at 1 GiB (297.86 out-of-place), 8 GiB reaches 338.82
+])
+def test_single_token_damage_at_the_target_size_never_makes_a_failing_log_pass(name, min_busbw):
+    log = text(name)
+    tgt = [target('1G', bw=min_busbw)]
     assert not verdict(log, targets=tgt)['passed']
     line = next(x for x in log.splitlines() if x.split()[:1] == ['1073741824'])
     spans = [m.span() for m in re.finditer(r'\S+', line)]
