@@ -210,10 +210,16 @@ def _launch_entry(res, index, phase, settings):
     """One launch of the report: what the log proves, the gate verdict, and the lines that fail it."""
     launch = res.get('launch') or {}
     name = _launch_name(res, index, phase)
+    own = res.get('gate') if isinstance(res.get('gate'), dict) else None
     if settings is not None and settings.get('active'):
         gate = _nccl_gate.gate_report(res, settings)
+        if own and own.get('unmet'):
+            # the verdict nccl_result already gave stays: the report's own options (require_complete is on by default)
+            # add checks, they never replace the targets the result was gated on
+            extra = [u for u in own['unmet'] if u not in gate['unmet']]
+            gate = dict(gate, passed=False, unmet=gate['unmet'] + extra)
     else:
-        gate = res.get('gate') if isinstance(res.get('gate'), dict) else None
+        gate = own
     unmet = list(gate.get('unmet') or []) if gate else []
     status = launch.get('status')
     if status is not None and status != 'succeeded':

@@ -16,9 +16,10 @@ description:
     and C(NCCL_DEBUG=INFO) lines mixed in.
   - Returns the table per message size and what the log proves about the run - NCCL version, ranks, nodes, the
     inter-node transport and GPUDirect RDMA. Nothing is guessed - what the log does not show is C(null) or C(unknown).
-  - With a gate option (O(targets), O(fabric_targets), O(require_transport), O(require_gdr) or O(require_complete))
-    it also checks the result and fails with one line per unmet requirement, each naming the size, the metric, the
-    measured value and the threshold. A log that lacks what a requirement needs fails it. Without a gate option it only parses.
+  - It also checks the result and fails with one line per unmet requirement, each naming the size, the metric, the
+    measured value and the threshold. A log that lacks what a requirement needs fails it. O(require_complete) is on by
+    default, so a cut, damaged, failed or multi-job log fails even without targets; set O(require_complete=false) and no
+    other gate option to only parse.
   - Read-only - it never reports C(changed). Reads O(src) on the managed host; use O(content) for output already
     held in a variable.
 extends_documentation_fragment:
@@ -45,9 +46,10 @@ author:
 """
 
 EXAMPLES = r"""
-- name: Parse a log on the GPU host that ran the benchmark
+- name: Parse a log on the GPU host that ran the benchmark (no gate at all)
   lossless.fabric.nccl_result:
     src: /var/tmp/nccl/all_reduce_perf.log
+    require_complete: false
   register: nccl
 
 - name: Show the bus bandwidth at the largest size
@@ -67,7 +69,6 @@ EXAMPLES = r"""
         placement: out_of_place
     require_transport: RoCE
     require_gdr: true
-    require_complete: true
 
 - name: Gate on the targets of the fabric intent (collectives, transport, GPUDirect)
   lossless.fabric.nccl_result:
@@ -229,7 +230,9 @@ errors:
   type: list
   elements: str
 failures:
-  description: Failures the run reported (test failures, timeouts); a gate fails on any.
+  description:
+    - Failures the run reported - test failures, timeouts, NET/IB completion errors, a launcher's non-zero exit,
+      C(Avg bus bandwidth ... FAILED) (C(NCCL_TESTS_MIN_BW)); a gate fails on any, with the line.
   returned: success
   type: list
   elements: str
@@ -244,9 +247,30 @@ truncated_reasons:
   elements: str
   sample: ['no "Avg bus bandwidth" footer', the last row (33554432 B) is below the requested maxBytes (8589934592 B)]
 complete:
-  description: Whether the log has rows, is not truncated and reports no failure.
+  description: Whether the log has rows, is not truncated, reports no failure and holds one run.
   returned: success
   type: bool
+damaged_rows:
+  description:
+    - Lines inside the table that are not rows nccl-tests prints - a cell that is not a number, a missing or extra cell,
+      a cut line, or cells that contradict the other rows (algbw is not size / time, busbw / algbw differs, size is not
+      count times the element size, a type or op nccl-tests does not print). Each makes the log truncated.
+  returned: success
+  type: list
+  elements: dict
+  sample: [{line: 40, size: 1073741824, reason: busbw / algbw differs from the other rows}]
+independent_runs:
+  description: Whether the log holds more than one job (see RV(independent_reasons)); a gate fails on it.
+  returned: success
+  type: bool
+independent_reasons:
+  description:
+    - Why the log is several jobs, not one - headers or device lists that restart at rank 0, a size printed twice in a row,
+      sizes that restart with a sweep unlike the first (not C(-N) cycles, C(-d all) or C(-o all)), busbw 0 in every row
+      (one-rank runs).
+  returned: success
+  type: list
+  elements: str
 parse_warnings:
   description: Oddities of the log that do not make it wrong (several sweeps in one stream, header and rows that disagree).
   returned: success
