@@ -52,8 +52,6 @@ for _name in ('awsome_p4de_2node_srun_prefix', 'awsome_p5_2node_srun_prefix_16G'
 
 
 def _corpus_cases():
-    if not os.path.isdir(CORPUS):
-        return [pytest.param(None, None, marks=pytest.mark.skip(reason='corpus not found at %s (CI puts shared/ beside the clone)' % CORPUS))]
     cases = []
     for txt in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
         name = os.path.basename(txt)[:-4]
@@ -152,8 +150,6 @@ def test_corpus_field(name, field):  # noqa: C901 - one comparison rule per fiel
 
 
 def test_corpus_summary_prints_counts():
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found at %s' % CORPUS)
     files = glob.glob(os.path.join(CORPUS, '*.txt'))
     assert files
 
@@ -291,9 +287,7 @@ def test_transport_rules():
 # ---------------------------------------------------------------------------
 # gate
 
-def _corpus_or_skip(name):
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found')
+def _corpus(name):
     return _load(name)[2]
 
 
@@ -301,18 +295,18 @@ TARGET_1G = {'min_size': 1 << 30, 'max_size': None, 'min_busbw': 180.0, 'placeme
 
 
 def test_gate_pass():
-    res = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
+    res = _corpus('deepops_netop_dgxa100_2node_hdr')
     assert _nccl_gate.gate(res, [TARGET_1G]) == []
 
 
 def test_gate_busbw_below_target_names_value():
-    res = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
+    res = _corpus('deepops_netop_dgxa100_2node_hdr')
     lines = _nccl_gate.gate(res, [dict(TARGET_1G, min_busbw=185.0)])
     assert lines == ['all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 181.62 GB/s < target 185.00 GB/s']
 
 
 def test_gate_truncated_before_size():
-    res = _corpus_or_skip('issue_ncclt232_h100_2node_1gpu_tree_truncated')
+    res = _corpus('issue_ncclt232_h100_2node_1gpu_tree_truncated')
     lines = _nccl_gate.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 10}])
     assert len(lines) == 1 and 'no data' in lines[0] and '33554432 B' in lines[0]
     lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': 1 << 30, 'min_busbw': 10}])
@@ -320,18 +314,18 @@ def test_gate_truncated_before_size():
 
 
 def test_gate_no_rows_and_crash():
-    res = _corpus_or_skip('issue_ncclt252_remote_network_error_cascade')
+    res = _corpus('issue_ncclt252_remote_network_error_cascade')
     lines = _nccl_gate.gate(res, [TARGET_1G])
     assert any('no result rows' in line for line in lines)
     assert any('failure' in line for line in lines)
     assert any('no data' in line for line in lines)
-    crashed = _corpus_or_skip('issue_nccl1184_midrun_failure_fragment')
+    crashed = _corpus('issue_nccl1184_midrun_failure_fragment')
     lines = _nccl_gate.gate(crashed, [{'min_size': 524288, 'max_size': 524288, 'min_busbw': 0.1}])
     assert lines and 'invalid usage' in lines[0]
 
 
 def test_gate_na_cells():
-    res = _corpus_or_skip('gcp_gke_a3high_allgather_tcpx_nocheck')
+    res = _corpus('gcp_gke_a3high_allgather_tcpx_nocheck')
     lines = _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}])
     assert any('no correctness evidence' in line for line in lines)
     assert not _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}], require_correctness=False)
@@ -342,20 +336,20 @@ def test_gate_na_cells():
 
 
 def test_gate_transport_gdr_and_complete():
-    res = _corpus_or_skip('awsefaeks_p4d_2node_efa_debug_info')
+    res = _corpus('awsefaeks_p4d_2node_efa_debug_info')
     assert _nccl_gate.gate(res, [], require_transport='EFA', require_gdr=True, require_complete=True) == []
     lines = _nccl_gate.gate(res, [], require_transport=['IB', 'RoCE'])
     assert len(lines) == 1 and 'EFA' in lines[0]
-    unknown = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
+    unknown = _corpus('deepops_netop_dgxa100_2node_hdr')
     lines = _nccl_gate.gate(unknown, [], require_transport='IB', require_gdr=True)
     assert len(lines) == 2 and 'unknown' in lines[0] and 'not proven' in lines[1]
-    elided = _corpus_or_skip('awsome_p5_eks_mpijob_elided')
+    elided = _corpus('awsome_p5_eks_mpijob_elided')
     lines = _nccl_gate.gate(elided, [], require_complete=True)
     assert len(lines) == 1 and 'incomplete' in lines[0]
 
 
 def test_gate_collective_filter():
-    res = _corpus_or_skip('gcp_gke_dwsflex_allgather')
+    res = _corpus('gcp_gke_dwsflex_allgather')
     assert _nccl_gate.gate(res, [dict(TARGET_1G, collective='all_reduce_perf', min_busbw=1000)]) == []
     lines = _nccl_gate.gate(res, [dict(TARGET_1G, collective='all_gather', min_busbw=1000)])
     assert lines and lines[0].startswith('all_gather_perf out-of-place busbw')
@@ -445,10 +439,10 @@ def test_compare_with_targets_picks_sizes():
 
 def _all_texts():
     texts = [_fixture(os.path.basename(p)) for p in sorted(glob.glob(os.path.join(FIXTURES, '*')))]
-    if os.path.isdir(CORPUS):
-        for p in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
-            with open(p, encoding='utf-8') as fh:
-                texts.append(fh.read())
+    for p in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
+        with open(p, encoding='utf-8') as fh:
+            texts.append(fh.read())
+    assert len(texts) > 20, 'the corpus travels with the repository: tests/data/nccl-corpus'
     return texts
 
 
@@ -485,8 +479,6 @@ def test_parse_never_raises_on_mangled_input():
 
 
 def test_duplicated_paste_is_flagged():
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found')
     text = _load('gcp_a3mega_h100_2node')[0]
     res = _nccl_parse.parse(text + text)
     assert res['size_rows'] == 62

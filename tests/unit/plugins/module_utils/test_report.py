@@ -18,8 +18,6 @@ CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 GIB = 1 << 30
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(CORPUS), reason='corpus not found at %s' % CORPUS)
-
 
 def _log(name):
     with open(os.path.join(CORPUS, name + '.txt'), encoding='utf-8') as handle:

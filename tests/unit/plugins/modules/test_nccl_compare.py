@@ -158,8 +158,6 @@ def test_post_wrong_fails_the_absolute_gate():
 
 def test_corpus_launches_via_nccl_result_shape():
     path = os.path.join(CORPUS, 'deepops_netop_dgxa100_2node_hdr.txt')
-    if not os.path.exists(path):
-        pytest.skip('corpus not found at %s' % CORPUS)
     with open(path, encoding='utf-8') as fh:
         text = fh.read()
     # the same log five times: no spread at all, so the verdict is ok
