@@ -970,7 +970,7 @@ def _finish(st):  # noqa: C901
 TYPE_BYTES = {'int8': 1, 'uint8': 1, 'char': 1, 'int32': 4, 'uint32': 4, 'int': 4, 'int64': 8, 'uint64': 8,
               'half': 2, 'float': 4, 'double': 8, 'bfloat16': 2, 'f8e4m3': 1, 'f8e5m2': 1}
 REDOPS = frozenset(('sum', 'prod', 'max', 'min', 'avg', 'mulsum', 'none'))
-_SLACK = 2e-3   # relative: printf rounding is in the half-ulps; this covers the float arithmetic around them
+_SLACK = 1e-4   # relative: printf rounding is in the half-ulps; this covers only the float arithmetic around them
 
 
 def _check_rows(st, rows):  # noqa: C901
@@ -1037,17 +1037,15 @@ def _check_rows(st, rows):  # noqa: C901
 
 
 def _reference(spans):
-    """The value most rows agree on: the point inside the most intervals among the precise ones (median fallback)."""
-    precise = sorted(spans, key=lambda s: s[2] - s[1])[:max(3, len(spans) // 2)]
-    if not precise:
+    """The value most rows agree on: the point inside the most intervals (an interval endpoint), or None without a majority."""
+    if not spans:
         return None
     best, best_n = None, -1
-    for _i, lo, hi in precise:
-        for cand in ((lo + hi) / 2,):
-            n = sum(1 for _j, l2, h2 in spans if l2 * (1 - _SLACK) <= cand <= h2 * (1 + _SLACK))
-            if n > best_n:
-                best, best_n = cand, n
-    if best_n * 2 <= len(spans) and len(spans) > 2:
+    for cand in sorted({x for _i, lo, hi in spans for x in (lo, hi) if x > 0}):
+        n = sum(1 for _j, lo, hi in spans if lo * (1 - _SLACK) - 1e-12 <= cand <= hi * (1 + _SLACK) + 1e-12)
+        if n > best_n:
+            best, best_n = cand, n
+    if best is None or (best_n * 2 <= len(spans) and len(spans) > 2):
         return None     # no majority: nothing to compare against (a layout this parser does not know)
     return best
 

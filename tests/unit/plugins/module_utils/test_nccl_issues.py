@@ -38,6 +38,11 @@ def test_ground_truth(name):
     for field in ('independent_runs', 'size_rows', 'collective', 'ranks'):
         if field in truth:
             assert res[field] == truth[field], field
+    for field in ('avg_bus_bandwidth', 'out_of_bounds'):
+        if field in truth:
+            assert res[field] == truth[field], field
+    if 'damaged_rows' in truth:
+        assert len(res['damaged_rows']) == truth['damaged_rows'], res['damaged_rows']
     if 'wrong_column' in truth:
         assert res['wrong_column'].split()[0] == truth['wrong_column']
     if 'max_delta' in truth:
