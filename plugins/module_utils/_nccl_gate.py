@@ -25,7 +25,7 @@ def gate_label(coll):
     return ('%s_perf' % coll) if coll else 'nccl-tests'
 
 
-def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False,
+def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,
          require_correctness=True) -> list:
     """Return one human line per unmet requirement; an empty list means the log passes.
 
@@ -34,7 +34,7 @@ def gate(result: dict, targets: list, require_transport=None, require_gdr=None, 
     collective (optional)}.  Missing data never passes: no rows in the
     range, a log cut before max_size, N/A cells and crashed runs each give a
     line.  ``require_transport`` is a name or a list of accepted names and
-    ``require_gdr`` a bool; "unknown" never satisfies either.
+    ``require_gdr`` a bool; "unknown" never satisfies either.  ``require_complete`` defaults to true, as in the modules.
     ``require_correctness=False`` accepts a log without correctness evidence (run with ``-c 0``);
     a wrong count or a deviation beyond nccl-tests' bound still fails.
     """
@@ -42,7 +42,7 @@ def gate(result: dict, targets: list, require_transport=None, require_gdr=None, 
             if c['line']]
 
 
-def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=False,  # noqa: C901
+def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,  # noqa: C901
                  require_correctness=True):
     """Every requirement ``gate`` checks, in its order: {requirement, passed, measured, line}; ``line`` is None when met."""
     result = result if isinstance(result, dict) else {}
