@@ -211,7 +211,7 @@ class _State:
 def parse(text: str) -> dict:
     """Parse nccl-tests output (text or ``-J`` JSON) into a result dict.
 
-    Keys (names and meaning follow shared/nccl-corpus/public/README.md):
+    Keys (names and meaning follow tests/data/nccl-corpus/README.md):
     nccl_tests_version, nccl_tests_version_inferred, nccl_version,
     nccl_headers, nccl_library, collective, collective_source, ranks, nodes,
     gpus_per_node, counts_source, gpu_model, transport (one of TRANSPORTS),
@@ -221,12 +221,13 @@ def parse(text: str) -> dict:
     None), out_of_bounds_count, largest_size_bytes,
     oop_busbw_at_largest_size, size_rows, rows, wrong_column,
     any_nonzero_wrong, errors, failures, warnings, truncated,
-    truncated_reasons, complete, header (nThread values), devices,
+    truncated_reasons, complete, damaged_rows ({line, size, reason}),
+    independent_runs, independent_reasons, header (nThread values), devices,
     runs, json_output_path, format ('text' or 'json').
 
     Each row: size, count, type, redop, root, out_of_place, in_place
     (each None or {time_us, algbw, busbw, wrong, max_delta[, i_min_us,
-    i_max_us, i_p99_us, i_cv_pct]}), timestamp, run, line.
+    i_max_us, i_p99_us, i_cv_pct]}), timestamp, run, line[, damaged (why the cells contradict each other)].
     """
     if not isinstance(text, str):
         if isinstance(text, (bytes, bytearray)):

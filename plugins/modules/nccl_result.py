@@ -169,6 +169,9 @@ rows:
     in_place:
       description: The in-place measurement, with the keys of RV(rows[].out_of_place), or C(null).
       type: dict
+    damaged:
+      description: Only on a row whose cells contradict the other rows - why (see RV(damaged_rows)); such a row is no evidence.
+      type: str
   sample:
     - size: 1073741824
       count: 268435456
