@@ -636,6 +636,11 @@ def _other_line(st, content, hashed):  # noqa: C901
         st.error(content)
         st.failures.append(content)
         return
+    if 'exited with non-zero status' in content and content.startswith(('mpirun', 'prterun')):
+        # Open MPI's "mpirun detected that one or more processes exited with non-zero status" (unverified wording)
+        st.error(content)
+        st.failures.append(content)
+        return
     if 'exited on signal' in content and content.startswith(('mpirun', 'prterun')):
         st.error(content)
         st.failures.append(content)

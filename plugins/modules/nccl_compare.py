@@ -20,8 +20,8 @@ description:
     confidence interval excludes one; C(inconclusive) otherwise. With 3 or fewer launches a side no p-value can fall
     below 0.05, so the verdict is C(inconclusive) - run 5 launches a side.
   - Fails on a regression, on an inconclusive verdict unless O(allow_inconclusive=true), when the transport or
-    GPUDirect RDMA differs between pre and post, and - with gate options - when the post launches (the median per size)
-    miss the absolute targets. The message has one line per reason, naming the size, the metric and the threshold.
+    GPUDirect RDMA differs between pre and post, and when the post launches (the median per size) miss the absolute
+    gate - the targets, and by default (O(require_complete)) complete, checked logs of one run each. The message has one line per reason, naming the size, the metric and the threshold.
   - Pure computation; read-only - it never reports C(changed).
 extends_documentation_fragment:
   - lossless.fabric._attributes
@@ -231,7 +231,7 @@ gate:
   description:
     - The absolute gate on the post launches - a result built from the median of each number per size over the post
       launches (the largest C(#wrong)), checked like M(lossless.fabric.nccl_result) checks one log.
-  returned: when a gate option is set
+  returned: unless O(require_complete=false) and no other gate option is set
   type: dict
   contains:
     passed:

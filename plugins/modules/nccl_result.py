@@ -281,7 +281,7 @@ parse_warnings:
   elements: str
 gate:
   description: The result of the gate.
-  returned: when a gate option is set
+  returned: unless O(require_complete=false) and no other gate option is set
   type: dict
   contains:
     passed:

@@ -274,3 +274,14 @@ def test_min_bw_failed_fails_even_with_the_completeness_check_off():
     with open(os.path.join(HERE, 'fixtures', 'nccl', 'synthetic_v2196_wrong_oob_minbw_failed.txt'), encoding='utf-8') as fh:
         rep = verdict(fh.read(), require_complete=False, max_wrong=10)
     assert 'all_reduce_perf: the run reported a failure: # Avg bus bandwidth : 95.4321 FAILED' in rep['unmet']
+
+
+@pytest.mark.parametrize('line', [
+    'srun: error: gpu-node-3: task 5: Exited with exit code 1',
+    'mpirun detected that one or more processes exited with non-zero status, thus causing',
+    'mpirun noticed that process rank 3 with PID 0 on node gpu-2 exited on signal 11 (Segmentation fault).',
+])
+def test_launcher_exit_lines_after_a_complete_real_log_fail(line):
+    # launcher wording as users paste it (unverified against the launchers' sources): appended to a complete real log
+    rep = verdict(text(NEW) + line + '\n')
+    assert 'all_reduce_perf: the run reported a failure: ' + line in rep['unmet']
