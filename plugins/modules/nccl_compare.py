@@ -21,7 +21,8 @@ description:
     below 0.05, so the verdict is C(inconclusive) - run 5 launches a side.
   - Fails on a regression, on an inconclusive verdict unless O(allow_inconclusive=true), when the transport or
     GPUDirect RDMA differs between pre and post, and when the post launches (the median per size) miss the absolute
-    gate - the targets, and by default (O(require_complete)) complete, checked logs of one run each. The message has one line per reason, naming the size, the metric and the threshold.
+    gate - the targets, and by default (O(require_complete)) complete, checked logs of one run each. The message has
+    one line per reason, naming the size, the metric and the threshold.
   - Pure computation; read-only - it never reports C(changed).
 extends_documentation_fragment:
   - lossless.fabric._attributes
