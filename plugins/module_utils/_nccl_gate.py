@@ -176,8 +176,7 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
     in_range = [r for r in rows if r['size'] >= min_size and (max_size is None or r['size'] <= max_size)]
     largest = result.get('largest_size_bytes')
     evidence = []
-    damaged = [d for d in result.get('damaged_rows') or []
-               if d.get('size') is None or (d['size'] >= min_size and (max_size is None or d['size'] <= max_size))]
+    damaged = [d for d in result.get('damaged_rows') or [] if _damage_in_range(d, rows, min_size, max_size)]
     if damaged:
         d = damaged[0]
         evidence.append('%s busbw at %s: the row at line %s %sis damaged (%s): no evidence < target %.2f GB/s' % (
@@ -187,6 +186,20 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
         evidence.append('%s busbw at %s: %s < target %.2f GB/s' % (label, span, gap, min_bw))
     value = _gate_value(label, span, in_range, largest, max_size, min_bw, halves)
     return evidence + ([value] if value else [])
+
+
+def _damage_in_range(d, rows, lo, hi):
+    """Whether a damaged row may be a row of the range: its printed size cannot be trusted, so where it sits decides -
+    between the intact rows around it (the sizes before and after it in the table) and the range."""
+    line = d.get('line') or 0
+    intact = [r for r in rows if not r.get('damaged') and r.get('line') is not None]
+    before = [r['size'] for r in intact if r['line'] < line]
+    after = [r['size'] for r in intact if r['line'] > line]
+    prev = before[-1] if before else None
+    nxt = after[0] if after else None
+    if prev is not None and nxt is not None and nxt < prev:
+        nxt = None      # the table restarts after it: it may be the last row of the first sweep
+    return (nxt is None or nxt >= lo) and (prev is None or hi is None or prev <= hi)
 
 
 def _gate_value(label, span, in_range, largest, max_size, min_bw, halves):
