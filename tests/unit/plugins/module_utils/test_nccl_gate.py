@@ -287,3 +287,15 @@ def test_launcher_exit_lines_after_a_complete_real_log_fail(line):
     # launcher wording as users paste it (unverified against the launchers' sources): appended to a complete real log
     rep = verdict(text(NEW) + line + '\n')
     assert 'all_reduce_perf: the run reported a failure: ' + line in rep['unmet']
+
+
+def test_cputime_column_is_not_held_to_size_over_time():
+    # -C 1 prints the CPU time next to an algbw from the GPU time (src/common.cu BenchTime): the real log with its
+    # column header renamed as nccl-tests prints it then, and one time cell moved by 5 %
+    log = text(NEW)
+    header = next(x for x in log.splitlines() if '#wrong' in x and 'size' in x)
+    line = next(x for x in log.splitlines() if x.split()[:1] == ['1073741824'])
+    edited = log.replace(header, header.replace('    time', ' cputime')).replace(line, line.replace('6759.0', '7096.9'))
+    res = _nccl_parse.parse(edited)
+    assert res['damaged_rows'] == [] and res['complete']
+    assert _nccl_parse.parse(log.replace(line, line.replace('6759.0', '7096.9')))['damaged_rows'][0]['size'] == 1 << 30
