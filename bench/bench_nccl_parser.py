@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Throughput of the nccl-tests parser (plugins/module_utils/_nccl.py) on a large NCCL_DEBUG=INFO log.
+"""Throughput of the nccl-tests parser (plugins/module_utils/_nccl_parse.py) on a large NCCL_DEBUG=INFO log.
 
 Builds a log of the requested size (default 200 MB) by repeating the real
-lines of the corpus (shared/nccl-corpus/public, mostly the NCCL INFO heavy
+lines of the corpus (tests/data/nccl-corpus, mostly the NCCL INFO heavy
 awsefaeks paste) in a temporary directory, parses it a few times on one
 core and prints one JSON line with the median MB/s.  The temp dir is deleted
 afterwards.  Not a test: nothing here asserts a time.
@@ -26,12 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _import_parser():
     sys.path.insert(0, os.path.join(ROOT, '.deps', 'self'))
-    try:
-        from ansible_collections.lossless.fabric.plugins.module_utils import _nccl  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        sys.path.insert(0, os.path.join(ROOT, 'plugins', 'module_utils'))
-        import _nccl  # pylint: disable=import-outside-toplevel
-    return _nccl
+    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_parse  # pylint: disable=import-outside-toplevel
+    return _nccl_parse
 
 
 def build_log(path, size_bytes, corpus, mix='info'):
@@ -65,7 +61,7 @@ def main(argv=None):
     ap.add_argument('--size-mb', type=float, default=200.0, help='log size in MB (default 200)')
     ap.add_argument('--repeats', type=int, default=3, help='timed parses (median is reported)')
     ap.add_argument('--mix', choices=('info', 'all'), default='info', help='info: NCCL_DEBUG=INFO logs of the corpus; all: every file')
-    ap.add_argument('--corpus', default=os.path.join(ROOT, '..', 'shared', 'nccl-corpus', 'public'))
+    ap.add_argument('--corpus', default=os.path.join(ROOT, 'tests', 'data', 'nccl-corpus'))
     args = ap.parse_args(argv)
     if hasattr(os, 'sched_setaffinity'):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})    # one core

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl, _report
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _report
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
@@ -18,7 +18,7 @@ ARGUMENT_SPEC = {
     "phase": {"type": "str"},
     "title": {"type": "str"},
     "generated_at": {"type": "str"},
-    **_nccl.GATE_ARG_SPEC,
+    **_nccl_gate.GATE_ARG_SPEC,
 }
 
 
@@ -46,7 +46,7 @@ class ActionModule(ControllerAction):
 
     def run_validated(self, args, task_vars, result):
         errors = _errors(args)
-        settings, gate_errors = _nccl.gate_settings(args)
+        settings, gate_errors = _nccl_gate.gate_settings(args)
         errors.extend(gate_errors)
         results, baseline = [], []
         for key, out in (("results", results), ("baseline", baseline)):

@@ -4,7 +4,7 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """The NCCL gate options nccl_result and nccl_compare share.
 
-The argument spec is GATE_ARG_SPEC in plugins/module_utils/_nccl.py; keep the two in step
+The argument spec is GATE_ARG_SPEC in plugins/module_utils/_nccl_gate.py; keep the two in step
 (validate-modules compares them in every module that uses both).
 """
 
@@ -22,8 +22,14 @@ options:
       - A target is met when every row of the log whose size is in the range has a busbw of at least O(targets[].min_busbw)
         in each O(targets[].placement). The failure line names the collective, the placement, the size, the measured busbw
         and the target.
-      - A log that lacks the data a target needs fails it, never passes it - no row in the range (the run crashed or the log
-        was cut before that size), a log that stops below O(targets[].max_size), or an C(N/A) cell.
+      - A target is judged only on rows the log shows. A log that lacks the data a target needs fails it, never passes it -
+        no row in the range (the run crashed or the log was cut before that size), a log that stops below
+        O(targets[].max_size), an C(N/A) cell, sizes in the range that the header (C(minBytes), C(maxBytes), C(step))
+        requested but the log does not show (C(no evidence for sizes X-Y)), a table that starts inside the range with its
+        header lost, or one that ends inside an open range without its footer.
+      - A damaged row in the range (a cell that is not a number, a missing or extra cell, or cells that contradict each
+        other - C(algbw) is not size / time, C(busbw) / C(algbw) differs from the other rows, size is not count times the
+        element size) fails the target with its line; it is never dropped.
       - Added to the targets taken from O(fabric_targets).
       - Setting this option, even to an empty list, turns the gate on.
     type: list
@@ -70,6 +76,9 @@ options:
       - Every target in C(collectives) becomes a target for that collective with O(targets[].placement=both).
         A log of a collective the intent has no target for fails, unless O(targets) has a target without
         O(targets[].collective). An intent without C(collectives) gates transport, GPUDirect and C(#wrong) only.
+      - Validated by the fabric intent's own rules (the same validator M(lossless.fabric.fabric_plan) uses), so collectives
+        are named by their binary (C(all_reduce_perf)) and a section as written gets the intent's defaults -
+        C(require_gdr=true), C(tolerance_percent=5). C(require_gdr=null) turns the GPUDirect check off.
       - C(require_transport) and C(require_gdr) apply unless O(require_transport) or O(require_gdr) is set.
         C(tolerance_percent) is the tolerance of M(lossless.fabric.nccl_compare) unless its own option is set.
       - Setting this option turns the gate on.
@@ -91,16 +100,28 @@ options:
   max_wrong:
     description:
       - The largest C(#wrong) count allowed in any cell once the gate is on.
-      - A log run without correctness checks (C(-c 0), C(#wrong) printed as C(N/A)) fails, and so does
-        an C(Out of bounds values) count above 0.
-      - On its own this option does not turn the gate on; set O(targets=[]) to gate on correctness only.
+      - An C(Out of bounds values) count above 0 fails.
+      - Logs before nccl-tests 2.13 print a maximum deviation (C(error), C(res) in 2017) instead of a count; a deviation
+        above nccl-tests' own bound (C(1e-5) for float, C(1e-2) for half and bfloat16, C(1e-12) for double, any for
+        integers, times ranks - 1) fails.
+      - On its own this option does not turn the gate on.
     type: int
     default: 0
+  require_correctness:
+    description:
+      - V(true) fails a log without correctness evidence - every C(#wrong) or C(error) cell C(N/A) (run with C(-c 0)).
+        In-place cells that nccl-tests never checks (C(sendrecv), C(alltoall), C(alltoallv)) are not missing evidence.
+      - V(false) accepts such a log; a wrong count or a deviation that the log does show still fails.
+    type: bool
+    default: true
   require_complete:
     description:
       - Fail when the log is not complete - cut before the requested maximum size, missing its C(Avg bus bandwidth)
-        footer, with elided or damaged rows, or with failures reported.
-      - V(true) turns the gate on.
+        footer, with elided or damaged rows, with failures reported (C(Test NCCL failure), NET/IB completion errors,
+        a launcher that reports a non-zero exit, C(Avg bus bandwidth ... FAILED) from C(NCCL_TESTS_MIN_BW)), or holding
+        several independent runs.
+      - On by default, so calling the module directly is as safe as the M(lossless.fabric.nccl_gate) role. V(false) with
+        no other gate option only parses.
     type: bool
-    default: false
+    default: true
 """

@@ -22,7 +22,7 @@ import re
 import tempfile
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl, _nic_task, _report
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings, _nccl_gate, _nic_task, _report
 from ansible_collections.lossless.fabric.plugins.module_utils._report import md_cell, md_table
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import mask_secrets
 
@@ -184,9 +184,9 @@ def _benchmark_section(name: str, benchmark: dict | None) -> dict | None:
     pre, post = list(benchmark.get("pre") or []), list(benchmark.get("post") or [])
     if not pre and not post:
         return None
-    params = {key: None for key in _nccl.GATE_ARG_SPEC}
+    params = {key: None for key in _nccl_gate.GATE_ARG_SPEC}
     params["fabric_targets"] = benchmark.get("targets")
-    settings, errors = _nccl.gate_settings(params) if benchmark.get("targets") else (None, [])
+    settings, errors = _nccl_gate.gate_settings(params) if benchmark.get("targets") else (None, [])
     if errors:
         raise ValueError("benchmark.targets: %s" % "; ".join(errors))
     compare = benchmark.get("compare") if isinstance(benchmark.get("compare"), dict) and "sizes" in benchmark["compare"] else None

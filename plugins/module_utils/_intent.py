@@ -21,7 +21,7 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos
 
 __all__ = [
     "COLLECTIVES",
@@ -39,6 +39,7 @@ __all__ = [
     "roce_tos",
     "unsafe_reason",
     "validate",
+    "validate_targets",
 ]
 
 # ---------------------------------------------------------------------------
@@ -61,18 +62,9 @@ SPEEDS: dict[str, int] = {
 # sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (reference 7.1).
 PAUSE_QUANTA: dict[int, int] = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200: 453, 400: 905, 800: 905}
 
-COLLECTIVES: tuple[str, ...] = (
-    "all_reduce_perf",
-    "all_gather_perf",
-    "alltoall_perf",
-    "broadcast_perf",
-    "gather_perf",
-    "hypercube_perf",
-    "reduce_perf",
-    "reduce_scatter_perf",
-    "scatter_perf",
-    "sendrecv_perf",
-)
+# The intent names a collective by its nccl-tests binary (all_reduce_perf), as the benchmark role runs it;
+# the list is the one vocabulary of _nccl_vocab (one binary per NVIDIA/nccl-tests src/<collective>.cu).
+COLLECTIVES: tuple[str, ...] = _nccl_vocab.BINARIES
 
 # OpenSM 3.3.23 routing engines (host-ib-k8s b.1); no ar_* engines upstream.
 ROUTING_ENGINES: tuple[str, ...] = ("minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
@@ -84,7 +76,7 @@ IB_MTU_CODES: dict[int, int] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 MEMBER_KEYWORDS: tuple[str, ...] = ("ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF")
 MEMBERSHIPS: tuple[str, ...] = ("full", "limited", "both")
 TRANSPORTS: tuple[str, ...] = ("roce", "infiniband")
-NCCL_TRANSPORTS: tuple[str, ...] = ("IB", "RoCE", "Socket", "EFA")
+NCCL_TRANSPORTS: tuple[str, ...] = _nccl_vocab.TRANSPORTS
 DEVICE_KINDS: tuple[str, ...] = ("switch", "host", "subnet_manager")
 SM_ROLES: tuple[str, ...] = ("master", "standby")
 
@@ -155,7 +147,6 @@ _NETDEV_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,14}")
 _DESCRIPTION_RE = re.compile(r"[A-Za-z0-9 ._,:/()@+=-]*")
 _DESCRIPTION_MAX = 240
 _GUID_RE = re.compile(r"0x[0-9A-Fa-f]{16}")
-_SIZE_RE = re.compile(r"(\d+)(?:([KMGkmg])(iB)?)?")
 _SPEED_RE = re.compile(r"(\d+)[Gg]")
 _UINT32_MAX = 2**32 - 1
 
@@ -192,24 +183,7 @@ def _is_number(value: Any) -> bool:
     return (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def parse_size(value: int | str) -> int:
-    """Return a byte count from ``8``, ``'8'``, ``'1K'``, ``'1M'``, ``'1G'`` or ``'1GiB'``.
-
-    Multipliers are powers of 1024 and case-insensitive, as nccl-tests' ``-b``/``-e``
-    parse them (reference nccl-tests section 3); like nccl-tests there is no ``T``.
-    ``'1GB'`` is refused because it is ambiguous (1000 or 1024).
-    """
-    if _is_int(value):
-        if value < 0:
-            raise ValueError(f"{value!r} is not a size (negative)")
-        return value
-    if not isinstance(value, str):
-        raise ValueError(f"{value!r} is not a size (an integer or a string such as '8', '1K', '1M', '1G', '1GiB')")
-    match = _SIZE_RE.fullmatch(value.strip())
-    if not match:
-        raise ValueError(f"{value!r} is not a size (digits with an optional K, M or G suffix, powers of 1024, e.g. '64M', '1G', '1GiB')")
-    number, unit = int(match.group(1)), (match.group(2) or "").upper()
-    return number * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
+parse_size = _nccl_vocab.parse_size
 
 
 def parse_speed(value: str) -> int:
@@ -1022,9 +996,22 @@ def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
     return {
         "tolerance_percent": tolerance,
         "require_transport": require,
-        "require_gdr": ctx.boolean(src, "require_gdr", path, True),
+        # null turns the GPUDirect check off (the nccl_gate role passes it so when transport checks are off)
+        "require_gdr": None if src.get("require_gdr", True) is None else ctx.boolean(src, "require_gdr", path, True),
         "collectives": collectives,
     }
+
+
+def validate_targets(raw: Any, path: str = "targets", transport: Any = None) -> tuple[dict, list[str]]:
+    """The intent's ``targets`` section alone -> (normalized section, errors).
+
+    The one validator of benchmark targets: ``validate`` uses it for the intent, and the gate
+    (``_nccl_gate.gate_settings``) for ``fabric_targets``, so both apply the same rules.
+    ``transport`` (roce/infiniband) gives the default ``require_transport``.
+    """
+    ctx = _Ctx()
+    section = _targets_section(ctx, raw, path, transport)
+    return section, ctx.errors
 
 
 def _target_entry(ctx: _Ctx, entry: Any, path: str) -> Any:

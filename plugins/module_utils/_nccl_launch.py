@@ -23,7 +23,8 @@ import re
 import shlex
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab as _nccl
 
 LAUNCHERS = ("kubernetes", "mpirun", "slurm")
 # Every nccl-tests binary (section 1); NGC images add the _mpi suffix (NAME_SUFFIX=_mpi).

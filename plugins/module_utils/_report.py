@@ -18,7 +18,7 @@ import os
 import re
 import tempfile
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats, _nccl_vocab
 
 PLACEMENT_KEYS = ('out_of_place', 'in_place')
 VERDICTS = ('pass', 'fail', 'not gated')
@@ -64,14 +64,14 @@ def slim_result(item, path: str = 'results') -> dict:
     """One launch as the report keeps it: the nccl_result fields (no log text, no module arguments) plus
     ``launch`` {name, status, rc, duration_s} when the item is a registered loop result over nccl_benchmark launches.
 
-    Accepts what _nccl.load_launch accepts (a result, a raw log, a slurp or command result, a -J document).
+    Accepts what _nccl_parse.load_launch accepts (a result, a raw log, a slurp or command result, a -J document).
     Raises ValueError naming ``path``."""
     launch = {}
     if isinstance(item, dict):
         src = item.get('item') if isinstance(item.get('item'), dict) else item.get('launch')
         if isinstance(src, dict):
             launch = {k: src.get(k) for k in _LAUNCH_KEYS if k in src}
-    parsed = _nccl.load_launch(item, path)
+    parsed = _nccl_parse.load_launch(item, path)
     out = {k: parsed[k] for k in _RESULT_KEYS if k in parsed}
     if 'parse_warnings' not in out and 'warnings' in parsed and isinstance(parsed['warnings'], list):
         out['parse_warnings'] = parsed['warnings']
@@ -88,7 +88,7 @@ def _size_values(results, placement):
     for res in results:
         sizes = sorted({r['size'] for r in res.get('rows') or [] if isinstance(r.get('size'), int)})
         for size in sizes:
-            val = _nccl._launch_values(res, size, placement)  # pylint: disable=protected-access  # the per-launch sample compare uses
+            val = _nccl_stats._launch_values(res, size, placement)  # pylint: disable=protected-access  # the per-launch sample compare uses
             if val is not None:
                 per.setdefault(size, []).append(val)
     return per
@@ -109,7 +109,7 @@ def busbw_series(results: list, label: str, placement: str = 'out_of_place') -> 
     Sizes ascend; a size no launch measured is left out."""
     if placement not in PLACEMENT_KEYS:
         raise ValueError('placement: %r is not one of %s' % (placement, ', '.join(PLACEMENT_KEYS)))
-    parsed = [_nccl.load_launch(r, 'results[%d]' % i) for i, r in enumerate(results or [])]
+    parsed = [_nccl_parse.load_launch(r, 'results[%d]' % i) for i, r in enumerate(results or [])]
     per = _size_values(parsed, placement)
     sizes = sorted(per)
     return {'label': str(label), 'placement': placement,
@@ -125,8 +125,8 @@ def _target_segments(targets, x_hi):
     for tgt in targets or []:
         if not isinstance(tgt, dict) or tgt.get('min_busbw') is None:
             continue
-        lo = _nccl.parse_size(tgt.get('min_size') or 0)
-        hi = _nccl.parse_size(tgt['max_size']) if tgt.get('max_size') is not None else None
+        lo = _nccl_vocab.parse_size(tgt.get('min_size') or 0)
+        hi = _nccl_vocab.parse_size(tgt['max_size']) if tgt.get('max_size') is not None else None
         right = hi if hi is not None else max(x_hi, lo * 2 if lo else 2)
         left = max(lo, 1)
         if right <= left:
@@ -210,10 +210,16 @@ def _launch_entry(res, index, phase, settings):
     """One launch of the report: what the log proves, the gate verdict, and the lines that fail it."""
     launch = res.get('launch') or {}
     name = _launch_name(res, index, phase)
+    own = res.get('gate') if isinstance(res.get('gate'), dict) else None
     if settings is not None and settings.get('active'):
-        gate = _nccl.gate_report(res, settings)
+        gate = _nccl_gate.gate_report(res, settings)
+        if own and own.get('unmet'):
+            # the verdict nccl_result already gave stays: the report's own options (require_complete is on by default)
+            # add checks, they never replace the targets the result was gated on
+            extra = [u for u in own['unmet'] if u not in gate['unmet']]
+            gate = dict(gate, passed=False, unmet=gate['unmet'] + extra)
     else:
-        gate = res.get('gate') if isinstance(res.get('gate'), dict) else None
+        gate = own
     unmet = list(gate.get('unmet') or []) if gate else []
     status = launch.get('status')
     if status is not None and status != 'succeeded':
@@ -239,8 +245,8 @@ def _targets_section(settings):
     busbw = []
     for tgt in settings.get('targets') or []:
         busbw.append({'collective': tgt.get('collective'), 'min_size': tgt.get('min_size'), 'max_size': tgt.get('max_size'),
-                      'min_size_human': _nccl.human_size(tgt.get('min_size') or 0),
-                      'max_size_human': _nccl.human_size(tgt['max_size']) if tgt.get('max_size') is not None else None,
+                      'min_size_human': _nccl_vocab.human_size(tgt.get('min_size') or 0),
+                      'max_size_human': _nccl_vocab.human_size(tgt['max_size']) if tgt.get('max_size') is not None else None,
                       'min_busbw': tgt.get('min_busbw'), 'placement': tgt.get('placement') or 'both'})
     return {'busbw': busbw, 'require_transport': settings.get('require_transport'), 'require_gdr': settings.get('require_gdr'),
             'max_wrong': settings.get('max_wrong'), 'require_complete': settings.get('require_complete'),
@@ -277,7 +283,7 @@ def _size_table(results, baseline, targets, compare):
     by_size = {ent.get('size'): ent for ent in (compare or {}).get('sizes') or [] if isinstance(ent, dict)}
     table = []
     for size in sorted(set(per['out_of_place']) | set(per['in_place']) | set(pre)):
-        row = {'size': size, 'size_human': _nccl.human_size(size),
+        row = {'size': size, 'size_human': _nccl_vocab.human_size(size),
                'out_of_place': _stats(per['out_of_place'].get(size, [])), 'in_place': _stats(per['in_place'].get(size, []))}
         tgt = _target_at(targets, size)
         row['target_busbw'] = tgt['min_busbw'] if tgt else None
@@ -315,7 +321,7 @@ def benchmark_report(results: list, name: str, settings: dict | None = None, bas
                      baseline_label: str = 'baseline', generated_at: str | None = None) -> dict:
     """The JSON-able report of one benchmark run.
 
-    ``results``: slim_result() dicts (or anything it accepts), one per launch. ``settings``: _nccl.gate_settings()
+    ``results``: slim_result() dicts (or anything it accepts), one per launch. ``settings``: _nccl_gate.gate_settings()
     output; when it is active every launch is gated with it, else each launch's own ``gate`` (from nccl_result) is
     used. ``baseline``: the launches of an earlier run (the pre line of the plot, the baseline column).
     ``compare``: an nccl_compare result of baseline against these launches.
@@ -388,7 +394,7 @@ def _md_launches(launches):
     rows = []
     for ent in launches:
         gdr = ent['gdr_active']
-        at_size = ' @ %s' % _nccl.human_size(ent['largest_size_bytes']) if ent['largest_size_bytes'] is not None else ''
+        at_size = ' @ %s' % _nccl_vocab.human_size(ent['largest_size_bytes']) if ent['largest_size_bytes'] is not None else ''
         rows.append([md_cell(ent['name']), md_cell(ent['status']), md_cell(ent['collective']), md_cell(ent['ranks']), md_cell(ent['nodes']),
                      md_cell(ent['transport']), md_cell(gdr if isinstance(gdr, bool) else 'unknown'),
                      md_cell(ent['oop_busbw_at_largest_size'], '%.2f') + at_size,

@@ -20,8 +20,9 @@ description:
     confidence interval excludes one; C(inconclusive) otherwise. With 3 or fewer launches a side no p-value can fall
     below 0.05, so the verdict is C(inconclusive) - run 5 launches a side.
   - Fails on a regression, on an inconclusive verdict unless O(allow_inconclusive=true), when the transport or
-    GPUDirect RDMA differs between pre and post, and - with gate options - when the post launches (the median per size)
-    miss the absolute targets. The message has one line per reason, naming the size, the metric and the threshold.
+    GPUDirect RDMA differs between pre and post, and when the post launches (the median per size) miss the absolute
+    gate - the targets, and by default (O(require_complete)) complete, checked logs of one run each. The message has
+    one line per reason, naming the size, the metric and the threshold.
   - Pure computation; read-only - it never reports C(changed).
 extends_documentation_fragment:
   - lossless.fabric._attributes
@@ -231,7 +232,7 @@ gate:
   description:
     - The absolute gate on the post launches - a result built from the median of each number per size over the post
       launches (the largest C(#wrong)), checked like M(lossless.fabric.nccl_result) checks one log.
-  returned: when a gate option is set
+  returned: unless O(require_complete=false) and no other gate option is set
   type: dict
   contains:
     passed:
@@ -255,7 +256,7 @@ unmet:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats  # noqa: E402
 
 ARGUMENT_SPEC = {
     "pre": {"type": "list", "elements": "raw", "required": True},
@@ -264,17 +265,17 @@ ARGUMENT_SPEC = {
     "tolerance_percent": {"type": "float"},
     "alpha": {"type": "float", "default": 0.05},
     "allow_inconclusive": {"type": "bool", "default": False},
-    **_nccl.GATE_ARG_SPEC,
+    **_nccl_gate.GATE_ARG_SPEC,
 }
 
 
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    settings, errors = _nccl.gate_settings(params)
+    settings, errors = _nccl_gate.gate_settings(params)
     sizes = None
     if params["sizes"] is not None:
-        sizes = [_nccl.size_option(s, "sizes[%d]" % i, errors) for i, s in enumerate(params["sizes"])]
+        sizes = [_nccl_gate.size_option(s, "sizes[%d]" % i, errors) for i, s in enumerate(params["sizes"])]
     tolerance = params["tolerance_percent"]
     if tolerance is not None and not 0 <= tolerance < 100:
         errors.append("tolerance_percent: %r is not a tolerance (0 <= x < 100 percent)" % tolerance)
@@ -285,13 +286,13 @@ def main() -> None:
         launches[side] = []
         for i, item in enumerate(params[side]):
             try:
-                launches[side].append(_nccl.load_launch(item, "%s[%d]" % (side, i)))
+                launches[side].append(_nccl_parse.load_launch(item, "%s[%d]" % (side, i)))
             except ValueError as exc:
                 errors.append(str(exc))
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 
-    result = _nccl.compare_report(launches["pre"], launches["post"], settings, sizes, tolerance, params["alpha"],
+    result = _nccl_stats.compare_report(launches["pre"], launches["post"], settings, sizes, tolerance, params["alpha"],
                                   params["allow_inconclusive"])
     # Kept in the result too: Ansible shows each distinct warning once per run.
     result["notes"] = result.pop("compare_warnings")

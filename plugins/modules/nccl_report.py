@@ -19,9 +19,9 @@ description:
     the busbw at the largest size, the C(Avg bus bandwidth) footer, the errors of the log and the gate verdict with
     every unmet line; per message size the median busbw over the launches (min, max) and the baseline median;
     the O(compare) verdicts per size; the targets; and an overall verdict.
-  - With a gate option (O(targets), O(fabric_targets), O(require_transport), O(require_gdr) or O(require_complete))
-    every launch is gated here, exactly as M(lossless.fabric.nccl_result) gates one log; without one, each result's
-    own C(gate) (from M(lossless.fabric.nccl_result) run with gate options) is used.
+  - Every launch is gated here, exactly as M(lossless.fabric.nccl_result) gates one log (O(require_complete) is on by
+    default); the unmet lines of a result's own C(gate) (from M(lossless.fabric.nccl_result)) are kept beside them.
+    With O(require_complete=false) and no other gate option, each result's own C(gate) alone is used.
   - Never fails because a gate failed - it writes the report and returns RV(verdict) and RV(unmet), so a play can
     write the evidence first and fail afterwards (role C(lossless.fabric.nccl_gate) does). It fails on bad input,
     before writing anything.

@@ -16,9 +16,10 @@ description:
     and C(NCCL_DEBUG=INFO) lines mixed in.
   - Returns the table per message size and what the log proves about the run - NCCL version, ranks, nodes, the
     inter-node transport and GPUDirect RDMA. Nothing is guessed - what the log does not show is C(null) or C(unknown).
-  - With a gate option (O(targets), O(fabric_targets), O(require_transport), O(require_gdr) or O(require_complete))
-    it also checks the result and fails with one line per unmet requirement, each naming the size, the metric, the
-    measured value and the threshold. A log that lacks what a requirement needs fails it. Without a gate option it only parses.
+  - It also checks the result and fails with one line per unmet requirement, each naming the size, the metric, the
+    measured value and the threshold. A log that lacks what a requirement needs fails it. O(require_complete) is on by
+    default, so a cut, damaged, failed or multi-job log fails even without targets; set O(require_complete=false) and no
+    other gate option to only parse.
   - Read-only - it never reports C(changed). Reads O(src) on the managed host; use O(content) for output already
     held in a variable.
 extends_documentation_fragment:
@@ -45,9 +46,10 @@ author:
 """
 
 EXAMPLES = r"""
-- name: Parse a log on the GPU host that ran the benchmark
+- name: Parse a log on the GPU host that ran the benchmark (no gate at all)
   lossless.fabric.nccl_result:
     src: /var/tmp/nccl/all_reduce_perf.log
+    require_complete: false
   register: nccl
 
 - name: Show the bus bandwidth at the largest size
@@ -67,7 +69,6 @@ EXAMPLES = r"""
         placement: out_of_place
     require_transport: RoCE
     require_gdr: true
-    require_complete: true
 
 - name: Gate on the targets of the fabric intent (collectives, transport, GPUDirect)
   lossless.fabric.nccl_result:
@@ -168,6 +169,9 @@ rows:
     in_place:
       description: The in-place measurement, with the keys of RV(rows[].out_of_place), or C(null).
       type: dict
+    damaged:
+      description: Only on a row whose cells contradict the other rows - why (see RV(damaged_rows)); such a row is no evidence.
+      type: str
   sample:
     - size: 1073741824
       count: 268435456
@@ -229,7 +233,9 @@ errors:
   type: list
   elements: str
 failures:
-  description: Failures the run reported (test failures, timeouts); a gate fails on any.
+  description:
+    - Failures the run reported - test failures, timeouts, NET/IB completion errors, a launcher's non-zero exit,
+      C(Avg bus bandwidth ... FAILED) (C(NCCL_TESTS_MIN_BW)); a gate fails on any, with the line.
   returned: success
   type: list
   elements: str
@@ -244,9 +250,30 @@ truncated_reasons:
   elements: str
   sample: ['no "Avg bus bandwidth" footer', the last row (33554432 B) is below the requested maxBytes (8589934592 B)]
 complete:
-  description: Whether the log has rows, is not truncated and reports no failure.
+  description: Whether the log has rows, is not truncated, reports no failure and holds one run.
   returned: success
   type: bool
+damaged_rows:
+  description:
+    - Lines inside the table that are not rows nccl-tests prints - a cell that is not a number, a missing or extra cell,
+      a cut line, or cells that contradict the other rows (algbw is not size / time, busbw / algbw differs, size is not
+      count times the element size, a type or op nccl-tests does not print). Each makes the log truncated.
+  returned: success
+  type: list
+  elements: dict
+  sample: [{line: 40, size: 1073741824, reason: busbw / algbw differs from the other rows}]
+independent_runs:
+  description: Whether the log holds more than one job (see RV(independent_reasons)); a gate fails on it.
+  returned: success
+  type: bool
+independent_reasons:
+  description:
+    - Why the log is several jobs, not one - headers or device lists that restart at rank 0, a size printed twice in a row,
+      sizes that restart with a sweep unlike the first (not C(-N) cycles, C(-d all) or C(-o all)), busbw 0 in every row
+      (one-rank runs).
+  returned: success
+  type: list
+  elements: str
 parse_warnings:
   description: Oddities of the log that do not make it wrong (several sweeps in one stream, header and rows that disagree).
   returned: success
@@ -254,7 +281,7 @@ parse_warnings:
   elements: str
 gate:
   description: The result of the gate.
-  returned: when a gate option is set
+  returned: unless O(require_complete=false) and no other gate option is set
   type: dict
   contains:
     passed:
@@ -292,12 +319,12 @@ format:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse  # noqa: E402
 
 ARGUMENT_SPEC = {
     "src": {"type": "path"},
     "content": {"type": "str"},
-    **_nccl.GATE_ARG_SPEC,
+    **_nccl_gate.GATE_ARG_SPEC,
 }
 
 
@@ -308,7 +335,7 @@ def main() -> None:
         required_one_of=[("src", "content")],
         supports_check_mode=True,
     )
-    settings, errors = _nccl.gate_settings(module.params)
+    settings, errors = _nccl_gate.gate_settings(module.params)
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 
@@ -320,13 +347,13 @@ def main() -> None:
         except OSError as exc:
             module.fail_json(msg="src: cannot read %s: %s" % (module.params["src"], exc.strerror or exc))
 
-    result = _nccl.parse(text)
+    result = _nccl_parse.parse(text)
     result["parse_warnings"] = result.pop("warnings")
     for warning in result["parse_warnings"]:
         module.warn(warning)
     result["changed"] = False
     if settings["active"]:
-        result["gate"] = _nccl.gate_report(result, settings)
+        result["gate"] = _nccl_gate.gate_report(result, settings)
         if not result["gate"]["passed"]:
             module.fail_json(msg="\n".join(result["gate"]["unmet"]), **result)
     module.exit_json(**result)

@@ -10,17 +10,14 @@ import json
 import os
 import sys
 
-import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labrun import BIN, ROOT, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
-CORPUS = os.path.join(ROOT, "..", "shared", "nccl-corpus", "public")
+CORPUS = os.path.join(ROOT, "tests", "data", "nccl-corpus")
 EFA_LOG = os.path.join(CORPUS, "awsefaeks_p4d_2node_efa_debug_info.txt")   # EFA, GDR proven, 42.48/42.46 GB/s at 1 GiB
 HDR_LOG = os.path.join(CORPUS, "deepops_netop_dgxa100_2node_hdr.txt")        # no debug lines, 181.62 GB/s at 1 GiB
-
-pytestmark = pytest.mark.skipif(not os.path.isdir(CORPUS), reason="corpus not found at %s" % CORPUS)
 
 
 def _intent(min_busbw):

@@ -3,7 +3,7 @@
 
     with K8sSim(config, workdir) as sim:     # starts server.py in a subprocess on free ports
         sim.kubeconfig, sim.url
-        sim.set_replay("/work/shared/nccl-corpus/public/x.txt")
+        sim.set_replay("tests/data/nccl-corpus/x.txt")
         sim.next_mpijob("fail")
 """
 from __future__ import annotations

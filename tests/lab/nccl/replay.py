@@ -14,8 +14,8 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPLAY_DIR = os.path.join(HERE, "replays")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-# The shared corpus of real logs sits beside the repository in the development setup.
-CORPUS_DIR = os.environ.get("LAB_NCCL_CORPUS") or os.path.normpath(os.path.join(ROOT, "..", "shared", "nccl-corpus", "public"))
+# The corpus of real logs the repository carries (tests/data/nccl-corpus, provenance in its README.md).
+CORPUS_DIR = os.environ.get("LAB_NCCL_CORPUS") or os.path.join(ROOT, "tests", "data", "nccl-corpus")
 
 # Real logs only (copies in replays/, provenance in their .json and in README.md).
 CHOICES: dict[str, tuple[str, ...]] = {

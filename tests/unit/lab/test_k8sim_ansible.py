@@ -22,7 +22,7 @@ CORE = ROOT / ".deps" / "collections" / "ansible_collections" / "kubernetes" / "
 pytestmark = pytest.mark.skipif(not PLAYBOOK.exists() or not CORE.exists(),
                                 reason="needs ansible-playbook and kubernetes.core in .deps")
 
-REPLAY = pathlib.Path("/work/shared/nccl-corpus/public/deepops_k8s_sriov_roce_2node.txt")
+REPLAY = ROOT / "tests" / "data" / "nccl-corpus" / "deepops_k8s_sriov_roce_2node.txt"
 
 PLAY = r"""
 - hosts: localhost

@@ -22,7 +22,7 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
-CORPUS = pathlib.Path("/work/shared/nccl-corpus/public/deepops_netop_dgxa100_2node_hdr.txt")
+CORPUS = ROOT / "tests" / "data" / "nccl-corpus" / "deepops_netop_dgxa100_2node_hdr.txt"
 RES = "rdma/hca_shared_devices_a"
 NIC = [{"name": "mlx5_0", "netdev": "eth2"}]
 DELAYS = {"pod_start": 2.0, "rdma_register": 5.0, "operator_sync": 0.5, "run_seconds": 20.0,

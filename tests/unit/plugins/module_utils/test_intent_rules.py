@@ -301,7 +301,7 @@ ERROR_CASES = [
         roce_base,
         {"targets.require_transport": "ib"},
         None,
-        "lossless_fabric.targets.require_transport: 'ib' is not an NCCL transport (one of IB, RoCE, Socket, EFA)",
+        "lossless_fabric.targets.require_transport: 'ib' is not an NCCL transport (one of IB, RoCE, Socket, EFA, NVLink-only)",
     ),
     ("target-gdr", roce_base, {"targets.require_gdr": "true"}, None, "lossless_fabric.targets.require_gdr: 'true' is not a boolean (true or false)"),
     # --- devices

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests for plugins/module_utils/_nccl.py: corpus, synthetic fixtures, gate, compare, fuzz."""
+"""Tests for plugins/module_utils/_nccl_parse.py, _nccl_gate.py and _nccl_stats.py: corpus, synthetic fixtures, gate, compare, fuzz."""
 from __future__ import annotations
 
 import glob
@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
-CORPUS = os.path.join(REPO, '..', 'shared', 'nccl-corpus', 'public')
+CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 FIXTURES = os.path.join(HERE, 'fixtures', 'nccl')
 
 # ---------------------------------------------------------------------------
@@ -52,8 +52,6 @@ for _name in ('awsome_p4de_2node_srun_prefix', 'awsome_p5_2node_srun_prefix_16G'
 
 
 def _corpus_cases():
-    if not os.path.isdir(CORPUS):
-        return [pytest.param(None, None, marks=pytest.mark.skip(reason='corpus not found at %s (CI puts shared/ beside the clone)' % CORPUS))]
     cases = []
     for txt in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
         name = os.path.basename(txt)[:-4]
@@ -76,7 +74,7 @@ def _load(name):
             text = fh.read()
         with open(os.path.join(CORPUS, name + '.json'), encoding='utf-8') as fh:
             truth = json.load(fh)
-        _CACHE[name] = (text, truth, _nccl.parse(text))
+        _CACHE[name] = (text, truth, _nccl_parse.parse(text))
     return _CACHE[name]
 
 
@@ -152,8 +150,6 @@ def test_corpus_field(name, field):  # noqa: C901 - one comparison rule per fiel
 
 
 def test_corpus_summary_prints_counts():
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found at %s' % CORPUS)
     files = glob.glob(os.path.join(CORPUS, '*.txt'))
     assert files
 
@@ -174,7 +170,7 @@ def test_synthetic_fixtures_are_labelled():
 
 
 def test_synthetic_nonzero_wrong_oob_failed_min_bw_failed():
-    res = _nccl.parse(_fixture('synthetic_v2196_wrong_oob_minbw_failed.txt'))
+    res = _nccl_parse.parse(_fixture('synthetic_v2196_wrong_oob_minbw_failed.txt'))
     assert res['nccl_tests_version'] == '2.19.6'
     assert res['nccl_version'] == '2.28.3'
     assert res['collective'] == 'all_reduce'
@@ -188,12 +184,12 @@ def test_synthetic_nonzero_wrong_oob_failed_min_bw_failed():
     assert wrong == [(1 << 24, 'out_of_place', 3), (1 << 28, 'in_place', 1)]
     assert 'Out of bounds values : 2 FAILED' in res['errors']
     assert res['truncated'] is False
-    lines = _nccl.gate(res, [{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 100}])
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 100}])
     assert any('#wrong above 0 at 16777216 B out-of-place: 3' in line and '268435456 B in-place: 1' in line for line in lines)
 
 
 def test_synthetic_per_iteration_timestamps_srun_roce():
-    res = _nccl.parse(_fixture('synthetic_v2196_per_iter_srun_roce.txt'))
+    res = _nccl_parse.parse(_fixture('synthetic_v2196_per_iter_srun_roce.txt'))
     assert res['size_rows'] == 11
     row = res['rows'][-1]
     assert row['size'] == 1 << 30
@@ -205,12 +201,12 @@ def test_synthetic_per_iteration_timestamps_srun_roce():
     assert res['nccl_version'] == '2.28.3+cuda12.9'
     assert (res['ranks'], res['nodes']) == (16, 2)
     assert res['complete'] is True
-    assert _nccl.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 150}], require_transport='RoCE', require_gdr=True,
+    assert _nccl_gate.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 150}], require_transport='RoCE', require_gdr=True,
                       require_complete=True) == []
 
 
 def test_synthetic_json_output():
-    res = _nccl.parse(_fixture('synthetic_v2196_json_output.json'))
+    res = _nccl_parse.parse(_fixture('synthetic_v2196_json_output.json'))
     assert res['format'] == 'json'
     assert res['collective'] == 'all_reduce'
     assert res['nccl_version'] == '2.28.3'
@@ -224,12 +220,12 @@ def test_synthetic_json_output():
     doc = json.loads(_fixture('synthetic_v2196_json_output.json'))
     del doc['end_time']
     doc['results'] = doc['results'][:3]
-    cut = _nccl.parse(json.dumps(doc))
+    cut = _nccl_parse.parse(json.dumps(doc))
     assert cut['truncated'] is True and cut['size_rows'] == 3
 
 
 def test_synthetic_2017_layout():
-    res = _nccl.parse(_fixture('synthetic_v100_2017_all_gather.txt'))
+    res = _nccl_parse.parse(_fixture('synthetic_v100_2017_all_gather.txt'))
     assert res['nccl_tests_version_inferred'] == 'v1.x (2017)'
     assert res['collective'] == 'all_gather'
     assert res['rows'][0]['out_of_place']['time_us'] == pytest.approx(45.0)    # printed in ms
@@ -241,21 +237,21 @@ def test_synthetic_2017_layout():
 
 
 def test_synthetic_mpirun_independent_runs_refused():
-    res = _nccl.parse(_fixture('synthetic_mpirun_interleaved_independent_runs.txt'))
+    res = _nccl_parse.parse(_fixture('synthetic_mpirun_interleaved_independent_runs.txt'))
     assert res['independent_runs'] is True
     assert res['size_rows'] == 6
     assert res['transport'] == 'Socket'
     assert res['complete'] is False
-    lines = _nccl.gate(res, [{'min_size': 1 << 20, 'max_size': None, 'min_busbw': 1}])
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': None, 'min_busbw': 1}])
     assert any('independent runs' in line for line in lines)
 
 
 def test_prefixes_and_rank_labels_inside_rows():
     row = '     8388608       2097152     float     sum      -1    204.8   40.96   76.80      0    201.1   41.71   78.20      0'
     for prefix in ('[1,3]<stdout>:', '0: ', '12: ', '   '):
-        res = _nccl.parse(prefix + row + '\n')
+        res = _nccl_parse.parse(prefix + row + '\n')
         assert res['size_rows'] == 1 and res['rows'][0]['out_of_place']['busbw'] == 76.80
-    res = _nccl.parse('[3] ' + row[:60] + '[3] ' + row[60:] + '\n')
+    res = _nccl_parse.parse('[3] ' + row[:60] + '[3] ' + row[60:] + '\n')
     assert res['size_rows'] == 1 and res['rows'][0]['in_place']['busbw'] == 78.20
 
 
@@ -263,37 +259,35 @@ def test_cut_row_is_not_counted():
     text = ('#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n'
             '     8388608       2097152     float     sum      -1    204.8   40.96   76.80      0    201.1   41.71   78.20      0\n'
             '    16777216       4194304     float     sum      -1    298.1   56.28  105.52\n')
-    res = _nccl.parse(text)
+    res = _nccl_parse.parse(text)
     assert res['size_rows'] == 1
     assert res['truncated'] is True
 
 
 def test_transport_rules():
     base = 'h1:1:1 [0] NCCL INFO '
-    ib = _nccl.parse(base + 'NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n')
+    ib = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n')
     assert ib['transport'] == 'IB' and ib['gdr_active'] is False
-    ports_only = _nccl.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Using network IB\n')
+    ports_only = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Using network IB\n')
     assert ports_only['transport'] == 'unknown'        # rule 1: ports alone do not prove the data path
-    mixed = _nccl.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n'
+    mixed = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n'
                         + base + 'Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/1\n')
     assert mixed['transport'] == 'RoCE' and mixed['gdr_active'] is False
-    summary = _nccl.parse(base + 'Connected all rings, use ring PXN 0 GDR 1\n')
+    summary = _nccl_parse.parse(base + 'Connected all rings, use ring PXN 0 GDR 1\n')
     assert summary['gdr_active'] is True
-    socket = _nccl.parse(base + 'NET/IB : Using [0]mlx5_0:1/IB\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n')
+    socket = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/IB\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n')
     assert socket['transport'] == 'Socket' and socket['gdr_active'] is False
-    nvl = _nccl.parse('#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x01] GPU\n#  Rank  1 Group  0 Pid 1 on h1 device  1 [0x02] GPU\n#\n'
+    nvl = _nccl_parse.parse('#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x01] GPU\n#  Rank  1 Group  0 Pid 1 on h1 device  1 [0x02] GPU\n#\n'
                       + base + 'Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n')
     assert nvl['transport'] == 'NVLink-only'
-    none = _nccl.parse('')
+    none = _nccl_parse.parse('')
     assert none['transport'] == 'unknown' and none['gdr_active'] == 'unknown'
 
 
 # ---------------------------------------------------------------------------
 # gate
 
-def _corpus_or_skip(name):
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found')
+def _corpus(name):
     return _load(name)[2]
 
 
@@ -301,71 +295,75 @@ TARGET_1G = {'min_size': 1 << 30, 'max_size': None, 'min_busbw': 180.0, 'placeme
 
 
 def test_gate_pass():
-    res = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
-    assert _nccl.gate(res, [TARGET_1G]) == []
+    res = _corpus('deepops_netop_dgxa100_2node_hdr')
+    assert _nccl_gate.gate(res, [TARGET_1G]) == []
 
 
 def test_gate_busbw_below_target_names_value():
-    res = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
-    lines = _nccl.gate(res, [dict(TARGET_1G, min_busbw=185.0)])
+    res = _corpus('deepops_netop_dgxa100_2node_hdr')
+    lines = _nccl_gate.gate(res, [dict(TARGET_1G, min_busbw=185.0)])
     assert lines == ['all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 181.62 GB/s < target 185.00 GB/s']
 
 
 def test_gate_truncated_before_size():
-    res = _corpus_or_skip('issue_ncclt232_h100_2node_1gpu_tree_truncated')
-    lines = _nccl.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 10}])
+    res = _corpus('issue_ncclt232_h100_2node_1gpu_tree_truncated')
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 10}], require_complete=False)
     assert len(lines) == 1 and 'no data' in lines[0] and '33554432 B' in lines[0]
-    lines = _nccl.gate(res, [{'min_size': 1 << 20, 'max_size': 1 << 30, 'min_busbw': 10}])
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': 1 << 30, 'min_busbw': 10}], require_complete=False)
     assert len(lines) == 1 and 'stops' in lines[0]
+    # require_complete is the default: the missing footer is a line of its own
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': 1 << 30, 'min_busbw': 10}])
+    assert len(lines) == 2 and lines[1] == 'all_reduce_perf: the log is incomplete: no "Avg bus bandwidth" footer'
 
 
 def test_gate_no_rows_and_crash():
-    res = _corpus_or_skip('issue_ncclt252_remote_network_error_cascade')
-    lines = _nccl.gate(res, [TARGET_1G])
+    res = _corpus('issue_ncclt252_remote_network_error_cascade')
+    lines = _nccl_gate.gate(res, [TARGET_1G])
     assert any('no result rows' in line for line in lines)
     assert any('failure' in line for line in lines)
     assert any('no data' in line for line in lines)
-    crashed = _corpus_or_skip('issue_nccl1184_midrun_failure_fragment')
-    lines = _nccl.gate(crashed, [{'min_size': 524288, 'max_size': 524288, 'min_busbw': 0.1}])
+    crashed = _corpus('issue_nccl1184_midrun_failure_fragment')
+    lines = _nccl_gate.gate(crashed, [{'min_size': 524288, 'max_size': 524288, 'min_busbw': 0.1}])
     assert lines and 'invalid usage' in lines[0]
 
 
 def test_gate_na_cells():
-    res = _corpus_or_skip('gcp_gke_a3high_allgather_tcpx_nocheck')
-    lines = _nccl.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}])
-    assert any('correctness not checked' in line for line in lines)
+    res = _corpus('gcp_gke_a3high_allgather_tcpx_nocheck')
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}])
+    assert any('no correctness evidence' in line for line in lines)
+    assert not _nccl_gate.gate(res, [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 10}], require_correctness=False)
     text = '     1048576        262144     float     sum      -1   1000.0    1.05     N/A      0   1000.0    1.05    1.97      0\n'
-    res = _nccl.parse(text)
-    lines = _nccl.gate(res, [{'min_size': 1 << 20, 'max_size': None, 'min_busbw': 1}])
+    res = _nccl_parse.parse(text)
+    lines = _nccl_gate.gate(res, [{'min_size': 1 << 20, 'max_size': None, 'min_busbw': 1}])
     assert any('N/A (no measurement)' in line for line in lines)
 
 
 def test_gate_transport_gdr_and_complete():
-    res = _corpus_or_skip('awsefaeks_p4d_2node_efa_debug_info')
-    assert _nccl.gate(res, [], require_transport='EFA', require_gdr=True, require_complete=True) == []
-    lines = _nccl.gate(res, [], require_transport=['IB', 'RoCE'])
+    res = _corpus('awsefaeks_p4d_2node_efa_debug_info')
+    assert _nccl_gate.gate(res, [], require_transport='EFA', require_gdr=True, require_complete=True) == []
+    lines = _nccl_gate.gate(res, [], require_transport=['IB', 'RoCE'])
     assert len(lines) == 1 and 'EFA' in lines[0]
-    unknown = _corpus_or_skip('deepops_netop_dgxa100_2node_hdr')
-    lines = _nccl.gate(unknown, [], require_transport='IB', require_gdr=True)
+    unknown = _corpus('deepops_netop_dgxa100_2node_hdr')
+    lines = _nccl_gate.gate(unknown, [], require_transport='IB', require_gdr=True)
     assert len(lines) == 2 and 'unknown' in lines[0] and 'not proven' in lines[1]
-    elided = _corpus_or_skip('awsome_p5_eks_mpijob_elided')
-    lines = _nccl.gate(elided, [], require_complete=True)
+    elided = _corpus('awsome_p5_eks_mpijob_elided')
+    lines = _nccl_gate.gate(elided, [], require_complete=True)
     assert len(lines) == 1 and 'incomplete' in lines[0]
 
 
 def test_gate_collective_filter():
-    res = _corpus_or_skip('gcp_gke_dwsflex_allgather')
-    assert _nccl.gate(res, [dict(TARGET_1G, collective='all_reduce_perf', min_busbw=1000)]) == []
-    lines = _nccl.gate(res, [dict(TARGET_1G, collective='all_gather', min_busbw=1000)])
+    res = _corpus('gcp_gke_dwsflex_allgather')
+    assert _nccl_gate.gate(res, [dict(TARGET_1G, collective='all_reduce_perf', min_busbw=1000)], require_complete=False) == []
+    lines = _nccl_gate.gate(res, [dict(TARGET_1G, collective='all_gather', min_busbw=1000)], require_complete=False)
     assert lines and lines[0].startswith('all_gather_perf out-of-place busbw')
 
 
 def test_gate_wrong_counts():
     text = ('     1048576        262144     float     sum      -1   1000.0    1.05    1.97      5   1000.0    1.05    1.97      0\n'
             '# Out of bounds values : 1 FAILED\n# Avg bus bandwidth    : 1.97 \n')
-    res = _nccl.parse(text)
-    assert any('1048576 B out-of-place: 5' in line for line in _nccl.gate(res, []))
-    assert not any('#wrong' in line for line in _nccl.gate(res, [], max_wrong=5))
+    res = _nccl_parse.parse(text)
+    assert any('1048576 B out-of-place: 5' in line for line in _nccl_gate.gate(res, []))
+    assert not any('#wrong' in line for line in _nccl_gate.gate(res, [], max_wrong=5))
 
 
 # ---------------------------------------------------------------------------
@@ -379,18 +377,18 @@ def _launch(busbw, size=1 << 30, transport='RoCE', gdr=True):
 
 
 def test_exact_mann_whitney_known_values():
-    assert _nccl.mann_whitney_less([10, 11, 12], [7, 8, 9])[0] == pytest.approx(1 / 20)
-    assert _nccl.mann_whitney_less([10, 11, 12, 13, 14], [7, 8, 9, 9.5, 9.7])[0] == pytest.approx(1 / 252)
+    assert _nccl_stats.mann_whitney_less([10, 11, 12], [7, 8, 9])[0] == pytest.approx(1 / 20)
+    assert _nccl_stats.mann_whitney_less([10, 11, 12, 13, 14], [7, 8, 9, 9.5, 9.7])[0] == pytest.approx(1 / 252)
     # ties: the pooled values are all equal, so every split is equally extreme
-    assert _nccl.mann_whitney_less([5, 5, 5], [5, 5, 5])[0] == pytest.approx(1.0)
-    p, _min_p, _m = _nccl.mann_whitney_less([1, 2, 3, 4], [5, 6, 7, 8])
+    assert _nccl_stats.mann_whitney_less([5, 5, 5], [5, 5, 5])[0] == pytest.approx(1.0)
+    p, _min_p, _m = _nccl_stats.mann_whitney_less([1, 2, 3, 4], [5, 6, 7, 8])
     assert p == pytest.approx(1.0)
 
 
 def test_compare_clear_regression():
     pre = [_launch(v) for v in (380, 382, 379, 381, 383, 380)]
     post = [_launch(v) for v in (300, 302, 299, 301, 303, 298)]
-    out = _nccl.compare(pre, post, None, 5.0)
+    out = _nccl_stats.compare(pre, post, None, 5.0)
     ent = out['sizes'][0]
     assert out['verdict'] == 'regressed' and ent['verdict'] == 'regressed'
     assert ent['p_value'] < 0.01
@@ -401,14 +399,14 @@ def test_compare_clear_regression():
 def test_compare_no_change():
     pre = [_launch(v) for v in (380, 382, 379, 381, 383, 380)]
     post = [_launch(v) for v in (381, 380, 382, 379, 383, 381)]
-    out = _nccl.compare(pre, post, [1 << 30], 5.0)
+    out = _nccl_stats.compare(pre, post, [1 << 30], 5.0)
     assert out['verdict'] == 'ok', out
 
 
 def test_compare_noise_only():
     pre = [_launch(v) for v in (300, 380, 340, 390, 310, 360)]
     post = [_launch(v) for v in (320, 370, 300, 385, 330, 350)]
-    ent = _nccl.compare(pre, post, [1 << 30], 5.0)['sizes'][0]
+    ent = _nccl_stats.compare(pre, post, [1 << 30], 5.0)['sizes'][0]
     assert ent['verdict'] != 'regressed'
     assert ent['threshold_percent'] == pytest.approx(2 * 100 * 90 / 350)
 
@@ -416,7 +414,7 @@ def test_compare_noise_only():
 def test_compare_too_few_samples():
     pre = [_launch(v) for v in (380, 381, 382)]
     post = [_launch(v) for v in (200, 201, 202)]
-    ent = _nccl.compare(pre, post, [1 << 30], 5.0)['sizes'][0]
+    ent = _nccl_stats.compare(pre, post, [1 << 30], 5.0)['sizes'][0]
     assert ent['verdict'] == 'inconclusive'
     assert 'cannot be reached' in ent['reason']
     assert ent['min_p_value'] == pytest.approx(0.05)
@@ -425,17 +423,17 @@ def test_compare_too_few_samples():
 def test_compare_transport_change_and_missing_size():
     pre = [_launch(v) for v in (380, 381, 382, 383)]
     post = [_launch(v, transport='Socket', gdr=False) for v in (380, 381, 382, 383)]
-    out = _nccl.compare(pre, post, None, 5.0)
+    out = _nccl_stats.compare(pre, post, None, 5.0)
     assert out['transport']['changed'] and out['gdr_active']['changed']
     assert any('transport changed' in f for f in out['flags'])
-    out = _nccl.compare(pre, [{'rows': []}], [1 << 30], 5.0)
+    out = _nccl_stats.compare(pre, [{'rows': []}], [1 << 30], 5.0)
     assert out['verdict'] == 'inconclusive'
 
 
 def test_compare_with_targets_picks_sizes():
     pre = [_launch(v) for v in (380, 381, 382, 383)]
     post = [_launch(v) for v in (380, 381, 382, 383)]
-    out = _nccl.compare(pre, post, None, 5.0, targets=[{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 350}])
+    out = _nccl_stats.compare(pre, post, None, 5.0, targets=[{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 350}])
     assert out['sizes'][0]['size'] == 1 << 30 and out['sizes'][0]['post_median_meets_target'] is True
 
 
@@ -444,10 +442,10 @@ def test_compare_with_targets_picks_sizes():
 
 def _all_texts():
     texts = [_fixture(os.path.basename(p)) for p in sorted(glob.glob(os.path.join(FIXTURES, '*')))]
-    if os.path.isdir(CORPUS):
-        for p in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
-            with open(p, encoding='utf-8') as fh:
-                texts.append(fh.read())
+    for p in sorted(glob.glob(os.path.join(CORPUS, '*.txt'))):
+        with open(p, encoding='utf-8') as fh:
+            texts.append(fh.read())
+    assert len(texts) > 20, 'the corpus travels with the repository: tests/data/nccl-corpus'
     return texts
 
 
@@ -476,18 +474,16 @@ def test_parse_never_raises_on_mangled_input():
                     if chars:
                         chars[rng.randrange(len(chars))] = chr(rng.randrange(1, 0x2100))
                 mangled = ''.join(chars)
-            res = _nccl.parse(mangled)
+            res = _nccl_parse.parse(mangled)
             assert isinstance(res, dict) and isinstance(res['rows'], list)
-            _nccl.gate(res, [TARGET_1G], require_transport='IB', require_gdr=True, require_complete=True)
+            _nccl_gate.gate(res, [TARGET_1G], require_transport='IB', require_gdr=True, require_complete=True)
     for junk in garbage + [None, b'bytes \xff', 12]:
-        assert isinstance(_nccl.parse(junk), dict)
+        assert isinstance(_nccl_parse.parse(junk), dict)
 
 
 def test_duplicated_paste_is_flagged():
-    if not os.path.isdir(CORPUS):
-        pytest.skip('corpus not found')
     text = _load('gcp_a3mega_h100_2node')[0]
-    res = _nccl.parse(text + text)
+    res = _nccl_parse.parse(text + text)
     assert res['size_rows'] == 62
     assert res['independent_runs'] is True
     assert res['warnings']

@@ -10,15 +10,13 @@ import struct
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl, _report
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats, _report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
-CORPUS = os.path.join(REPO, '..', 'shared', 'nccl-corpus', 'public')
+CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 GIB = 1 << 30
-
-pytestmark = pytest.mark.skipif(not os.path.isdir(CORPUS), reason='corpus not found at %s' % CORPUS)
 
 
 def _log(name):
@@ -29,25 +27,25 @@ def _log(name):
 @pytest.fixture(scope='module')
 def hdr():
     """2 x DGX A100, 8 x HDR: 181.62 GB/s out-of-place at 1 GiB, 188.53 at 4 GiB (no debug lines)."""
-    return _nccl.parse(_log('deepops_netop_dgxa100_2node_hdr'))
+    return _nccl_parse.parse(_log('deepops_netop_dgxa100_2node_hdr'))
 
 
 @pytest.fixture(scope='module')
 def slurm4():
     """4 x DGX A100 over Slurm: 178.69 GB/s out-of-place at 1 GiB, 191.05 at 4 GiB; starts at 1 MiB."""
-    return _nccl.parse(_log('deepops_slurm_4x_dgxa100'))
+    return _nccl_parse.parse(_log('deepops_slurm_4x_dgxa100'))
 
 
 @pytest.fixture(scope='module')
 def efa():
     """2 x p4d over EFA with NCCL_DEBUG=INFO: transport EFA, GDR proven; 42.48/42.46 GB/s at 1 GiB."""
-    return _nccl.parse(_log('awsefaeks_p4d_2node_efa_debug_info'))
+    return _nccl_parse.parse(_log('awsefaeks_p4d_2node_efa_debug_info'))
 
 
 def _settings(min_busbw, **extra):
     fabric = {'collectives': {'all_reduce_perf': [{'min_size': '1G', 'min_busbw': min_busbw}]}}
     fabric.update(extra)
-    settings, errors = _nccl.gate_settings({'fabric_targets': fabric, 'require_complete': True})
+    settings, errors = _nccl_gate.gate_settings({'fabric_targets': fabric, 'require_complete': True})
     assert not errors
     return settings
 
@@ -110,7 +108,7 @@ def test_series_refuses_an_unknown_placement(hdr):
 
 
 def test_series_of_a_log_without_rows_is_empty():
-    crashed = _nccl.parse(_log('issue_ncclt219_internal_error_2node'))
+    crashed = _nccl_parse.parse(_log('issue_ncclt219_internal_error_2node'))
     assert _report.busbw_series([crashed], 'x')['points'] == []
 
 
@@ -184,7 +182,7 @@ def test_report_fails_naming_launch_target_and_measured_value(efa, hdr):
 
 
 def test_report_counts_a_failed_launch_and_uses_its_name(efa):
-    crashed = _nccl.parse(_log('issue_ncclt219_internal_error_2node'))
+    crashed = _nccl_parse.parse(_log('issue_ncclt219_internal_error_2node'))
     items = [dict(efa, item={'name': 'nccl-ar-x1-1', 'status': 'succeeded', 'rc': 0, 'log': 'L' * 100}),
              dict(crashed, item={'name': 'nccl-ar-x1-2', 'status': 'failed', 'rc': 1, 'log': 'crash',
                                  'message': 'MPIJob nccl-ar-x1-2: condition Failed reason BackoffLimitExceeded\nmore'}),
@@ -200,7 +198,7 @@ def test_report_counts_a_failed_launch_and_uses_its_name(efa):
 
 
 def test_report_uses_each_results_own_gate_without_settings(efa):
-    gated = dict(efa, gate=_nccl.gate_report(efa, _settings(43)))
+    gated = dict(efa, gate=_nccl_gate.gate_report(efa, _settings(43)))
     report = _report.benchmark_report([gated], 'bench')
     assert report['verdict'] == 'fail' and report['targets'] is None
     assert report['unmet'][0].startswith('launch 1: all_reduce_perf in-place busbw at 1073741824 B')
@@ -216,7 +214,7 @@ def test_report_with_baseline_and_compare(hdr, slurm4):
     settings = _settings(180)
     pre = [hdr] * 5
     post = [slurm4] * 5
-    cmp = _nccl.compare_report(pre, post, settings)
+    cmp = _nccl_stats.compare_report(pre, post, settings)
     report = _report.benchmark_report(post, 'window', settings, baseline=pre, compare=cmp, phase='post', baseline_label='pre')
     assert [s['label'] for s in report['series']] == ['pre', 'post']
     assert report['baseline_launches'] == 5
@@ -276,7 +274,7 @@ def test_markdown_has_verdict_unmet_launch_and_size_tables(efa, hdr):
 
 def test_markdown_of_a_comparison_has_its_columns(hdr):
     settings = _settings(180)
-    cmp = _nccl.compare_report([hdr] * 5, [hdr] * 5, settings)
+    cmp = _nccl_stats.compare_report([hdr] * 5, [hdr] * 5, settings)
     md = _report.benchmark_markdown(_report.benchmark_report([hdr] * 5, 'w', settings, baseline=[hdr] * 5, compare=cmp))
     assert '| size | bytes | baseline out-of-place median | out-of-place median (min..max) | in-place median | target | compare | post/pre (CI) | p |' in md
     assert '## Comparison with the baseline' in md

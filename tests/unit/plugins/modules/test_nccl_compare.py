@@ -10,12 +10,12 @@ import pytest
 from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_parse
 from ansible_collections.lossless.fabric.plugins.modules import nccl_compare
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
-CORPUS = os.path.join(REPO, '..', 'shared', 'nccl-corpus', 'public')
+CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 
 GIB = 1 << 30
 
@@ -64,7 +64,7 @@ def log(busbw_1g, busbw_512m=None, wrong=0):
 
 def parsed(busbw_1g, transport='RoCE', gdr=True, **kwargs):
     """An nccl_result result (what ``register`` holds) with the transport and GPUDirect the debug lines would prove."""
-    res = _nccl.parse(log(busbw_1g, **kwargs))
+    res = _nccl_parse.parse(log(busbw_1g, **kwargs))
     res['transport'] = transport
     res['gdr_active'] = gdr
     res['parse_warnings'] = res.pop('warnings')
@@ -78,7 +78,7 @@ DROP = (300.2, 302.9, 299.4, 301.1, 303.0)
 
 
 def test_synthetic_log_parses_complete():
-    res = _nccl.parse(log(380.0))
+    res = _nccl_parse.parse(log(380.0))
     assert res['complete'] and res['collective'] == 'all_reduce' and res['largest_size_bytes'] == GIB
 
 
@@ -138,7 +138,7 @@ def test_post_below_absolute_target_fails():
 
 def test_fabric_targets_sizes_tolerance_and_transport():
     fabric = {'tolerance_percent': 30, 'require_transport': 'RoCE', 'require_gdr': True,
-              'collectives': {'all_reduce': [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 250.0}]}}
+              'collectives': {'all_reduce_perf': [{'min_size': 1 << 29, 'max_size': None, 'min_busbw': 250.0}]}}
     failed, res = run({'pre': [parsed(v) for v in PRE], 'post': [parsed(v) for v in DROP], 'fabric_targets': fabric})
     # a 21 % drop is within the intent's 30 % tolerance, and 300 GB/s meets the 250 GB/s target at both sizes
     assert not failed, res.get('msg')
@@ -158,8 +158,6 @@ def test_post_wrong_fails_the_absolute_gate():
 
 def test_corpus_launches_via_nccl_result_shape():
     path = os.path.join(CORPUS, 'deepops_netop_dgxa100_2node_hdr.txt')
-    if not os.path.exists(path):
-        pytest.skip('corpus not found at %s' % CORPUS)
     with open(path, encoding='utf-8') as fh:
         text = fh.read()
     # the same log five times: no spread at all, so the verdict is ok

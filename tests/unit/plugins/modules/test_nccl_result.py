@@ -14,7 +14,7 @@ from ansible_collections.lossless.fabric.plugins.modules import nccl_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
-CORPUS = os.path.join(REPO, '..', 'shared', 'nccl-corpus', 'public')
+CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 FIXTURES = os.path.join(REPO, 'tests', 'unit', 'plugins', 'module_utils', 'fixtures', 'nccl')
 
 HDR = 'deepops_netop_dgxa100_2node_hdr'                   # complete all_reduce, 16 ranks, no debug lines, 181.62 GB/s at 1 GiB
@@ -47,8 +47,6 @@ def _capture(monkeypatch, capsys):
 
 def corpus(name):
     path = os.path.join(CORPUS, name + '.txt')
-    if not os.path.exists(path):
-        pytest.skip('corpus not found at %s' % CORPUS)
     return path
 
 
@@ -74,16 +72,21 @@ def test_parse_src_and_content_agree():
     assert by_src['transport'] == 'unknown' and by_src['gdr_active'] == 'unknown'
     assert by_src['avg_bus_bandwidth'] is not None and by_src['out_of_bounds'] is not None
     assert by_src['truncated'] is False and by_src['errors'] == []
-    assert 'gate' not in by_src, 'without gate options it only parses'
+    # require_complete defaults to true in the module itself: a complete, checked log passes the safe gate
+    assert by_src['gate']['passed'] is True, by_src['gate']
     assert 'warnings' not in by_src and isinstance(by_src['parse_warnings'], list)
     row = next(r for r in by_src['rows'] if r['size'] == 1 << 30)
     assert set(row) >= {'size', 'count', 'type', 'redop', 'root', 'out_of_place', 'in_place'}
     assert set(row['out_of_place']) >= {'time_us', 'algbw', 'busbw', 'wrong'}
 
 
-def test_parse_only_never_fails_on_a_crashed_log():
+def test_crashed_log_fails_by_default_and_parses_with_the_gate_off():
+    # require_complete defaults to true in the module: calling it directly is as safe as the role
     failed, res = run({'src': corpus('issue_ncclt252_remote_network_error_cascade')})
-    assert not failed and res['size_rows'] == 0 and res['errors']
+    assert failed and res['size_rows'] == 0 and res['errors']
+    assert 'no result rows in the log' in res['msg']
+    failed, res = run({'src': corpus('issue_ncclt252_remote_network_error_cascade'), 'require_complete': False})
+    assert not failed and res['size_rows'] == 0 and res['errors'] and 'gate' not in res
 
 
 def test_src_missing_fails(tmp_path):
@@ -173,7 +176,7 @@ def test_gate_wrong_above_max_wrong():
 def test_max_wrong_alone_does_not_turn_the_gate_on():
     with open(os.path.join(FIXTURES, 'synthetic_v2196_wrong_oob_minbw_failed.txt'), encoding='utf-8') as fh:
         log = fh.read()
-    failed, res = run({'content': log, 'max_wrong': 0})
+    failed, res = run({'content': log, 'max_wrong': 0, 'require_complete': False})
     assert not failed and 'gate' not in res
 
 
@@ -227,17 +230,19 @@ def test_fabric_targets_pass():
 
 
 def test_fabric_targets_below_target_and_as_written():
-    fabric = {'collectives': {'all_reduce': [{'min_size': '1G', 'min_busbw': 185}]}}
+    fabric = {'collectives': {'all_reduce_perf': [{'min_size': '1G', 'min_busbw': 185}]}}
     failed, res = run({'src': corpus(HDR), 'fabric_targets': fabric})
     assert failed
     lines = res['msg'].splitlines()
-    assert len(lines) == 1
+    assert len(lines) == 2
     assert lines[0].startswith('all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 181.62 GB/s < target 185.00 GB/s')
+    # one validator for the intent and the gate: a section as written gets the intent's default require_gdr: true
+    assert lines[1] == 'all_reduce_perf: GPUDirect RDMA is not proven, required active (evidence: no NCCL_DEBUG=INFO GDR lines)'
 
 
 def test_fabric_targets_transport_and_gdr_apply_and_options_win():
     fabric = {'require_transport': 'RoCE', 'require_gdr': True,
-              'collectives': {'all_reduce': [{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 40.0}]}}
+              'collectives': {'all_reduce_perf': [{'min_size': 1 << 30, 'max_size': None, 'min_busbw': 40.0}]}}
     failed, res = run({'src': corpus(EFA), 'fabric_targets': fabric})
     assert failed
     assert res['msg'] == 'all_reduce_perf: transport EFA is not proven to be RoCE (evidence: %s)' % '; '.join(res['transport_evidence'])
@@ -248,7 +253,7 @@ def test_fabric_targets_transport_and_gdr_apply_and_options_win():
 
 
 def test_fabric_targets_without_a_target_for_the_collective_fails():
-    fabric = {'collectives': {'all_gather': [{'min_size': '1G', 'min_busbw': 10}]}}
+    fabric = {'collectives': {'all_gather_perf': [{'min_size': '1G', 'min_busbw': 10}]}}
     failed, res = run({'src': corpus(HDR), 'fabric_targets': fabric})
     assert failed and 'no busbw target applies to all_reduce (targets exist for: all_gather)' in res['msg']
 
@@ -264,5 +269,5 @@ def test_explicit_targets_for_another_collective_only_fail():
 def test_fabric_targets_bad_shape():
     failed, res = run({'content': 'x', 'fabric_targets': {'collectives': {'allreduce': [{'min_size': '1G', 'min_busbw': -1}]}, 'x': 1}})
     assert failed
-    assert 'fabric_targets: unknown key(s) x' in res['msg']
+    assert 'fabric_targets.x: unknown key' in res['msg']
     assert 'fabric_targets.collectives.allreduce: unknown collective' in res['msg']
