@@ -21,6 +21,8 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nvue
+
 __all__ = [
     "COLLECTIVES",
     "IntentError",
@@ -231,18 +233,23 @@ def roce_tos(dscp: int) -> int:
     return dscp << 2 | 2
 
 
-def ecn_defaults(speed_gbps: int) -> dict[str, int]:
-    """Return the default ECN (WRED) marking thresholds for a port speed.
+def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
+    """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
 
-    Rule (reference switch-lossless-cli 7.2): anchor at NVIDIA's Spectrum
-    ``qos roce`` default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the
-    100G value, and scale linearly with speed as the DCQCN/HPCC ns-3 defaults
-    do (alibaba-edu/High-Precision-Congestion-Control simulation/mix/config.txt:
-    Kmin ~4 KB and Kmax ~16 KB per Gb/s): Kmin = 1,500 B x Gb/s,
-    Kmax = 15,000 B x Gb/s.  Pmax 20 % is the ns-3 DCQCN value.
+    nvue: NVIDIA's RoCE numbers (150,000 B / 1,500,000 B / 100 %), one value
+    for every speed, from the table in _vendor_nvue.py (its citation there);
+    a speed missing from the table raises ValueError naming platform and speed.
+
+    Other platforms (until their vendor tables land): anchor at NVIDIA's
+    Spectrum ``qos roce`` default taken as the 100G value and scale linearly
+    with speed as the DCQCN/HPCC ns-3 defaults do (reference
+    switch-lossless-cli 7.2): Kmin = 1,500 B x Gb/s, Kmax = 15,000 B x Gb/s,
+    Pmax 20 %.
     """
     if not _is_int(speed_gbps) or speed_gbps <= 0:
         raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
+    if platform == "nvue":
+        return _vendor_nvue.ecn_defaults(speed_gbps)
     return {
         "min_threshold_bytes": 1500 * speed_gbps,
         "max_threshold_bytes": 15000 * speed_gbps,
@@ -1445,7 +1452,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "release"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1548,7 +1555,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         description = src.get("description")
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
-        if _ok(speed) and roce.get("ecn") and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed"):
+        if _ok(speed, platform) and roce.get("ecn") and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform.name):
             good = False
         ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
@@ -1569,22 +1576,49 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                 ecn = roce.get("ecn") or {}
                 if not ecn or not _ok(*ecn.values()):
                     break  # the intent's ECN section has its own errors
-                top = _port_ecn(roce, port["speed_gbps"])["max_threshold_bytes"]
+                top = _port_ecn(roce, port["speed_gbps"], platform.name)["max_threshold_bytes"]
                 if top >= queue_buffer:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
                     queue_buffer = _BAD
                     break
-    if not (good and _ok(platform, queue_buffer)):
+    release = _release(ctx, raw.get("release"), f"{path}.release", platform)
+    if not (good and _ok(platform, queue_buffer, release)):
         return _BAD
-    return {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    device = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    if release is not None:
+        device["release"] = release
+    return device
 
 
-def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str) -> bool:
+def _release(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
+    """NVUE only: the Cumulus Linux release (command spellings and paths differ by release; _vendor_nvue)."""
+    if platform is _BAD:
+        return None
+    if platform.name != "nvue":
+        if value is not None:
+            ctx.error(path, f"applies to platform nvue only (this switch is {platform.name})")
+            return _BAD
+        return None
+    if value is None:
+        return _vendor_nvue.DEFAULT_RELEASE
+    try:
+        _vendor_nvue.release_minor(value)
+    except ValueError as exc:
+        ctx.error(path, str(exc))
+        return _BAD
+    return value
+
+
+def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if not _ok(low, high) or (low is None) == (high is None):
         return True  # both derived (always ordered) or both given (checked on the intent)
-    derived = ecn_defaults(speed_gbps)
+    try:
+        derived = ecn_defaults(speed_gbps, platform)
+    except ValueError as exc:
+        ctx.error(path, str(exc))
+        return False
     if low is not None and low >= derived["max_threshold_bytes"]:
         ctx.error(
             path,
@@ -1739,9 +1773,9 @@ def _dscp_map(roce: dict) -> dict[str, int]:
     return {str(dscp): prio for dscp, prio in pairs}
 
 
-def _port_ecn(roce: dict, speed_gbps: int) -> dict[str, int]:
-    """Intent values win; nulls are filled from ecn_defaults(port speed) (reference 7.2)."""
-    derived = ecn_defaults(speed_gbps)
+def _port_ecn(roce: dict, speed_gbps: int, platform: str) -> dict[str, int]:
+    """Intent values win; nulls are filled from ecn_defaults(port speed, platform)."""
+    derived = ecn_defaults(speed_gbps, platform)
     return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}
 
 
@@ -1790,7 +1824,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
             "cable_length_m": port["cable_length_m"],
             "description": port["description"],
             "pfc_priorities": list(pfc),
-            "ecn": _port_ecn(roce, port["speed_gbps"]),
+            "ecn": _port_ecn(roce, port["speed_gbps"], device["platform"]),
             "headroom": {
                 "xoff_bytes": room["xoff_bytes"],
                 "xon_bytes": room["xon_bytes"],
@@ -1798,7 +1832,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
                 "total_bytes": room["size_bytes"] * len(pfc),
             },
         }
-    return {
+    plan = {
         "kind": "switch",
         "platform": device["platform"],
         "trust": roce["trust"],
@@ -1814,6 +1848,21 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         "queue_buffer_bytes": device.get("queue_buffer_bytes"),
         "ports": ports,
     }
+    if device["platform"] == "nvue":
+        plan["release"] = device.get("release", _vendor_nvue.DEFAULT_RELEASE)
+        # NVIDIA's QoS page ("Flow Control Buffers"): give the lossless pool its
+        # memory share and the lossless priorities before PFC (_vendor_nvue).
+        plan["traffic_pool"] = {
+            "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
+            "lossless_priorities": list(pfc),
+            "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
+            "lossy_pool": _vendor_nvue.LOSSY_POOL,
+            "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
+            "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
+        }
+        # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
+        plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
+    return plan
 
 
 def _nic_list(device: dict) -> list[dict[str, Any]]:

@@ -39,6 +39,7 @@ import shlex
 import time
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 # Profile names are stable (derived from the plan's values only), so rendering
@@ -79,6 +80,14 @@ nv set qos egress-queue-mapping default-global switch-priority {{ tc }} traffic-
 {% if other_sps %}
 nv set qos egress-queue-mapping default-global switch-priority {{ other_sps }} traffic-class {{ default_tc }}
 {% endif %}
+{% if pool %}
+nv set qos traffic-pool {{ pool.lossy_pool }} memory-percent {{ pool.lossy_memory_percent }}
+{% if pool.lossy_priorities %}
+nv set qos traffic-pool {{ pool.lossy_pool }} switch-priority {{ pool.lossy_priorities }}
+{% endif %}
+nv set qos traffic-pool {{ pool.lossless_pool }} memory-percent {{ pool.lossless_memory_percent }}
+nv set qos traffic-pool {{ pool.lossless_pool }} switch-priority {{ pool.lossless_priorities }}
+{% endif %}
 {% for group in pfc_groups %}
 nv set qos pfc {{ group.name }} switch-priority {{ group.priorities }}
 nv set qos pfc {{ group.name }} tx enable
@@ -87,7 +96,7 @@ nv set qos pfc {{ group.name }} cable-length {{ group.cable_length_m }}
 {% endfor %}
 {% for group in ecn_groups %}
 {% for tc in ecn_tcs %}
-nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} ecn enable
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} ecn {{ ecn_on }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} min-threshold {{ group.min_threshold_bytes }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} max-threshold {{ group.max_threshold_bytes }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} probability {{ group.max_probability_percent }}
@@ -117,6 +126,10 @@ nv set interface {{ group.ports }} qos congestion-control profile {{ group.name 
 {% endfor %}
 nv set interface {{ all_ports }} qos pfc-watchdog state {{ 'enable' if watchdog.enabled else 'disable' }}
 nv set interface {{ all_ports }} link mtu {{ mtu }}
+{% if lldp %}
+nv set {{ lldp.path }} application-tlv udp-port {{ lldp.udp_port }} priority {{ lldp.priority }}
+nv set interface {{ all_ports }} lldp application-tlv udp-port {{ lldp.udp_port }}
+{% endif %}
 {% for port in described %}
 nv set interface {{ port.name }} description '{{ port.description }}'
 {% endfor %}
@@ -136,6 +149,70 @@ _APPLIED = re.compile(r"^\s*applied(?:_and_saved)?\b", re.IGNORECASE | re.MULTIL
 _ERROR = re.compile(r"^\s*(?:Error\b|Invalid\b|-bash:|bash:|Usage:|usage:|Traceback)", re.MULTILINE)
 _SWITCH = {"enabled": "enable", "on": "enable", "disabled": "disable", "off": "disable"}
 _NO_PENDING = re.compile(r"no pending|nothing to confirm|not pending", re.IGNORECASE)
+
+
+_MESSAGE_PREFIX = "lossless.fabric"
+_SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def apply_message(session: str) -> str:
+    """The ``nv config apply -m`` message that names this collection's session."""
+    return "%s %s" % (_MESSAGE_PREFIX, session)
+
+
+def _who(info: dict) -> str:
+    parts = ["%s %s" % (key, info[key]) for key in ("user", "message") if info.get(key)]
+    return (", " + ", ".join(parts)) if parts else ""
+
+
+def _lost_text(exc: Exception, timeout: float) -> str:
+    text = str(exc)
+    if text.startswith("no prompt after"):
+        return "the switch did not answer within %.0f s (%s)" % (timeout, text)
+    return "connection lost: %s" % text
+
+
+def _split_columns(line: str) -> list[str]:
+    """Columns of an NVUE text table: runs of two or more spaces separate them."""
+    return [cell for cell in re.split(r" {2,}", line.strip()) if cell != ""]
+
+
+def _is_ruler(line: str) -> bool:
+    return bool(line.strip()) and set(line.replace(" ", "")) <= {"-"}
+
+
+def parse_revisions(text: str) -> dict[str, dict]:
+    """``nv config revision [-o json]`` -> {rev_id: {'state', 'user', 'message'}}.
+
+    JSON: a map of revision id to an object with 'state' ('confirm' while an
+    apply waits for its confirmation, as napalm-automation-community's
+    napalm-cumulus reads it). Text: the table of the NVUE command reference
+    (Rev ID, State, Apply ID, Apply Date, Type, User, Reason, Message).
+    """
+    from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    doc = _counters.json_document(stripped) if stripped[:1] in "{[" else None
+    if isinstance(doc, dict):
+        out: dict[str, dict] = {}
+        for rev, info in doc.items():
+            if not isinstance(info, dict):
+                raise ValueError("nvue: nv config revision -o json: revision %r is not an object" % (rev,))
+            out[str(rev)] = {"state": info.get("state"), "user": info.get("user"), "message": info.get("message")}
+        return out
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    if len(lines) >= 2 and _is_ruler(lines[1]):
+        header = [cell.lower() for cell in _split_columns(lines[0])]
+        if header[:2] == ["rev id", "state"]:
+            out = {}
+            for line in lines[2:]:
+                cells = _split_columns(line)
+                row = dict(zip(header, cells))
+                out[cells[0]] = {"state": row.get("state"), "user": row.get("user"), "message": row.get("message")}
+            return out
+    raise ValueError("nvue: nv config revision printed neither JSON nor the revision table (Rev ID  State  ...)")
 
 
 class _Lost(Exception):
@@ -242,7 +319,8 @@ class Driver(_base.Driver):
     # an apply reloads switchd and can take minutes.
     line_timeout = 15.0
     command_timeout = 60.0
-    apply_timeout = 600.0
+    # Bounded: a hung switch fails the step after this long, naming the step and the state left.
+    apply_timeout = 180.0
     # Bytes per chunk: below the 4 KiB tty line-discipline buffer, so a whole
     # chunk is typed ahead while bash waits at its prompt (no kernel echo
     # interleaved with output).
@@ -252,6 +330,7 @@ class Driver(_base.Driver):
         super().__init__(conn, device)
         self._committed_with_timer = False
         self._detach_first = False
+        self._rev: str | None = None
 
     # -- netmiko ---------------------------------------------------------
     @staticmethod
@@ -305,7 +384,30 @@ class Driver(_base.Driver):
                 raise ValueError("port %s: a description with a single quote cannot be sent" % name)
             if text:
                 described.append({"name": name, "description": text})
+        release = plan.get("release", _vendor_nvue.DEFAULT_RELEASE)
+        try:
+            ecn_on = _vendor_nvue.ecn_switch_value(release)
+            lldp_path = _vendor_nvue.lldp_service_path(release)
+        except ValueError as exc:
+            raise ValueError("release: %s" % exc) from None
+        pool = None
+        if plan.get("traffic_pool") and any(p["pfc_priorities"] for p in ports.values()):
+            tp = plan["traffic_pool"]
+            pool = {
+                "lossless_pool": tp["lossless_pool"],
+                "lossless_priorities": _ids(tp["lossless_priorities"]),
+                "lossless_memory_percent": int(tp["lossless_memory_percent"]),
+                "lossy_pool": tp["lossy_pool"],
+                "lossy_priorities": _ids(tp["lossy_priorities"]),
+                "lossy_memory_percent": int(tp["lossy_memory_percent"]),
+            }
+        lldp = None
+        if plan.get("lldp_app_tlv") and lldp_path:
+            lldp = {"path": lldp_path, "udp_port": int(plan["lldp_app_tlv"]["udp_port"]), "priority": int(plan["lldp_app_tlv"]["priority"])}
         return {
+            "pool": pool,
+            "ecn_on": ecn_on,
+            "lldp": lldp,
             "profile": PROFILE,
             "trust": TRUST[trust],
             "dscp_map": dscp_map,
@@ -537,12 +639,56 @@ class Driver(_base.Driver):
 
     def open_session(self, name: str) -> None:
         """NVUE has no named sessions: the CLI edits the user's one pending
-        revision. The session is this driver's; the stale pending revision a
-        failed run may have left is detached in the same round trip as the
-        first load."""
+        revision. Before anything is staged, refuse when another apply waits
+        for its confirmation (``nv config revision``: a revision in state
+        'confirm') or when the user's pending revision already holds staged
+        changes (``nv config diff`` not empty): those belong to another run
+        (or to a person), and applying now would apply or confirm them too."""
+        if not _SESSION_RE.fullmatch(name or ""):
+            raise _base.DeviceError(self.device, "session name %r is not a word of letters, digits, '.', '_' or '-'" % (name,), state=_base.UNCHANGED)
         self.session = name
-        self._detach_first = True
+        self._detach_first = False
         self._committed_with_timer = False
+        self._rev = None
+        commands = ["nv config revision -o json", "nv config diff"]
+        try:
+            revisions_out, diff_out = self._exchange(commands, self.command_timeout * 2)
+        except self._transport_errors() as exc:
+            what = "checking for other pending changes: %s" % _lost_text(exc, self.command_timeout * 2)
+            raise _base.DeviceError(self.device, what, line=commands[0], state=_base.UNCHANGED) from None
+        revisions = self._revisions_from(revisions_out, commands[0], _base.UNCHANGED)
+        for rev, info in revisions.items():
+            if info.get("state") == "confirm":
+                raise _base.DeviceError(
+                    self.device,
+                    "another apply is pending confirmation (revision %s%s); refusing to change the switch until it is confirmed or rolled back"
+                    % (rev, _who(info)),
+                    line=commands[0],
+                    state=_base.UNCHANGED,
+                )
+        if _ERROR.search(diff_out):
+            raise _base.DeviceError(self.device, "nv config diff failed", line=commands[1], device_said=diff_out, state=_base.UNCHANGED)
+        if diff_out.strip():
+            raise _base.DeviceError(
+                self.device,
+                "the pending revision of this user already holds staged changes (another run or a person is editing); "
+                "refusing to apply them with ours (discard them with 'nv config detach' if they are stale)",
+                line=commands[1],
+                device_said=diff_out[:2000],
+                state=_base.UNCHANGED,
+            )
+
+    def _revisions_from(self, text: str, command: str, state: str) -> dict[str, dict]:
+        if _ERROR.search(text):
+            raise _base.DeviceError(self.device, "reading the configuration revisions failed", line=command, device_said=text, state=state)
+        try:
+            return parse_revisions(text)
+        except ValueError as exc:
+            raise _base.DeviceError(self.device, str(exc), line=command, device_said=text[:2000], state=state) from None
+
+    def _revisions(self, what: str, state: str) -> dict[str, dict]:
+        command = "nv config revision -o json"
+        return self._revisions_from(self._checked(command, what, state), command, state)
 
     def _check_lines(self, lines: list[str]) -> None:
         for line in lines:
@@ -615,61 +761,112 @@ class Driver(_base.Driver):
         return "%dm" % (seconds // 60) if seconds % 60 == 0 else "%ds" % seconds
 
     def commit(self, confirm_timeout_s: int | None) -> None:
+        """``nv config apply [--confirm <t>] -y -m '<message naming the session>'``:
+        the message (``nv config apply -m``, NVUE-CLI "Add Configuration Apply
+        Messages") is how a later run (the change window's confirm step) finds
+        this run's revision and tells it from another run's."""
         if confirm_timeout_s is not None and int(confirm_timeout_s) <= 0:
             raise _base.DeviceError(self.device, "confirm timeout must be a positive number of seconds", state=_base.UNCHANGED)
         timed = confirm_timeout_s is not None
-        command = "nv config apply --confirm %s -y" % self._duration(confirm_timeout_s) if timed else "nv config apply -y"
+        message = apply_message(self.session or "")
+        if timed:
+            command = "nv config apply --confirm %s -y -m '%s'" % (self._duration(confirm_timeout_s), message)
+        else:
+            command = "nv config apply -y -m '%s'" % message
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
             state = _base.PENDING if timed else _base.UNKNOWN
-            raise _base.DeviceError(self.device, "connection lost during apply: %s" % exc, line=command, state=state) from None
+            raise _base.DeviceError(self.device, "apply: %s" % _lost_text(exc, self.apply_timeout), line=command, state=state) from None
         if _ERROR.search(out) or not _APPLIED.search(out):
             self._discard()
             raise _base.DeviceError(self.device, "nv config apply failed; nothing was applied", line=command, device_said=out, state=_base.UNCHANGED)
         self._committed_with_timer = timed
+        if timed:
+            self._rev = self._own_pending(self.session, "finding the revision just applied")
+
+    def _own_pending(self, session: str | None, what: str) -> str | None:
+        """The revision in state 'confirm' whose apply message names ``session``."""
+        if not session:
+            return None
+        state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
+        for rev, info in self._revisions(what, state).items():
+            if info.get("state") == "confirm" and info.get("message") == apply_message(session):
+                return rev
+        return None
+
+    def _target(self, session: str | None, verb: str) -> str | None:
+        """The pending revision this run may confirm or cancel, or None when
+        nothing is pending; DeviceError when only another run's is."""
+        session = session or self.session
+        state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
+        revisions = self._revisions("reading the pending revision before %s" % verb, state)
+        pending = {rev: info for rev, info in revisions.items() if info.get("state") == "confirm"}
+        if self._rev is not None and self._rev in pending:
+            return self._rev
+        for rev, info in pending.items():
+            if session and info.get("message") == apply_message(session):
+                return rev
+        if pending:
+            rev, info = next(iter(pending.items()))
+            raise _base.DeviceError(
+                self.device,
+                "refusing to %s revision %s: it is another run's pending apply%s, not session %s's" % (verb, rev, _who(info), session),
+                state=_base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN,
+            )
+        return None
 
     def confirm(self, session: str | None = None) -> None:
-        """NVUE has one confirm-pending apply per switch, whoever started it:
-        ``session`` only names it in messages."""
-        command = "nv config apply --confirm-yes"
+        """``nv config apply <rev> --confirm-yes`` on this run's revision only."""
+        rev = self._target(session, "confirm")
+        if rev is None:
+            # Nothing of ours is pending: our unconfirmed apply was rolled back by its timer.
+            state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
+            self._committed_with_timer = False
+            raise _base.DeviceError(self.device, "no pending apply of session %s to confirm (its timer has run out)" % (session or self.session), state=state)
+        command = "nv config apply %s --confirm-yes" % rev
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost while confirming: %s" % exc, line=command, state=_base.PENDING) from None
-        if _ERROR.search(out) or _NO_PENDING.search(out):
-            gone = bool(_NO_PENDING.search(out))
-            if gone:
-                # Nothing is pending: our own unconfirmed apply was rolled back by its timer.
-                state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
-                self._committed_with_timer = False
-                raise _base.DeviceError(self.device, "no pending apply to confirm (its timer has run out)", line=command, device_said=out, state=state)
-            raise _base.DeviceError(self.device, "could not confirm the pending apply", line=command, device_said=out, state=_base.PENDING)
+            raise _base.DeviceError(self.device, "confirm: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "could not confirm revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
+        self._rev = None
 
     def rollback(self, session: str | None = None) -> None:
-        """``--confirm-no`` reverts the pending apply at once (any session's)."""
-        command = "nv config apply --confirm-no"
+        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once."""
+        rev = self._target(session, "roll back")
+        if rev is None:
+            if self._committed_with_timer:
+                self._committed_with_timer = False
+                return  # our unconfirmed apply was already rolled back by its timer
+            raise _base.DeviceError(self.device, "no pending apply of session %s to roll back" % (session or self.session), state=_base.UNKNOWN)
+        command = "nv config apply %s --confirm-no" % rev
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost while rolling back: %s" % exc, line=command, state=_base.PENDING) from None
-        if _ERROR.search(out) or _NO_PENDING.search(out):
-            if _NO_PENDING.search(out) and self._committed_with_timer:
-                self._committed_with_timer = False
-                return  # our unconfirmed apply was already rolled back by its timer
-            raise _base.DeviceError(self.device, "could not roll back the pending apply", line=command, device_said=out, state=_base.UNKNOWN)
+            raise _base.DeviceError(self.device, "rollback: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "could not roll back revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
+        self._rev = None
 
     def pending(self) -> dict | None:
-        out = self._checked("nv config apply --confirm-status", "reading the confirm timer", _base.UNKNOWN)
-        if not out.strip() or _NO_PENDING.search(out):
+        """The apply waiting for confirmation, with the session its message names (None: not ours)."""
+        revisions = self._revisions("reading the pending revisions", _base.UNKNOWN)
+        pending = [(rev, info) for rev, info in revisions.items() if info.get("state") == "confirm"]
+        if not pending:
             return None
-        match = re.search(r"(\d+)\s*(s|sec|secs|seconds?|m|min|minutes?)\b", out, re.IGNORECASE)
+        rev, info = pending[0]
+        out = self._checked("nv config apply --confirm-status", "reading the confirm timer", _base.PENDING)
         remaining = None
-        if match:
+        match = re.search(r"(\d+)\s*(s|sec|secs|seconds?|m|min|minutes?)\b", out, re.IGNORECASE)
+        if match and not _NO_PENDING.search(out):
             remaining = int(match.group(1)) * (60 if match.group(2).lower().startswith("m") else 1)
-        return {"session": self.session if self._committed_with_timer else None, "remaining_s": remaining}
+        message = info.get("message") or ""
+        session = message[len(_MESSAGE_PREFIX) + 1:] if message.startswith(_MESSAGE_PREFIX + " ") else None
+        return {"session": session, "remaining_s": remaining, "revision": rev, "user": info.get("user")}
 
     def readback_missing(self, lines: list[str]) -> list[str]:
         """Compared atom by atom: NVUE prints id lists compressed ('swp1-2,32')

@@ -44,6 +44,11 @@ EXPECTED = [
     "nv set qos egress-queue-mapping default-global switch-priority 3 traffic-class 3",
     "nv set qos egress-queue-mapping default-global switch-priority 6 traffic-class 6",
     "nv set qos egress-queue-mapping default-global switch-priority 1,2,4,5,7 traffic-class 0",
+    # QoS page "Flow Control Buffers": the lossless pool comes before PFC.
+    "nv set qos traffic-pool default-lossy memory-percent 50",
+    "nv set qos traffic-pool default-lossy switch-priority 0,1,2,4,5,6,7",
+    "nv set qos traffic-pool default-lossless memory-percent 50",
+    "nv set qos traffic-pool default-lossless switch-priority 3",
     "nv set qos pfc lf-roce-pfc3-2m switch-priority 3",
     "nv set qos pfc lf-roce-pfc3-2m tx enable",
     "nv set qos pfc lf-roce-pfc3-2m rx enable",
@@ -56,14 +61,10 @@ EXPECTED = [
     "nv set qos pfc lf-roce-pfc3-40m tx enable",
     "nv set qos pfc lf-roce-pfc3-40m rx enable",
     "nv set qos pfc lf-roce-pfc3-40m cable-length 40",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 ecn enable",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 min-threshold 150000",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 max-threshold 1500000",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 probability 20",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 ecn enable",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 min-threshold 600000",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 max-threshold 6000000",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 probability 20",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 ecn enable",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 min-threshold 150000",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 max-threshold 1500000",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 probability 100",
     "nv set qos egress-scheduler lf-roce traffic-class 0 mode dwrr",
     "nv set qos egress-scheduler lf-roce traffic-class 0 bw-percent 50",
     "nv set qos egress-scheduler lf-roce traffic-class 3 mode dwrr",
@@ -76,10 +77,12 @@ EXPECTED = [
     "nv set interface swp1-2 qos pfc profile lf-roce-pfc3-2m",
     "nv set interface swp31 qos pfc profile lf-roce-pfc3-3m",
     "nv set interface swp5 qos pfc profile lf-roce-pfc3-40m",
-    "nv set interface swp5 qos congestion-control profile lf-roce-ecn-150000-1500000-20",
-    "nv set interface swp1-2,swp31 qos congestion-control profile lf-roce-ecn-600000-6000000-20",
+    "nv set interface swp1-2,swp5,swp31 qos congestion-control profile lf-roce-ecn-150000-1500000-100",
     "nv set interface swp1-2,swp5,swp31 qos pfc-watchdog state enable",
     "nv set interface swp1-2,swp5,swp31 link mtu 9214",
+    # The application-priority TLV of NVIDIA's RoCE mode (UDP 4791 at priority 3); 5.9-5.14 path.
+    "nv set service lldp application-tlv udp-port 4791 priority 3",
+    "nv set interface swp1-2,swp5,swp31 lldp application-tlv udp-port 4791",
     "nv set interface swp1 description 'gpu1 mlx5_0'",
     "nv set interface swp2 description 'gpu2 (mlx5_0)'",
     "nv set interface swp31 description 'to spine1 Ethernet1/1'",
@@ -172,7 +175,7 @@ def test_parse_render_output_holds_the_plan():
     assert parsed["dscp_map"] == plan["dscp_map"]
     assert parsed["watchdog"] == {"enabled": True, "detection_time_ms": 200, "restoration_time_ms": None, "action": "drop"}
     assert parsed["interfaces"]["swp2"]["description"] == "gpu2 (mlx5_0)"
-    assert parsed["interfaces"]["swp5"]["ecn"] == {"3": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 20}}
+    assert parsed["interfaces"]["swp5"]["ecn"] == {"3": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 100}}
     assert parsed["interfaces"]["swp5"]["bandwidth_percent"] == {"0": 50, "3": 50}
 
 
@@ -314,12 +317,37 @@ def test_transaction_confirm_then_idempotent(sim, connect):
     again.abort()
 
 
-def test_stale_pending_revision_is_detached_before_loading(sim, connect):
+def test_staged_changes_of_another_run_are_refused(sim, connect):
+    # NVUE keeps one pending revision per user: staged lines we did not make
+    # would be applied with ours, so the run refuses and names them.
+    before = sim.running("leaf1")
     driver = connect()
-    driver.load(["nv set interface swp3 link mtu 1500"])  # a failed run left this pending
-    driver.open_session("s")
-    driver.load(sim_lines()[:3])
-    assert "swp3" not in driver.diff()
+    driver.conn.send_command("nv set interface swp3 link mtu 1500")
+    with pytest.raises(_base.DeviceError) as info:
+        driver.open_session("s")
+    assert "already holds staged changes" in str(info.value) and "swp3" in str(info.value)
+    assert info.value.state == _base.UNCHANGED
+    assert sim.running("leaf1") == before
+
+
+def test_pending_confirm_of_another_run_is_refused_before_loading(sim, connect):
+    first = connect()
+    first.open_session("window-a")
+    first.load(sim_lines())
+    first.commit(300)
+    second = connect()
+    with pytest.raises(_base.DeviceError) as info:
+        second.open_session("window-b")
+    assert "pending confirmation (revision 2" in str(info.value) and "lossless.fabric window-a" in str(info.value)
+    assert info.value.state == _base.UNCHANGED
+    # and a run never confirms another run's apply
+    with pytest.raises(_base.DeviceError) as info:
+        second.confirm("window-b")
+    assert "another run's pending apply" in str(info.value)
+    assert sim.pending("leaf1")["pending_commit"]
+    assert second.pending()["session"] == "window-a"
+    first.confirm("window-a")
+    assert not sim.pending("leaf1")["pending_commit"]
 
 
 def test_confirm_timer_expiry_rolls_back(sim, connect):
@@ -347,7 +375,8 @@ def test_rollback_of_a_pending_apply(sim, connect):
     # another connection (a later play) finds and rolls it back
     other = connect()
     assert other.pending()["remaining_s"] > 0
-    other.rollback()
+    assert other.pending()["session"] == "s"
+    other.rollback("s")
     assert sim.running("leaf1") == before
     assert not sim.pending("leaf1")["pending_commit"]
 
