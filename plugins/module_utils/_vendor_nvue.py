@@ -102,3 +102,21 @@ def ecn_defaults(speed_gbps: int) -> dict[str, int]:
     if speed_gbps not in ECN_DEFAULTS:
         raise ValueError("platform nvue has no ECN default for %r Gb/s (known: %s)" % (speed_gbps, ", ".join(str(s) for s in sorted(ECN_DEFAULTS))))
     return dict(ECN_DEFAULTS[speed_gbps])
+
+
+# What ``nv set qos roce`` programs (RoCE page, "Default RoCE Configuration" and the
+# ``nv show qos roce`` example): trust pcp,dscp; SP3 -> TC3 (RoCE), SP6 -> TC6 (CNP),
+# other SPs -> TC0; ETS TC6 strict, TC3 and TC0 DWRR 50 %; ECN on TC 0,3 at
+# 150,000 / 1,500,000 B, probability 100; PFC on SP3 in the lossless modes.
+ROCE_MODE_DEFAULTS = {
+    "modes": ("lossless", "lossless-single-ipool", "lossy"),
+    "lossless_modes": ("lossless", "lossless-single-ipool"),
+    "trust": "both",
+    "pfc_priorities": (3,),
+    "ecn_traffic_classes": (0, 3),
+    "min_threshold_bytes": 150_000,
+    "max_threshold_bytes": 1_500_000,
+    "probability_percent": 100,
+    "dwrr_percent": {0: 50, 3: 50},
+    "strict": (6,),
+}

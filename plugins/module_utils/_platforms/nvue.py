@@ -136,6 +136,37 @@ nv set interface {{ port.name }} description '{{ port.description }}'
 """
 
 TRUST = {"dscp": "l3"}  # plan trust -> NVUE qos mapping trust (reference 3.3)
+# NVUE qos mapping trust -> gathered trust (QoS page "Classification": l2 = 802.1p, l3 = DSCP).
+_TRUST_READ = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port", "pcp,dscp": "pcp,dscp"}
+
+
+def _roce_defaults(mode: str, mapping: dict, pfc: dict, ecn: dict, sched: dict) -> None:
+    """Fill default-global with what ``nv set qos roce`` programs (the RoCE page's
+    "Default RoCE Configuration" table and ``nv show qos roce``), under any value
+    set explicitly. lossy-multi-tc has its own numbers: left unknown here."""
+    d = _vendor_nvue.ROCE_MODE_DEFAULTS
+    if mode not in d["modes"]:
+        return
+    m = mapping.setdefault("default-global", {"trust": None, "dscp": {}})
+    m["trust"] = m["trust"] or d["trust"]
+    for dscp in range(64):
+        m["dscp"].setdefault(str(dscp), dscp // 8)
+    if mode in d["lossless_modes"]:
+        p = pfc.setdefault("default-global", {"priorities": set(), "tx": None, "rx": None})
+        if not p["priorities"]:
+            p["priorities"] = set(d["pfc_priorities"])
+    c = ecn.setdefault("default-global", {})
+    for tc in d["ecn_traffic_classes"]:
+        values = c.setdefault(str(tc), {})
+        values.setdefault("ecn", "enable")
+        values.setdefault("min-threshold", str(d["min_threshold_bytes"]))
+        values.setdefault("max-threshold", str(d["max_threshold_bytes"]))
+        values.setdefault("probability", str(d["probability_percent"]))
+    es = sched.setdefault("default-global", {})
+    for tc, share in d["dwrr_percent"].items():
+        es.setdefault(str(tc), {"mode": "dwrr", "bw-percent": str(share)})
+    for tc in d["strict"]:
+        es.setdefault(str(tc), {"mode": "strict"})
 
 # Every token that follows one of these is an identifier list NVUE may
 # print compressed ("swp1-2,32", "0,3", "1-3").
@@ -283,6 +314,11 @@ def _atoms(line: str) -> list[tuple]:
     words = _tokens(line)
     if not words:
         return []
+    return _word_atoms(words)
+
+
+def _word_atoms(words: list[str]) -> list[tuple]:
+    words = list(words)
     words[-1] = _SWITCH.get(words[-1], words[-1])
     combos: list[list[str]] = [[]]
     for index, word in enumerate(words):
@@ -445,17 +481,38 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse(running: str) -> dict:
+        """The gathered shape from any form NVUE prints (docs/vendor-nvue.md):
+        ``nv config show -o commands``, ``nv config show`` (YAML),
+        ``nv show qos roce``, ``nv show interface <if> qos roce status``,
+        ``nv show qos pfc <profile>`` and ``nv show qos congestion-control <profile>``.
+        Anything else raises ValueError naming the forms expected."""
+        return _parse_any(running)
+
+    @staticmethod
+    def _parse_atoms(atoms: list[tuple]) -> dict:
         mapping: dict[str, dict] = {}
         pfc: dict[str, dict] = {}
         ecn: dict[str, dict] = {}
         sched: dict[str, dict] = {}
         wd_timers: dict[str, int | None] = {}
         ifs: dict[str, dict] = {}
-        for atom in _config_atoms(running):
+        roce: dict | None = None
+        pools: dict[str, dict] = {}
+        for atom in atoms:
             path = atom[1:]
             if path[:2] == ("qos", "pfc-watchdog"):
                 if len(path) == 4:
                     wd_timers[path[2]] = _int(path[3])
+            elif path[:2] == ("qos", "roce"):
+                roce = roce or {"mode": "lossless"}
+                if len(path) == 4 and path[2] == "mode":
+                    roce["mode"] = path[3]
+            elif path[:2] == ("qos", "traffic-pool") and len(path) >= 4:
+                entry = pools.setdefault(path[2], {"memory_percent": None, "switch_priorities": []})
+                if path[3] == "memory-percent" and len(path) == 5:
+                    entry["memory_percent"] = _int(path[4])
+                elif path[3] == "switch-priority" and len(path) == 5 and _int(path[4]) is not None:
+                    entry["switch_priorities"] = sorted(set(entry["switch_priorities"]) | {int(path[4])})
             elif path[:1] == ("qos",) and len(path) >= 4:
                 section, prof, rest = path[1], path[2], path[3:]
                 if section == "mapping":
@@ -485,7 +542,43 @@ class Driver(_base.Driver):
                     entry["profiles"][rest[1]] = rest[3]
                 elif rest[:2] == ("qos", "pfc-watchdog"):
                     entry["watchdog"] = True if len(rest) == 2 else (_on(rest[3]) if rest[2:3] == ("state",) and len(rest) == 4 else entry["watchdog"])
-        return Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
+        if roce is not None:
+            _roce_defaults(roce["mode"], mapping, pfc, ecn, sched)
+        shaped = Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
+        shaped["roce"] = roce
+        shaped["traffic_pools"] = pools
+        return shaped
+
+    @staticmethod
+    def _entry(mapping, pfc, ecn, sched, prof: dict) -> dict:
+        """The effective QoS of a port bound to ``prof`` (default-global where none is named)."""
+        trust = (mapping.get(prof.get("mapping", "default-global")) or {}).get("trust")
+        pentry = pfc.get(prof.get("pfc", "default-global")) or {"priorities": set(), "tx": None, "rx": None}
+        # PFC is off on a port only without priorities or with both directions disabled.
+        directions = [pentry[key] for key in ("tx", "rx") if pentry[key] is not None]
+        pfc_on = bool(pentry["priorities"]) and (not directions or any(_on(value) for value in directions))
+        cc = ecn.get(prof.get("congestion-control", "default-global")) or {}
+        es = sched.get(prof.get("egress-scheduler", "default-global")) or {}
+        return {
+            "trust": _TRUST_READ.get(trust),
+            "pfc_enabled": pfc_on,
+            "pfc_priorities": sorted(pentry["priorities"]) if pfc_on else [],
+            "ecn": {
+                tc: {
+                    "min_threshold_bytes": _int(values.get("min-threshold")),
+                    "max_threshold_bytes": _int(values.get("max-threshold")),
+                    "max_probability_percent": _int(values.get("probability")),
+                }
+                for tc, values in sorted(cc.items(), key=lambda item: int(item[0]))
+                if _on(values.get("ecn"))
+            },
+            "strict_queues": sorted(int(tc) for tc, values in es.items() if values.get("mode") == "strict"),
+            "bandwidth_percent": {
+                tc: int(values["bw-percent"])
+                for tc, values in sorted(es.items(), key=lambda item: int(item[0]))
+                if values.get("mode", "dwrr") == "dwrr" and _int(values.get("bw-percent")) is not None
+            },
+        }
 
     @staticmethod
     def _shape(mapping, pfc, ecn, sched, wd_timers, ifs) -> dict:
@@ -500,36 +593,10 @@ class Driver(_base.Driver):
             mprof = prof.get("mapping", "default-global")
             if mprof not in used_maps and mprof in mapping:
                 used_maps.append(mprof)
-            trust = (mapping.get(mprof) or {}).get("trust")
-            pentry = pfc.get(prof.get("pfc", "default-global")) or {"priorities": set(), "tx": None, "rx": None}
-            # PFC is off on a port only without priorities or with both directions disabled.
-            directions = [pentry[key] for key in ("tx", "rx") if pentry[key] is not None]
-            pfc_on = bool(pentry["priorities"]) and (not directions or any(_on(value) for value in directions))
-            cc = ecn.get(prof.get("congestion-control", "default-global")) or {}
-            es = sched.get(prof.get("egress-scheduler", "default-global")) or {}
-            interfaces[name] = {
-                "description": have["description"],
-                "mtu": have["mtu"],
-                "trust": "dscp" if trust == "l3" else None,
-                "pfc_enabled": pfc_on,
-                "pfc_priorities": sorted(pentry["priorities"]) if pfc_on else [],
-                "ecn": {
-                    tc: {
-                        "min_threshold_bytes": _int(values.get("min-threshold")),
-                        "max_threshold_bytes": _int(values.get("max-threshold")),
-                        "max_probability_percent": _int(values.get("probability")),
-                    }
-                    for tc, values in sorted(cc.items(), key=lambda item: int(item[0]))
-                    if _on(values.get("ecn"))
-                },
-                "strict_queues": sorted(int(tc) for tc, values in es.items() if values.get("mode") == "strict"),
-                "bandwidth_percent": {
-                    tc: int(values["bw-percent"])
-                    for tc, values in sorted(es.items(), key=lambda item: int(item[0]))
-                    if values.get("mode", "dwrr") == "dwrr" and _int(values.get("bw-percent")) is not None
-                },
-                "watchdog": bool(have["watchdog"]),
-            }
+            entry = {"description": have["description"], "mtu": have["mtu"]}
+            entry.update(Driver._entry(mapping, pfc, ecn, sched, prof))
+            entry["watchdog"] = bool(have["watchdog"])
+            interfaces[name] = entry
         if not used_maps and "default-global" in mapping:
             used_maps.append("default-global")
         dscp_map: dict[str, int] = {}
@@ -545,10 +612,14 @@ class Driver(_base.Driver):
             polling = wd_timers.get("polling-interval")
             robustness = wd_timers.get("robustness")
             detection = (polling if polling is not None else 100) * (robustness if robustness is not None else 3)
+        # What every port not bound to a profile gets: the default-global profiles
+        # (and NVIDIA's RoCE defaults under them once 'nv set qos roce' is set).
+        switch_wide = Driver._entry(mapping, pfc, ecn, sched, {})
         return {
             "dscp_map": dscp_map,
             "watchdog": {"enabled": enabled, "detection_time_ms": detection, "restoration_time_ms": None, "action": "drop" if enabled else None},
             "interfaces": interfaces,
+            "switch_wide": switch_wide,
         }
 
     # -- channel ---------------------------------------------------------
@@ -1027,3 +1098,314 @@ class Driver(_base.Driver):
             if value is not None:
                 found["cnp_packets"] = value
         return found
+
+
+# -- reading every form NVUE prints (state: parsed / gathered) ---------------
+# Layouts from NVIDIA's pages (docs/vendor-nvue.md): a key tree under a header
+# 'operational  applied [description]' and its dash ruler, then tables, each a
+# title underlined with '=', a header line, a dash ruler, rows (some releases
+# print blank lines between ruler and rows). Columns are split on runs of two
+# or more spaces, never on ruler positions: values are wider than the ruler in
+# real output and cells hold single spaces ('146.48 KB', 'ecn, absolute').
+
+_FORMS = (
+    "nv config show -o commands (nv set lines)",
+    "nv config show (YAML with '- set:')",
+    "nv show qos roce",
+    "nv show interface <interface> qos roce status",
+    "nv show qos pfc <profile>",
+    "nv show qos congestion-control <profile>",
+)
+_PROMPT_CMD = re.compile(r"^\S+@[^\s:]+(?::\S+)?:[^$#]*[$#]\s*(.*)$")
+_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def _unknown(why: str) -> ValueError:
+    return ValueError("nvue: %s; expected one of: %s" % (why, "; ".join(_FORMS)))
+
+
+def _bytes(text: str | None) -> int | None:
+    """'150000', '40000 B', '146.48 KB' (KB = 1024 B, as 150,000 B prints 146.48 KB), '1.43 MB' -> bytes
+    (humanised values are exact only to their two decimals)."""
+    if text is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in _BYTES | {"": 1}:
+        return None
+    return int(round(float(match.group(1)) * _BYTES.get(match.group(2).lower(), 1)))
+
+
+def _id_list(text: str | None) -> list[int]:
+    if not text or text.strip() in ("-", ""):
+        return []
+    out: list[int] = []
+    for item in _expand(text.replace(" ", "")):
+        if not item.isdigit():
+            raise _unknown("%r is not a list of numbers" % text)
+        out.append(int(item))
+    return sorted(set(out))
+
+
+def _text_view(text: str) -> tuple[dict, dict[str, list[dict]]]:
+    """({dotted key: value} of the key tree, {table title: [row dicts]})."""
+    lines = text.replace("\r", "").split("\n")
+    n = len(lines)
+    titles = {i for i in range(n - 1) if lines[i].strip() and re.fullmatch(r"\s*=+\s*", lines[i + 1] or "")}
+    tree: dict[str, str] = {}
+    tables: dict[str, list[dict]] = {}
+    i = 0
+    # key tree: header, ruler, rows until the first table title
+    first_title = min(titles) if titles else n
+    if n > 1 and _is_ruler(lines[1]) and not lines[0].strip().startswith(("-", "=")):
+        header = [cell.lower() for cell in _split_columns(lines[0])]
+        described = "description" in header
+        stack: list[tuple[int, str]] = []
+        for line in lines[2:first_title]:
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip(" "))
+            cells = _split_columns(line)
+            key = cells[0]
+            values = cells[1:]
+            if described and len(values) == 1 and re.fullmatch(r"[A-Z][A-Za-z/()-]*(?: [A-Za-z/()-]+)+", values[0]):
+                values = []  # only the description column is filled
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            dotted = ".".join([k for _i, k in stack] + [key])
+            stack.append((indent, key))
+            tree[dotted] = values[0] if values else ""
+        i = first_title
+    for t in sorted(titles):
+        title = lines[t].strip()
+        j = t + 2
+        while j < n and not lines[j].strip():
+            j += 1
+        if j >= n or lines[j].strip() == "No Data":
+            tables[title] = []
+            continue
+        if j + 1 >= n or not _is_ruler(lines[j + 1]):
+            raise _unknown("table %r has no header line with a dash ruler under it" % title)
+        header = _split_columns(lines[j])
+        columns = len(lines[j + 1].split())
+        if len(header) == columns - 1:
+            header = [""] + header  # the unnamed index column
+        rows: list[dict] = []
+        k = j + 2
+        while k < n:
+            line = lines[k]
+            if k in titles:
+                break
+            if line.strip():
+                cells = _split_columns(line)
+                if len(cells) > len(header):
+                    raise _unknown("a row of table %r has more cells than its header: %r" % (title, line.strip()))
+                rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
+            k += 1
+        tables[title] = rows
+    del i
+    return tree, tables
+
+
+def _yaml_atoms(text: str) -> list[tuple]:
+    import yaml  # pylint: disable=import-outside-toplevel
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        # NVIDIA's pages print the header as 'header:' without the list dash; the switch prints '- header:'.
+        fixed = re.sub(r"\A\s*header:", "- header:", text, count=1)
+        try:
+            doc = yaml.safe_load(fixed)
+        except yaml.YAMLError as exc:
+            raise _unknown("not valid YAML (%s)" % str(exc).splitlines()[0]) from None
+    items = doc if isinstance(doc, list) else [doc]
+    sets = [item["set"] for item in items if isinstance(item, dict) and isinstance(item.get("set"), dict)]
+    if not sets:
+        raise _unknown("YAML without a '- set:' section")
+    atoms: list[tuple] = []
+
+    def scalar(value) -> str:
+        if value is True:
+            return "on"  # YAML 1.1 reads NVUE's on/off as booleans
+        if value is False:
+            return "off"
+        return str(value)
+
+    def walk(node: dict, path: list[str]) -> None:
+        for key, value in node.items():
+            here = path + [str(key)]
+            if isinstance(value, dict):
+                if value:
+                    walk(value, here)
+                else:
+                    atoms.extend(_word_atoms(["set"] + here))
+            elif isinstance(value, list):
+                for item in value:
+                    atoms.extend(_word_atoms(["set"] + here + [scalar(item)]))
+            elif value is not None:
+                atoms.extend(_word_atoms(["set"] + here + [scalar(value)]))
+
+    for tree in sets:
+        walk(tree, [])
+    return atoms
+
+
+def _parse_any(running: str) -> dict:
+    if not isinstance(running, str) or not running.strip():
+        raise _unknown("the input is empty")
+    command = None
+    kept = []
+    for line in running.replace("\r", "").split("\n"):
+        match = _PROMPT_CMD.match(line)
+        if match:
+            command = command or match.group(1).strip()  # a pasted prompt names the view and its port
+            continue
+        kept.append(line.rstrip())
+    text = "\n".join(kept).strip("\n")
+    body = [line for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+    if not body:
+        raise _unknown("nothing but a prompt")
+    if all(line.startswith(("nv set ", "nv unset ")) for line in body):
+        return Driver._parse_atoms(_config_atoms(text))
+    if body[0].lstrip().startswith(("- header:", "header:", "- set:")):
+        return Driver._parse_atoms(_yaml_atoms(text))
+    if len(body) > 1 and _is_ruler(body[1]) or any(re.fullmatch(r"\s*=+\s*", line) for line in body):
+        tree, tables = _text_view(text)
+        words = (command or "").split()
+        if any(title.startswith("RoCE ") for title in tables) or "trust.trust-mode" in tree:
+            port = words[3] if words[:3] == ["nv", "show", "interface"] and len(words) > 3 else None
+            return _roce_view(tree, tables, port)
+        if "ECN Configurations" in tables:
+            return _cc_view(tables["ECN Configurations"], words[4] if words[:4] == ["nv", "show", "qos", "congestion-control"] and len(words) > 4 else None)
+        if {"cable-length", "rx", "tx"} <= set(tree) or "[switch-priority]" in tree:
+            return _pfc_view(tree, text, words[4] if words[:4] == ["nv", "show", "qos", "pfc"] and len(words) > 4 else None)
+        raise _unknown("an NVUE table this parser does not know (tables: %s; keys: %s)" % (", ".join(tables) or "none", ", ".join(list(tree)[:8]) or "none"))
+    raise _unknown("the first line %r is not of a known form" % body[0][:80])
+
+
+def _empty_shape() -> dict:
+    return {
+        "dscp_map": {},
+        "watchdog": {"enabled": None, "detection_time_ms": None, "restoration_time_ms": None, "action": None},
+        "interfaces": {},
+        "switch_wide": None,
+        "roce": None,
+        "traffic_pools": {},
+    }
+
+
+def _roce_view(tree: dict, tables: dict, port: str | None) -> dict:
+    """``nv show qos roce`` (switch-wide) or ``nv show interface <if> qos roce status``."""
+    def get(*keys: str) -> str | None:
+        for key in keys:
+            if tree.get(key) not in (None, ""):
+                return tree[key]
+        return None
+
+    mode = get("mode")
+    if mode is None:
+        raise _unknown("a RoCE view without a 'mode' line")
+    prio = get("pfc.pfc-priority")
+    prios = _id_list(prio)
+    rx, tx = get("pfc.rx-enabled"), get("pfc.tx-enabled")
+    directions = [v for v in (rx, tx) if v is not None]
+    pfc_on = bool(prios) and (not directions or any(_on(v) or v == "yes" for v in directions))
+    tcs = _id_list(get("congestion-control.enabled-tc"))
+    ecn = {
+        str(tc): {
+            "min_threshold_bytes": _bytes(get("congestion-control.min-threshold")),
+            "max_threshold_bytes": _bytes(get("congestion-control.max-threshold")),
+            "max_probability_percent": _int(get("congestion-control.probability")),
+        }
+        for tc in tcs
+    }
+    strict: list[int] = []
+    bandwidth: dict[str, int] = {}
+    for row in tables.get("RoCE SP->TC mapping and ETS configurations", []):
+        tc = _int(row.get("traffic-class"))
+        weight = (row.get("scheduler-weight") or "").lower()
+        if tc is None:
+            continue
+        if weight.startswith("strict"):
+            strict.append(tc)
+        match = re.fullmatch(r"dwrr-(\d+)%", weight)
+        if match:
+            bandwidth[str(tc)] = int(match.group(1))
+    dscp_map: dict[str, int] = {}
+    for row in tables.get("RoCE PCP/DSCP->SP mapping configurations", []):
+        sp = _int(row.get("switch-prio"))
+        if sp is None:
+            continue
+        for dscp in _id_list(row.get("dscp")):
+            dscp_map[str(dscp)] = sp
+    pools = {}
+    for title in ("RoCE pool config", "RoCE Pool Status"):
+        for row in tables.get(title, []):
+            if row.get("name"):
+                pools[row["name"]] = {
+                    "mode": row.get("mode"),
+                    "size": row.get("size"),
+                    "switch_priorities": _id_list(row.get("switch-priorities")),
+                    "traffic_classes": _id_list(row.get("traffic-class")),
+                }
+    trust_mode = get("trust.trust-mode")
+    entry = {
+        "trust": _TRUST_READ.get(trust_mode.replace(" ", "")) if trust_mode else None,
+        "pfc_enabled": pfc_on,
+        "pfc_priorities": prios if pfc_on else [],
+        "ecn": ecn,
+        "strict_queues": sorted(set(strict)),
+        "bandwidth_percent": dict(sorted(bandwidth.items(), key=lambda kv: int(kv[0]))),
+    }
+    shaped = _empty_shape()
+    shaped["dscp_map"] = {d: p for d, p in sorted(dscp_map.items(), key=lambda kv: int(kv[0])) if p != 0}
+    lldp = None
+    if get("lldp-app-tlv.protocol-id") is not None:
+        lldp = {"priority": _int(get("lldp-app-tlv.priority")), "protocol_id": _int(get("lldp-app-tlv.protocol-id")), "selector": get("lldp-app-tlv.selector")}
+    shaped["roce"] = {"mode": mode, "lldp_app_tlv": lldp, "pools": pools, "congestion_mode": get("congestion-control.congestion-mode")}
+    if port:
+        full = {"description": None, "mtu": None}
+        full.update(entry)
+        full["watchdog"] = None
+        shaped["interfaces"][port] = full
+    else:
+        shaped["switch_wide"] = entry
+    return shaped
+
+
+def _cc_view(rows: list[dict], profile: str | None) -> dict:
+    """``nv show qos congestion-control <profile>``: the 'ECN Configurations' table."""
+    ecn = {}
+    for row in rows:
+        tc = _int(row.get("traffic-class"))
+        if tc is None:
+            raise _unknown("an ECN Configurations row without a traffic class: %r" % (row,))
+        if _on(row.get("ECN")):
+            ecn[str(tc)] = {
+                "min_threshold_bytes": _bytes(row.get("Min Th")),
+                "max_threshold_bytes": _bytes(row.get("Max Th")),
+                "max_probability_percent": _int(row.get("Probability")),
+            }
+    shaped = _empty_shape()
+    shaped["profiles"] = {"congestion-control": {profile or "(unnamed)": {"ecn": ecn}}}
+    return shaped
+
+
+def _pfc_view(tree: dict, text: str, profile: str | None) -> dict:
+    """``nv show qos pfc <profile>``: key rows, '[switch-priority]' once per priority."""
+    prios = []
+    for line in text.split("\n"):
+        cells = _split_columns(line)
+        if cells and cells[0] == "[switch-priority]" and len(cells) > 1 and _int(cells[1]) is not None:
+            prios.append(int(cells[1]))
+    directions = [tree.get(k) for k in ("rx", "tx") if tree.get(k)]
+    shaped = _empty_shape()
+    shaped["profiles"] = {"pfc": {profile or "(unnamed)": {
+        "pfc_priorities": sorted(set(prios)),
+        "pfc_enabled": bool(prios) and (not directions or any(_on(v) for v in directions)),
+        "cable_length_m": _int(tree.get("cable-length")),
+        "port_buffer_bytes": _bytes(tree.get("port-buffer")),
+        "xoff_threshold_bytes": _bytes(tree.get("xoff-threshold")),
+        "xon_threshold_bytes": _bytes(tree.get("xon-threshold")),
+    }}}
+    return shaped

@@ -194,7 +194,7 @@ def test_parse_fixture():
             "swp32": {
                 "description": None,
                 "mtu": 1500,
-                "trust": None,
+                "trust": "pcp",  # the default-global mapping trusts l2 (802.1p)
                 "pfc_enabled": False,
                 "pfc_priorities": [],
                 "ecn": {},
@@ -203,15 +203,16 @@ def test_parse_fixture():
                 "watchdog": False,
             },
         },
+        "switch_wide": {"trust": "pcp", "pfc_enabled": False, "pfc_priorities": [], "ecn": {}, "strict_queues": [], "bandwidth_percent": {}},
+        "roce": None,
+        "traffic_pools": {},
     }
 
 
-def test_parse_empty_config():
-    assert nvue.Driver.parse("") == {
-        "dscp_map": {},
-        "watchdog": {"enabled": False, "detection_time_ms": None, "restoration_time_ms": None, "action": None},
-        "interfaces": {},
-    }
+@pytest.mark.parametrize("text", ["", "   \n", "cumulus@leaf1:mgmt:~$ nv config show -o commands\n", "hello world\n", "{not nvue}"])
+def test_parse_refuses_what_it_does_not_know(text):
+    with pytest.raises(ValueError, match="nvue: .*expected one of: nv config show -o commands"):
+        nvue.Driver.parse(text)
 
 
 class _RecordingConn:
@@ -470,3 +471,29 @@ def test_twenty_line_push_is_one_round_trip(sim, connect):
     commands = [entry["command"] for entry in sim.log("leaf1")["commands"]]
     print("\nnvue 20-line push: load %.1f ms, whole transaction %.1f ms, %d commands" % ((loaded - started) * 1000, (done - started) * 1000, len(commands)))
     assert loaded - started < 1.0
+
+
+def _release_plan(release):
+    devices = {"leaf1": {"kind": "switch", "platform": "nvue", "release": release, "ports": copy.deepcopy(PORTS)}}
+    return _intent.build_plan(copy.deepcopy(INTENT), devices)["devices"]["leaf1"]
+
+
+def test_render_release_5_15_spells_enabled_and_uses_system_lldp():
+    lines = nvue.Driver.render(_release_plan("5.15"))
+    assert "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 ecn enabled" in lines
+    assert "nv set system lldp application-tlv udp-port 4791 priority 3" in lines
+    assert not any(" ecn enable" == line[-11:] or line.startswith("nv set service lldp") for line in lines)
+    # pfc tx/rx and the watchdog state keep 'enable': the current reference still spells them so
+    assert "nv set qos pfc lf-roce-pfc3-2m tx enable" in lines
+
+
+def test_render_release_5_8_has_no_lldp_tlv():
+    lines = nvue.Driver.render(_release_plan("5.8"))
+    assert not any("lldp" in line for line in lines)
+    assert "nv set qos traffic-pool default-lossless switch-priority 3" in lines
+
+
+def test_render_pool_comes_before_pfc():
+    lines = nvue.Driver.render(make_plan())
+    first_pfc = min(i for i, line in enumerate(lines) if line.startswith("nv set qos pfc "))
+    assert lines.index("nv set qos traffic-pool default-lossless switch-priority 3") < first_pfc
