@@ -1031,7 +1031,7 @@ class Driver(_base.Driver):
             """{index: {column: value}}: the JSON map, else the text table whose first column is first_column."""
             if doc is not None:
                 return {_counters.index_key(k): v for k, v in doc.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
-            for table in _counters.text_tables(text):
+            for table in _column_tables(text):
                 if table and first_column in table[0]:
                     return {_counters.index_key(r[first_column]): r for r in table if _counters.index_key(r[first_column]) is not None}
             return {}
@@ -1069,7 +1069,7 @@ class Driver(_base.Driver):
             if doc is not None:
                 value = _counters.count((doc.get("tx-stats") or {}).get("ecn-marked-packets"))
             else:
-                for table in _counters.text_tables(text):
+                for table in _column_tables(text):
                     for row in table:
                         if row.get("Counter", "").lower().replace(" ", "-") == "ecn-marked-packets":
                             value = _counters.count(row.get("Transmit"))
@@ -1409,3 +1409,29 @@ def _pfc_view(tree: dict, text: str, profile: str | None) -> dict:
         "xon_threshold_bytes": _bytes(tree.get("xon-threshold")),
     }}}
     return shaped
+
+
+def _column_tables(text: str) -> list[list[dict[str, str]]]:
+    """Every header-over-dash-ruler table in a view, rows split on runs of two
+    or more spaces; blank lines between the ruler and the rows (the PFC
+    watchdog view prints one) do not end a table, the next header or title does."""
+    lines = text.replace("\r", "").split("\n")
+    n = len(lines)
+    rulers = [i for i in range(1, n) if _is_ruler(lines[i]) and lines[i - 1].strip()]
+    titles = {i for i in range(n - 1) if lines[i].strip() and re.fullmatch(r"\s*=+\s*", lines[i + 1])}
+    tables = []
+    for number, r in enumerate(rulers):
+        header = _split_columns(lines[r - 1])
+        columns = len(lines[r].split())
+        if len(header) == columns - 1:
+            header = [""] + header
+        end = rulers[number + 1] - 1 if number + 1 < len(rulers) else n
+        rows = []
+        for k in range(r + 1, end):
+            if k in titles or re.fullmatch(r"\s*=+\s*", lines[k]):
+                break
+            if lines[k].strip() and lines[k].strip() != "No Data":
+                cells = _split_columns(lines[k])
+                rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
+        tables.append(rows)
+    return tables
