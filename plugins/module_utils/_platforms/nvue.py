@@ -5,30 +5,24 @@
 The device is a Linux shell (netmiko ``cumulus_linux``); every command is an
 ``nv`` command run by bash. A transaction is NVUE's pending revision:
 
-    nv config detach                      start from a clean pending revision
-    nv set ... (one chunk per round trip) build the pending revision
-    nv config diff                        the device's own diff ('' = nothing to do)
-    nv config detach                      abort
-    nv config apply --confirm <t> -y      commit with NVUE's automatic rollback timer
-    nv config apply --confirm-yes | --confirm-no | --confirm-status
-    nv config show -o commands            read-back (what gather/parse/readback read)
-    nv config save                        startup config (5.9+ already auto-saves on apply)
+    nv config revision -o json; nv config diff   refuse another run's pending confirm or staged edits
+    nv set ... (one chunk per round trip)       build the pending revision
+    nv config diff                              the device's own diff ('' = nothing to do)
+    nv config detach                            abort
+    nv config apply --confirm <t> -y -m '<m>'   commit under NVUE's rollback timer; the message names our session
+    nv config apply <rev> --confirm-yes|-no     confirm / cancel OUR revision only
+    nv config apply --confirm-status            the timer
+    nv config show -o commands                  read-back (what gather/parse/readback read)
+    nv config save                              startup config (5.9+ already auto-saves on apply)
 
-Real NVUE keeps one pending revision per *user* (changeset/<user>/<time>),
-shared by that user's shells, not one per SSH session: the driver therefore
-detaches before it loads, and two runs must not push to one switch as the
-same user at the same time (the lab simulator keeps one per SSH session).
+Real NVUE keeps one pending revision per *user* (shared by that user's
+shells), so staged changes found before loading belong to someone else and
+are refused, never applied with ours.
 
-Command syntax: shared/reference/switch-lossless-cli.md section 3 and the
-NVUE command reference (CumulusNetworks/docs content/nvue-reference/
-Set-and-Unset-Commands/QoS.md, Interface.md, Config-Commands.md; user guide
-NVUE-CLI.md, Quality-of-Service.md), which show every ``nv set`` form used
-here, comma id lists ('traffic-class 4,5,7', 'interface swp1,swp3,swp18'),
-'swpA-B' ranges, ``--confirm <time>`` and ``--confirm-status``. Not in those
-pages (from the reference and a third-party lab guide): ``--confirm-yes`` /
-``--confirm-no`` and the ``s`` suffix of the confirm time; the text NVUE
-prints for them is not known, so it is matched loosely. Newer reference pages
-spell some on/off values ``enabled``; read-back treats the spellings alike.
+Every command and form, with its source (CumulusNetworks/docs pages, the NVUE
+command reference, napalm-cumulus for the confirm forms NVIDIA does not
+document) and what is unverified: docs/vendor-nvue.md. Release-dependent
+spellings and paths come from the plan's ``release`` (_vendor_nvue).
 """
 
 from __future__ import annotations

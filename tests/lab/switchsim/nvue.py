@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """NVIDIA Cumulus Linux 5.x NVUE model (Linux shell, ``cumulus_linux`` in netmiko).
 
-``nv set``/``nv unset`` edit a pending revision per SSH session; ``nv config diff``,
-``nv config apply [-y] [--confirm <t>]`` with automatic rollback, ``--confirm-yes``,
-``--confirm-no``, ``--confirm-status``, ``nv config detach``, ``nv config show``,
-``nv show`` read-back and counters of shared/reference/switch-lossless-cli.md section 3.
+``nv set``/``nv unset`` edit a pending revision per SSH session (the real switch
+keeps one per user); ``nv config diff``, ``nv config apply [-y] [--confirm <t>]
+[-m <msg>]`` with automatic rollback, ``nv config apply <rev> --confirm-yes |
+--confirm-no``, ``--confirm-status``, ``nv config revision [-o json]``,
+``nv config detach``, ``nv config show``, ``nv show`` read-back and counters.
+Grammar per release (``version``, default 5.14.0) and every rule's source:
+docs/vendor-nvue.md.
 """
 from __future__ import annotations
 
