@@ -848,16 +848,21 @@ class Driver(_base.Driver):
             raise _base.DeviceError(self.device, "nv config apply failed; nothing was applied", line=command, device_said=out, state=_base.UNCHANGED)
         self._committed_with_timer = timed
         if timed:
-            self._rev = self._own_pending(self.session, "finding the revision just applied")
+            self._rev = self._own_pending(self.session, "finding the revision just applied", sole_unnamed=True)
 
-    def _own_pending(self, session: str | None, what: str) -> str | None:
-        """The revision in state 'confirm' whose apply message names ``session``."""
+    def _own_pending(self, session: str | None, what: str, sole_unnamed: bool = False) -> str | None:
+        """The revision in state 'confirm' whose apply message names ``session``.
+        Right after our own apply (open_session saw none pending), a single
+        pending revision whose listing carries no message at all is ours too."""
         if not session:
             return None
         state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
-        for rev, info in self._revisions(what, state).items():
-            if info.get("state") == "confirm" and info.get("message") == apply_message(session):
+        pending = {rev: info for rev, info in self._revisions(what, state).items() if info.get("state") == "confirm"}
+        for rev, info in pending.items():
+            if info.get("message") == apply_message(session):
                 return rev
+        if sole_unnamed and len(pending) == 1 and not next(iter(pending.values())).get("message"):
+            return next(iter(pending))
         return None
 
     def _target(self, session: str | None, verb: str) -> str | None:

@@ -497,3 +497,18 @@ def test_render_pool_comes_before_pfc():
     lines = nvue.Driver.render(make_plan())
     first_pfc = min(i for i, line in enumerate(lines) if line.startswith("nv set qos pfc "))
     assert lines.index("nv set qos traffic-pool default-lossless switch-priority 3") < first_pfc
+
+
+def test_hung_switch_fails_the_step_bounded_naming_device_step_and_state():
+    # _RecordingConn never answers: every wait must end at the driver's timeout (scaled here).
+    driver = nvue.Driver(_RecordingConn(), "leaf1")
+    driver.apply_timeout = driver.command_timeout = 0.05
+    driver.session = "window-a"
+    with pytest.raises(_base.DeviceError) as info:
+        driver.commit(60)
+    text = str(info.value)
+    assert text.startswith("leaf1: apply: the switch did not answer within 0 s")
+    assert info.value.state == _base.PENDING and "nv config apply --confirm 1m -y -m 'lossless.fabric window-a'" in text
+    with pytest.raises(_base.DeviceError) as info:
+        driver.open_session("window-b")
+    assert "checking for other pending changes: the switch did not answer" in str(info.value) and info.value.state == _base.UNCHANGED
