@@ -501,6 +501,9 @@ class Driver(_base.Driver):
                 roce = roce or {"mode": "lossless"}
                 if len(path) == 4 and path[2] == "mode":
                     roce["mode"] = path[3]
+                elif len(path) == 4 and path[2] in ("enable", "state"):
+                    # 'enable on|off' up to 5.14, 'state enabled|disabled' from 5.15 (QoS reference)
+                    roce["enabled"] = _on(path[3])
             elif path[:2] == ("qos", "traffic-pool") and len(path) >= 4:
                 entry = pools.setdefault(path[2], {"memory_percent": None, "switch_priorities": []})
                 if path[3] == "memory-percent" and len(path) == 5:
@@ -536,7 +539,7 @@ class Driver(_base.Driver):
                     entry["profiles"][rest[1]] = rest[3]
                 elif rest[:2] == ("qos", "pfc-watchdog"):
                     entry["watchdog"] = True if len(rest) == 2 else (_on(rest[3]) if rest[2:3] == ("state",) and len(rest) == 4 else entry["watchdog"])
-        if roce is not None:
+        if roce is not None and roce.get("enabled", True):
             _roce_defaults(roce["mode"], mapping, pfc, ecn, sched)
         shaped = Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
         shaped["roce"] = roce

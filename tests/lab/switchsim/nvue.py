@@ -73,7 +73,11 @@ def build_schema(version: str) -> dict:
     schema: dict = {
         "system": {"hostname": ("word",)},
         "qos": {
-            "roce": Presence({"mode": ("enum", ("lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc"))}),
+            # QoS reference: "In Cumulus Linux 5.14 and earlier, you specify enable on or enable off
+            # instead of state enabled or state disabled"; cable-length 1-100000.
+            "roce": Presence(dict({"mode": ("enum", ("lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc")),
+                                   "cable-length": ("int", 1, 100000)},
+                                  **({"state": ENABLED} if minor >= 15 else {"enable": ("enum", ("on", "off"))}))),
             "mapping": Id("profile", {
                 "trust": ("enum", ("l2", "l3", "both", "port")),
                 "dscp": Id("dscp", {"switch-priority": ("int", 0, 7)}, "qos-dscp-id"),
@@ -401,7 +405,8 @@ def _pool_errors(qos: dict, tree: dict) -> list[str]:
     if total > 100:
         errs.append(f"qos traffic-pool: the total memory-percent of the traffic pools is {total}, it must not exceed 100")
     roce = qos.get("roce")
-    roce_lossless = roce is not None and roce.get("mode", "lossless") in ("lossless", "lossless-single-ipool")
+    roce_on = roce is not None and roce.get("enable", "on") == "on" and roce.get("state", "enabled") == "enabled"
+    roce_lossless = roce_on and roce.get("mode", "lossless") in ("lossless", "lossless-single-ipool")
     lossless_sp: set[str] = set()
     for name in lossless:
         if pools[name].get("memory-percent", 0) > 0:

@@ -233,3 +233,13 @@ def test_release_spellings_5_15(sim515):
         assert "Invalid argument 'service'" in conn.send_command("nv set service lldp application-tlv udp-port 4791 priority 3")
     finally:
         conn.disconnect()
+
+
+def test_qos_roce_switch_spelling_per_release(sim, sim515):
+    for s, good, bad in ((sim, "enable on", "state enabled"), (sim515, "state enabled", "enable on")):
+        conn = connect(s)
+        try:
+            assert conn.send_command("nv set qos roce %s" % good) == ""
+            assert conn.send_command("nv set qos roce %s" % bad).startswith("Error: Invalid argument")
+        finally:
+            conn.disconnect()

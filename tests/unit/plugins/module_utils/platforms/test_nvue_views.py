@@ -140,3 +140,16 @@ def test_revision_table_and_json():
     assert nvue.parse_revisions('{"3": {"state": "confirm"}}') == {"3": {"state": "confirm", "user": None, "message": None}}
     with pytest.raises(ValueError, match="neither JSON nor the revision table"):
         nvue.parse_revisions("Error-free garbage")
+
+
+@pytest.mark.parametrize("line", ["nv set qos roce enable off", "nv set qos roce state disabled"])
+def test_one_shot_roce_switched_off_programs_nothing(line):
+    parsed = nvue.Driver.parse(line + "\n")
+    assert parsed["roce"]["enabled"] is False
+    assert parsed["switch_wide"]["pfc_priorities"] == [] and parsed["switch_wide"]["ecn"] == {}
+
+
+@pytest.mark.parametrize("line", ["nv set qos roce enable on", "nv set qos roce state enabled"])
+def test_one_shot_roce_switched_on_both_spellings(line):
+    parsed = nvue.Driver.parse(line + "\n")
+    assert parsed["roce"] == {"mode": "lossless", "enabled": True} and parsed["switch_wide"]["pfc_priorities"] == [3]
