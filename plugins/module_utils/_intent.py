@@ -21,7 +21,7 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos, _vendor_nvue
 
 __all__ = [
     "COLLECTIVES",
@@ -218,6 +218,10 @@ def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
     byte table, so this raises ValueError; the plan derives Junos' bytes from the
     switch's queue_buffer_bytes (_vendor_junos.ecn_defaults_bytes).
 
+    nvue: NVIDIA's RoCE numbers (150,000 B / 1,500,000 B / 100 %), one value
+    for every speed, from the table in _vendor_nvue.py (its citation there);
+    a speed missing from the table raises ValueError naming platform and speed.
+
     Other platforms (until their tables land): anchor at NVIDIA's Spectrum ``qos roce``
     default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the 100G value, and scale
     linearly with speed (alibaba-edu/High-Precision-Congestion-Control
@@ -231,6 +235,8 @@ def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
             f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
             "(derived from lossless_fabric_device.queue_buffer_bytes)"
         )
+    if platform == "nvue":
+        return _vendor_nvue.ecn_defaults(speed_gbps)
     return {
         "min_threshold_bytes": 1500 * speed_gbps,
         "max_threshold_bytes": 15000 * speed_gbps,
@@ -1453,7 +1459,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "scheduling", "dcbx"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "scheduling", "dcbx", "release"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1563,7 +1569,8 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
         junos_later = platform is not _BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
-        if _ok(speed) and roce.get("ecn") and not junos_later and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
+        ecn_now = _ok(speed) and roce.get("ecn") and platform is not _BAD and not junos_later
+        if ecn_now and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
             good = False
         ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
@@ -1593,11 +1600,14 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                     queue_buffer = _BAD
                     break
     junos = _junos_device(ctx, raw, path, platform)
-    if not (good and _ok(platform, queue_buffer, junos)):
+    release = _release(ctx, raw.get("release"), f"{path}.release", platform)
+    if not (good and _ok(platform, queue_buffer, junos, release)):
         return _BAD
     out = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
     if junos:
         out["junos"] = junos
+    if release is not None:
+        out["release"] = release
     return out
 
 
@@ -1636,12 +1646,35 @@ def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
     return {"model": model, "scheduling": scheduling, "dcbx": dcbx}
 
 
+def _release(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
+    """NVUE only: the Cumulus Linux release (command spellings and paths differ by release; _vendor_nvue)."""
+    if platform is _BAD:
+        return None
+    if platform.name != "nvue":
+        if value is not None:
+            ctx.error(path, f"applies to platform nvue only (this switch is {platform.name})")
+            return _BAD
+        return None
+    if value is None:
+        return _vendor_nvue.DEFAULT_RELEASE
+    try:
+        _vendor_nvue.release_minor(value)
+    except ValueError as exc:
+        ctx.error(path, str(exc))
+        return _BAD
+    return value
+
+
 def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str, queue_buffer_bytes: Any = None) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if not _ok(low, high) or (low is None) == (high is None):
         return True  # both derived (always ordered) or both given (checked on the intent)
-    derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
+    try:
+        derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
+    except ValueError as exc:
+        ctx.error(path, str(exc))
+        return False
     if low is not None and low >= derived["max_threshold_bytes"]:
         ctx.error(
             path,
@@ -1878,7 +1911,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
                 "total_bytes": room["size_bytes"] * len(pfc),
             },
         }
-    return {
+    plan = {
         "kind": "switch",
         "platform": device["platform"],
         "trust": roce["trust"],
@@ -1895,6 +1928,21 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         "ports": ports,
         **({"junos": _junos_plan(device["junos"], classes, roce)} if device.get("junos") else {}),
     }
+    if device["platform"] == "nvue":
+        plan["release"] = device.get("release", _vendor_nvue.DEFAULT_RELEASE)
+        # NVIDIA's QoS page ("Flow Control Buffers"): give the lossless pool its
+        # memory share and the lossless priorities before PFC (_vendor_nvue).
+        plan["traffic_pool"] = {
+            "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
+            "lossless_priorities": list(pfc),
+            "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
+            "lossy_pool": _vendor_nvue.LOSSY_POOL,
+            "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
+            "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
+        }
+        # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
+        plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
+    return plan
 
 
 def _split_percent(total: int, fixed: dict[int, int], weights: dict[int, int], first: int) -> dict[str, int]:

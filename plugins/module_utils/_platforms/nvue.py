@@ -5,30 +5,24 @@
 The device is a Linux shell (netmiko ``cumulus_linux``); every command is an
 ``nv`` command run by bash. A transaction is NVUE's pending revision:
 
-    nv config detach                      start from a clean pending revision
-    nv set ... (one chunk per round trip) build the pending revision
-    nv config diff                        the device's own diff ('' = nothing to do)
-    nv config detach                      abort
-    nv config apply --confirm <t> -y      commit with NVUE's automatic rollback timer
-    nv config apply --confirm-yes | --confirm-no | --confirm-status
-    nv config show -o commands            read-back (what gather/parse/readback read)
-    nv config save                        startup config (5.9+ already auto-saves on apply)
+    nv config revision -o json; nv config diff   refuse another run's pending confirm or staged edits
+    nv set ... (one chunk per round trip)       build the pending revision
+    nv config diff                              the device's own diff ('' = nothing to do)
+    nv config detach                            abort
+    nv config apply --confirm <t> -y -m '<m>'   commit under NVUE's rollback timer; the message names our session
+    nv config apply <rev> --confirm-yes|-no     confirm / cancel OUR revision only
+    nv config apply --confirm-status            the timer
+    nv config show -o commands                  read-back (what gather/parse/readback read)
+    nv config save                              startup config (5.9+ already auto-saves on apply)
 
-Real NVUE keeps one pending revision per *user* (changeset/<user>/<time>),
-shared by that user's shells, not one per SSH session: the driver therefore
-detaches before it loads, and two runs must not push to one switch as the
-same user at the same time (the lab simulator keeps one per SSH session).
+Real NVUE keeps one pending revision per *user* (shared by that user's
+shells), so staged changes found before loading belong to someone else and
+are refused, never applied with ours.
 
-Command syntax: shared/reference/switch-lossless-cli.md section 3 and the
-NVUE command reference (CumulusNetworks/docs content/nvue-reference/
-Set-and-Unset-Commands/QoS.md, Interface.md, Config-Commands.md; user guide
-NVUE-CLI.md, Quality-of-Service.md), which show every ``nv set`` form used
-here, comma id lists ('traffic-class 4,5,7', 'interface swp1,swp3,swp18'),
-'swpA-B' ranges, ``--confirm <time>`` and ``--confirm-status``. Not in those
-pages (from the reference and a third-party lab guide): ``--confirm-yes`` /
-``--confirm-no`` and the ``s`` suffix of the confirm time; the text NVUE
-prints for them is not known, so it is matched loosely. Newer reference pages
-spell some on/off values ``enabled``; read-back treats the spellings alike.
+Every command and form, with its source (CumulusNetworks/docs pages, the NVUE
+command reference, napalm-cumulus for the confirm forms NVIDIA does not
+document) and what is unverified: docs/vendor-nvue.md. Release-dependent
+spellings and paths come from the plan's ``release`` (_vendor_nvue).
 """
 
 from __future__ import annotations
@@ -39,6 +33,7 @@ import shlex
 import time
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 # Profile names are stable (derived from the plan's values only), so rendering
@@ -79,6 +74,14 @@ nv set qos egress-queue-mapping default-global switch-priority {{ tc }} traffic-
 {% if other_sps %}
 nv set qos egress-queue-mapping default-global switch-priority {{ other_sps }} traffic-class {{ default_tc }}
 {% endif %}
+{% if pool %}
+nv set qos traffic-pool {{ pool.lossy_pool }} memory-percent {{ pool.lossy_memory_percent }}
+{% if pool.lossy_priorities %}
+nv set qos traffic-pool {{ pool.lossy_pool }} switch-priority {{ pool.lossy_priorities }}
+{% endif %}
+nv set qos traffic-pool {{ pool.lossless_pool }} memory-percent {{ pool.lossless_memory_percent }}
+nv set qos traffic-pool {{ pool.lossless_pool }} switch-priority {{ pool.lossless_priorities }}
+{% endif %}
 {% for group in pfc_groups %}
 nv set qos pfc {{ group.name }} switch-priority {{ group.priorities }}
 nv set qos pfc {{ group.name }} tx enable
@@ -87,7 +90,7 @@ nv set qos pfc {{ group.name }} cable-length {{ group.cable_length_m }}
 {% endfor %}
 {% for group in ecn_groups %}
 {% for tc in ecn_tcs %}
-nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} ecn enable
+nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} ecn {{ ecn_on }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} min-threshold {{ group.min_threshold_bytes }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} max-threshold {{ group.max_threshold_bytes }}
 nv set qos congestion-control {{ group.name }} traffic-class {{ tc }} probability {{ group.max_probability_percent }}
@@ -117,12 +120,47 @@ nv set interface {{ group.ports }} qos congestion-control profile {{ group.name 
 {% endfor %}
 nv set interface {{ all_ports }} qos pfc-watchdog state {{ 'enable' if watchdog.enabled else 'disable' }}
 nv set interface {{ all_ports }} link mtu {{ mtu }}
+{% if lldp %}
+nv set {{ lldp.path }} application-tlv udp-port {{ lldp.udp_port }} priority {{ lldp.priority }}
+nv set interface {{ all_ports }} lldp application-tlv udp-port {{ lldp.udp_port }}
+{% endif %}
 {% for port in described %}
 nv set interface {{ port.name }} description '{{ port.description }}'
 {% endfor %}
 """
 
 TRUST = {"dscp": "l3"}  # plan trust -> NVUE qos mapping trust (reference 3.3)
+# NVUE qos mapping trust -> gathered trust (QoS page "Classification": l2 = 802.1p, l3 = DSCP).
+_TRUST_READ = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port", "pcp,dscp": "pcp,dscp"}
+
+
+def _roce_defaults(mode: str, mapping: dict, pfc: dict, ecn: dict, sched: dict) -> None:
+    """Fill default-global with what ``nv set qos roce`` programs (the RoCE page's
+    "Default RoCE Configuration" table and ``nv show qos roce``), under any value
+    set explicitly. lossy-multi-tc has its own numbers: left unknown here."""
+    d = _vendor_nvue.ROCE_MODE_DEFAULTS
+    if mode not in d["modes"]:
+        return
+    m = mapping.setdefault("default-global", {"trust": None, "dscp": {}})
+    m["trust"] = m["trust"] or d["trust"]
+    for dscp in range(64):
+        m["dscp"].setdefault(str(dscp), dscp // 8)
+    if mode in d["lossless_modes"]:
+        p = pfc.setdefault("default-global", {"priorities": set(), "tx": None, "rx": None})
+        if not p["priorities"]:
+            p["priorities"] = set(d["pfc_priorities"])
+    c = ecn.setdefault("default-global", {})
+    for tc in d["ecn_traffic_classes"]:
+        values = c.setdefault(str(tc), {})
+        values.setdefault("ecn", "enable")
+        values.setdefault("min-threshold", str(d["min_threshold_bytes"]))
+        values.setdefault("max-threshold", str(d["max_threshold_bytes"]))
+        values.setdefault("probability", str(d["probability_percent"]))
+    es = sched.setdefault("default-global", {})
+    for tc, share in d["dwrr_percent"].items():
+        es.setdefault(str(tc), {"mode": "dwrr", "bw-percent": str(share)})
+    for tc in d["strict"]:
+        es.setdefault(str(tc), {"mode": "strict"})
 
 # Every token that follows one of these is an identifier list NVUE may
 # print compressed ("swp1-2,32", "0,3", "1-3").
@@ -136,6 +174,70 @@ _APPLIED = re.compile(r"^\s*applied(?:_and_saved)?\b", re.IGNORECASE | re.MULTIL
 _ERROR = re.compile(r"^\s*(?:Error\b|Invalid\b|-bash:|bash:|Usage:|usage:|Traceback)", re.MULTILINE)
 _SWITCH = {"enabled": "enable", "on": "enable", "disabled": "disable", "off": "disable"}
 _NO_PENDING = re.compile(r"no pending|nothing to confirm|not pending", re.IGNORECASE)
+
+
+_MESSAGE_PREFIX = "lossless.fabric"
+_SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def apply_message(session: str) -> str:
+    """The ``nv config apply -m`` message that names this collection's session."""
+    return "%s %s" % (_MESSAGE_PREFIX, session)
+
+
+def _who(info: dict) -> str:
+    parts = ["%s %s" % (key, info[key]) for key in ("user", "message") if info.get(key)]
+    return (", " + ", ".join(parts)) if parts else ""
+
+
+def _lost_text(exc: Exception, timeout: float) -> str:
+    text = str(exc)
+    if text.startswith("no prompt after"):
+        return "the switch did not answer within %.0f s (%s)" % (timeout, text)
+    return "connection lost: %s" % text
+
+
+def _split_columns(line: str) -> list[str]:
+    """Columns of an NVUE text table: runs of two or more spaces separate them."""
+    return [cell for cell in re.split(r" {2,}", line.strip()) if cell != ""]
+
+
+def _is_ruler(line: str) -> bool:
+    return bool(line.strip()) and set(line.replace(" ", "")) <= {"-"}
+
+
+def parse_revisions(text: str) -> dict[str, dict]:
+    """``nv config revision [-o json]`` -> {rev_id: {'state', 'user', 'message'}}.
+
+    JSON: a map of revision id to an object with 'state' ('confirm' while an
+    apply waits for its confirmation, as napalm-automation-community's
+    napalm-cumulus reads it). Text: the table of the NVUE command reference
+    (Rev ID, State, Apply ID, Apply Date, Type, User, Reason, Message).
+    """
+    from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    doc = _counters.json_document(stripped) if stripped[:1] in "{[" else None
+    if isinstance(doc, dict):
+        out: dict[str, dict] = {}
+        for rev, info in doc.items():
+            if not isinstance(info, dict):
+                raise ValueError("nvue: nv config revision -o json: revision %r is not an object" % (rev,))
+            out[str(rev)] = {"state": info.get("state"), "user": info.get("user"), "message": info.get("message")}
+        return out
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    if len(lines) >= 2 and _is_ruler(lines[1]):
+        header = [cell.lower() for cell in _split_columns(lines[0])]
+        if header[:2] == ["rev id", "state"]:
+            out = {}
+            for line in lines[2:]:
+                cells = _split_columns(line)
+                row = dict(zip(header, cells))
+                out[cells[0]] = {"state": row.get("state"), "user": row.get("user"), "message": row.get("message")}
+            return out
+    raise ValueError("nvue: nv config revision printed neither JSON nor the revision table (Rev ID  State  ...)")
 
 
 class _Lost(Exception):
@@ -206,6 +308,11 @@ def _atoms(line: str) -> list[tuple]:
     words = _tokens(line)
     if not words:
         return []
+    return _word_atoms(words)
+
+
+def _word_atoms(words: list[str]) -> list[tuple]:
+    words = list(words)
     words[-1] = _SWITCH.get(words[-1], words[-1])
     combos: list[list[str]] = [[]]
     for index, word in enumerate(words):
@@ -242,7 +349,8 @@ class Driver(_base.Driver):
     # an apply reloads switchd and can take minutes.
     line_timeout = 15.0
     command_timeout = 60.0
-    apply_timeout = 600.0
+    # Bounded: a hung switch fails the step after this long, naming the step and the state left.
+    apply_timeout = 180.0
     # Bytes per chunk: below the 4 KiB tty line-discipline buffer, so a whole
     # chunk is typed ahead while bash waits at its prompt (no kernel echo
     # interleaved with output).
@@ -252,6 +360,7 @@ class Driver(_base.Driver):
         super().__init__(conn, device)
         self._committed_with_timer = False
         self._detach_first = False
+        self._rev: str | None = None
 
     # -- netmiko ---------------------------------------------------------
     @staticmethod
@@ -305,7 +414,30 @@ class Driver(_base.Driver):
                 raise ValueError("port %s: a description with a single quote cannot be sent" % name)
             if text:
                 described.append({"name": name, "description": text})
+        release = plan.get("release", _vendor_nvue.DEFAULT_RELEASE)
+        try:
+            ecn_on = _vendor_nvue.ecn_switch_value(release)
+            lldp_path = _vendor_nvue.lldp_service_path(release)
+        except ValueError as exc:
+            raise ValueError("release: %s" % exc) from None
+        pool = None
+        if plan.get("traffic_pool") and any(p["pfc_priorities"] for p in ports.values()):
+            tp = plan["traffic_pool"]
+            pool = {
+                "lossless_pool": tp["lossless_pool"],
+                "lossless_priorities": _ids(tp["lossless_priorities"]),
+                "lossless_memory_percent": int(tp["lossless_memory_percent"]),
+                "lossy_pool": tp["lossy_pool"],
+                "lossy_priorities": _ids(tp["lossy_priorities"]),
+                "lossy_memory_percent": int(tp["lossy_memory_percent"]),
+            }
+        lldp = None
+        if plan.get("lldp_app_tlv") and lldp_path:
+            lldp = {"path": lldp_path, "udp_port": int(plan["lldp_app_tlv"]["udp_port"]), "priority": int(plan["lldp_app_tlv"]["priority"])}
         return {
+            "pool": pool,
+            "ecn_on": ecn_on,
+            "lldp": lldp,
             "profile": PROFILE,
             "trust": TRUST[trust],
             "dscp_map": dscp_map,
@@ -343,17 +475,41 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse(running: str) -> dict:
+        """The gathered shape from any form NVUE prints (docs/vendor-nvue.md):
+        ``nv config show -o commands``, ``nv config show`` (YAML),
+        ``nv show qos roce``, ``nv show interface <if> qos roce status``,
+        ``nv show qos pfc <profile>`` and ``nv show qos congestion-control <profile>``.
+        Anything else raises ValueError naming the forms expected."""
+        return _parse_any(running)
+
+    @staticmethod
+    def _parse_atoms(atoms: list[tuple]) -> dict:
         mapping: dict[str, dict] = {}
         pfc: dict[str, dict] = {}
         ecn: dict[str, dict] = {}
         sched: dict[str, dict] = {}
         wd_timers: dict[str, int | None] = {}
         ifs: dict[str, dict] = {}
-        for atom in _config_atoms(running):
+        roce: dict | None = None
+        pools: dict[str, dict] = {}
+        for atom in atoms:
             path = atom[1:]
             if path[:2] == ("qos", "pfc-watchdog"):
                 if len(path) == 4:
                     wd_timers[path[2]] = _int(path[3])
+            elif path[:2] == ("qos", "roce"):
+                roce = roce or {"mode": "lossless"}
+                if len(path) == 4 and path[2] == "mode":
+                    roce["mode"] = path[3]
+                elif len(path) == 4 and path[2] in ("enable", "state"):
+                    # 'enable on|off' up to 5.14, 'state enabled|disabled' from 5.15 (QoS reference)
+                    roce["enabled"] = _on(path[3])
+            elif path[:2] == ("qos", "traffic-pool") and len(path) >= 4:
+                entry = pools.setdefault(path[2], {"memory_percent": None, "switch_priorities": []})
+                if path[3] == "memory-percent" and len(path) == 5:
+                    entry["memory_percent"] = _int(path[4])
+                elif path[3] == "switch-priority" and len(path) == 5 and _int(path[4]) is not None:
+                    entry["switch_priorities"] = sorted(set(entry["switch_priorities"]) | {int(path[4])})
             elif path[:1] == ("qos",) and len(path) >= 4:
                 section, prof, rest = path[1], path[2], path[3:]
                 if section == "mapping":
@@ -383,7 +539,43 @@ class Driver(_base.Driver):
                     entry["profiles"][rest[1]] = rest[3]
                 elif rest[:2] == ("qos", "pfc-watchdog"):
                     entry["watchdog"] = True if len(rest) == 2 else (_on(rest[3]) if rest[2:3] == ("state",) and len(rest) == 4 else entry["watchdog"])
-        return Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
+        if roce is not None and roce.get("enabled", True):
+            _roce_defaults(roce["mode"], mapping, pfc, ecn, sched)
+        shaped = Driver._shape(mapping, pfc, ecn, sched, wd_timers, ifs)
+        shaped["roce"] = roce
+        shaped["traffic_pools"] = pools
+        return shaped
+
+    @staticmethod
+    def _entry(mapping, pfc, ecn, sched, prof: dict) -> dict:
+        """The effective QoS of a port bound to ``prof`` (default-global where none is named)."""
+        trust = (mapping.get(prof.get("mapping", "default-global")) or {}).get("trust")
+        pentry = pfc.get(prof.get("pfc", "default-global")) or {"priorities": set(), "tx": None, "rx": None}
+        # PFC is off on a port only without priorities or with both directions disabled.
+        directions = [pentry[key] for key in ("tx", "rx") if pentry[key] is not None]
+        pfc_on = bool(pentry["priorities"]) and (not directions or any(_on(value) for value in directions))
+        cc = ecn.get(prof.get("congestion-control", "default-global")) or {}
+        es = sched.get(prof.get("egress-scheduler", "default-global")) or {}
+        return {
+            "trust": _TRUST_READ.get(trust),
+            "pfc_enabled": pfc_on,
+            "pfc_priorities": sorted(pentry["priorities"]) if pfc_on else [],
+            "ecn": {
+                tc: {
+                    "min_threshold_bytes": _int(values.get("min-threshold")),
+                    "max_threshold_bytes": _int(values.get("max-threshold")),
+                    "max_probability_percent": _int(values.get("probability")),
+                }
+                for tc, values in sorted(cc.items(), key=lambda item: int(item[0]))
+                if _on(values.get("ecn"))
+            },
+            "strict_queues": sorted(int(tc) for tc, values in es.items() if values.get("mode") == "strict"),
+            "bandwidth_percent": {
+                tc: int(values["bw-percent"])
+                for tc, values in sorted(es.items(), key=lambda item: int(item[0]))
+                if values.get("mode", "dwrr") == "dwrr" and _int(values.get("bw-percent")) is not None
+            },
+        }
 
     @staticmethod
     def _shape(mapping, pfc, ecn, sched, wd_timers, ifs) -> dict:
@@ -398,36 +590,10 @@ class Driver(_base.Driver):
             mprof = prof.get("mapping", "default-global")
             if mprof not in used_maps and mprof in mapping:
                 used_maps.append(mprof)
-            trust = (mapping.get(mprof) or {}).get("trust")
-            pentry = pfc.get(prof.get("pfc", "default-global")) or {"priorities": set(), "tx": None, "rx": None}
-            # PFC is off on a port only without priorities or with both directions disabled.
-            directions = [pentry[key] for key in ("tx", "rx") if pentry[key] is not None]
-            pfc_on = bool(pentry["priorities"]) and (not directions or any(_on(value) for value in directions))
-            cc = ecn.get(prof.get("congestion-control", "default-global")) or {}
-            es = sched.get(prof.get("egress-scheduler", "default-global")) or {}
-            interfaces[name] = {
-                "description": have["description"],
-                "mtu": have["mtu"],
-                "trust": "dscp" if trust == "l3" else None,
-                "pfc_enabled": pfc_on,
-                "pfc_priorities": sorted(pentry["priorities"]) if pfc_on else [],
-                "ecn": {
-                    tc: {
-                        "min_threshold_bytes": _int(values.get("min-threshold")),
-                        "max_threshold_bytes": _int(values.get("max-threshold")),
-                        "max_probability_percent": _int(values.get("probability")),
-                    }
-                    for tc, values in sorted(cc.items(), key=lambda item: int(item[0]))
-                    if _on(values.get("ecn"))
-                },
-                "strict_queues": sorted(int(tc) for tc, values in es.items() if values.get("mode") == "strict"),
-                "bandwidth_percent": {
-                    tc: int(values["bw-percent"])
-                    for tc, values in sorted(es.items(), key=lambda item: int(item[0]))
-                    if values.get("mode", "dwrr") == "dwrr" and _int(values.get("bw-percent")) is not None
-                },
-                "watchdog": bool(have["watchdog"]),
-            }
+            entry = {"description": have["description"], "mtu": have["mtu"]}
+            entry.update(Driver._entry(mapping, pfc, ecn, sched, prof))
+            entry["watchdog"] = bool(have["watchdog"])
+            interfaces[name] = entry
         if not used_maps and "default-global" in mapping:
             used_maps.append("default-global")
         dscp_map: dict[str, int] = {}
@@ -443,10 +609,14 @@ class Driver(_base.Driver):
             polling = wd_timers.get("polling-interval")
             robustness = wd_timers.get("robustness")
             detection = (polling if polling is not None else 100) * (robustness if robustness is not None else 3)
+        # What every port not bound to a profile gets: the default-global profiles
+        # (and NVIDIA's RoCE defaults under them once 'nv set qos roce' is set).
+        switch_wide = Driver._entry(mapping, pfc, ecn, sched, {})
         return {
             "dscp_map": dscp_map,
             "watchdog": {"enabled": enabled, "detection_time_ms": detection, "restoration_time_ms": None, "action": "drop" if enabled else None},
             "interfaces": interfaces,
+            "switch_wide": switch_wide,
         }
 
     # -- channel ---------------------------------------------------------
@@ -537,12 +707,56 @@ class Driver(_base.Driver):
 
     def open_session(self, name: str) -> None:
         """NVUE has no named sessions: the CLI edits the user's one pending
-        revision. The session is this driver's; the stale pending revision a
-        failed run may have left is detached in the same round trip as the
-        first load."""
+        revision. Before anything is staged, refuse when another apply waits
+        for its confirmation (``nv config revision``: a revision in state
+        'confirm') or when the user's pending revision already holds staged
+        changes (``nv config diff`` not empty): those belong to another run
+        (or to a person), and applying now would apply or confirm them too."""
+        if not _SESSION_RE.fullmatch(name or ""):
+            raise _base.DeviceError(self.device, "session name %r is not a word of letters, digits, '.', '_' or '-'" % (name,), state=_base.UNCHANGED)
         self.session = name
-        self._detach_first = True
+        self._detach_first = False
         self._committed_with_timer = False
+        self._rev = None
+        commands = ["nv config revision -o json", "nv config diff"]
+        try:
+            revisions_out, diff_out = self._exchange(commands, self.command_timeout * 2)
+        except self._transport_errors() as exc:
+            what = "checking for other pending changes: %s" % _lost_text(exc, self.command_timeout * 2)
+            raise _base.DeviceError(self.device, what, line=commands[0], state=_base.UNCHANGED) from None
+        revisions = self._revisions_from(revisions_out, commands[0], _base.UNCHANGED)
+        for rev, info in revisions.items():
+            if info.get("state") == "confirm":
+                raise _base.DeviceError(
+                    self.device,
+                    "another apply is pending confirmation (revision %s%s); refusing to change the switch until it is confirmed or rolled back"
+                    % (rev, _who(info)),
+                    line=commands[0],
+                    state=_base.UNCHANGED,
+                )
+        if _ERROR.search(diff_out):
+            raise _base.DeviceError(self.device, "nv config diff failed", line=commands[1], device_said=diff_out, state=_base.UNCHANGED)
+        if diff_out.strip():
+            raise _base.DeviceError(
+                self.device,
+                "the pending revision of this user already holds staged changes (another run or a person is editing); "
+                "refusing to apply them with ours (discard them with 'nv config detach' if they are stale)",
+                line=commands[1],
+                device_said=diff_out[:2000],
+                state=_base.UNCHANGED,
+            )
+
+    def _revisions_from(self, text: str, command: str, state: str) -> dict[str, dict]:
+        if _ERROR.search(text):
+            raise _base.DeviceError(self.device, "reading the configuration revisions failed", line=command, device_said=text, state=state)
+        try:
+            return parse_revisions(text)
+        except ValueError as exc:
+            raise _base.DeviceError(self.device, str(exc), line=command, device_said=text[:2000], state=state) from None
+
+    def _revisions(self, what: str, state: str) -> dict[str, dict]:
+        command = "nv config revision -o json"
+        return self._revisions_from(self._checked(command, what, state), command, state)
 
     def _check_lines(self, lines: list[str]) -> None:
         for line in lines:
@@ -615,61 +829,117 @@ class Driver(_base.Driver):
         return "%dm" % (seconds // 60) if seconds % 60 == 0 else "%ds" % seconds
 
     def commit(self, confirm_timeout_s: int | None) -> None:
+        """``nv config apply [--confirm <t>] -y -m '<message naming the session>'``:
+        the message (``nv config apply -m``, NVUE-CLI "Add Configuration Apply
+        Messages") is how a later run (the change window's confirm step) finds
+        this run's revision and tells it from another run's."""
         if confirm_timeout_s is not None and int(confirm_timeout_s) <= 0:
             raise _base.DeviceError(self.device, "confirm timeout must be a positive number of seconds", state=_base.UNCHANGED)
         timed = confirm_timeout_s is not None
-        command = "nv config apply --confirm %s -y" % self._duration(confirm_timeout_s) if timed else "nv config apply -y"
+        message = apply_message(self.session or "")
+        if timed:
+            command = "nv config apply --confirm %s -y -m '%s'" % (self._duration(confirm_timeout_s), message)
+        else:
+            command = "nv config apply -y -m '%s'" % message
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
             state = _base.PENDING if timed else _base.UNKNOWN
-            raise _base.DeviceError(self.device, "connection lost during apply: %s" % exc, line=command, state=state) from None
+            raise _base.DeviceError(self.device, "apply: %s" % _lost_text(exc, self.apply_timeout), line=command, state=state) from None
         if _ERROR.search(out) or not _APPLIED.search(out):
             self._discard()
             raise _base.DeviceError(self.device, "nv config apply failed; nothing was applied", line=command, device_said=out, state=_base.UNCHANGED)
         self._committed_with_timer = timed
+        if timed:
+            self._rev = self._own_pending(self.session, "finding the revision just applied", sole_unnamed=True)
+
+    def _own_pending(self, session: str | None, what: str, sole_unnamed: bool = False) -> str | None:
+        """The revision in state 'confirm' whose apply message names ``session``.
+        Right after our own apply (open_session saw none pending), a single
+        pending revision whose listing carries no message at all is ours too."""
+        if not session:
+            return None
+        state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
+        pending = {rev: info for rev, info in self._revisions(what, state).items() if info.get("state") == "confirm"}
+        for rev, info in pending.items():
+            if info.get("message") == apply_message(session):
+                return rev
+        if sole_unnamed and len(pending) == 1 and not next(iter(pending.values())).get("message"):
+            return next(iter(pending))
+        return None
+
+    def _target(self, session: str | None, verb: str) -> str | None:
+        """The pending revision this run may confirm or cancel, or None when
+        nothing is pending; DeviceError when only another run's is."""
+        session = session or self.session
+        state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
+        revisions = self._revisions("reading the pending revision before %s" % verb, state)
+        pending = {rev: info for rev, info in revisions.items() if info.get("state") == "confirm"}
+        if self._rev is not None and self._rev in pending:
+            return self._rev
+        for rev, info in pending.items():
+            if session and info.get("message") == apply_message(session):
+                return rev
+        if pending:
+            rev, info = next(iter(pending.items()))
+            raise _base.DeviceError(
+                self.device,
+                "refusing to %s revision %s: it is another run's pending apply%s, not session %s's" % (verb, rev, _who(info), session),
+                state=_base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN,
+            )
+        return None
 
     def confirm(self, session: str | None = None) -> None:
-        """NVUE has one confirm-pending apply per switch, whoever started it:
-        ``session`` only names it in messages."""
-        command = "nv config apply --confirm-yes"
+        """``nv config apply <rev> --confirm-yes`` on this run's revision only."""
+        rev = self._target(session, "confirm")
+        if rev is None:
+            # Nothing of ours is pending: our unconfirmed apply was rolled back by its timer.
+            state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
+            self._committed_with_timer = False
+            raise _base.DeviceError(self.device, "no pending apply of session %s to confirm (its timer has run out)" % (session or self.session), state=state)
+        command = "nv config apply %s --confirm-yes" % rev
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost while confirming: %s" % exc, line=command, state=_base.PENDING) from None
-        if _ERROR.search(out) or _NO_PENDING.search(out):
-            gone = bool(_NO_PENDING.search(out))
-            if gone:
-                # Nothing is pending: our own unconfirmed apply was rolled back by its timer.
-                state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
-                self._committed_with_timer = False
-                raise _base.DeviceError(self.device, "no pending apply to confirm (its timer has run out)", line=command, device_said=out, state=state)
-            raise _base.DeviceError(self.device, "could not confirm the pending apply", line=command, device_said=out, state=_base.PENDING)
+            raise _base.DeviceError(self.device, "confirm: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "could not confirm revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
+        self._rev = None
 
     def rollback(self, session: str | None = None) -> None:
-        """``--confirm-no`` reverts the pending apply at once (any session's)."""
-        command = "nv config apply --confirm-no"
+        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once."""
+        rev = self._target(session, "roll back")
+        if rev is None:
+            if self._committed_with_timer:
+                self._committed_with_timer = False
+                return  # our unconfirmed apply was already rolled back by its timer
+            raise _base.DeviceError(self.device, "no pending apply of session %s to roll back" % (session or self.session), state=_base.UNKNOWN)
+        command = "nv config apply %s --confirm-no" % rev
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost while rolling back: %s" % exc, line=command, state=_base.PENDING) from None
-        if _ERROR.search(out) or _NO_PENDING.search(out):
-            if _NO_PENDING.search(out) and self._committed_with_timer:
-                self._committed_with_timer = False
-                return  # our unconfirmed apply was already rolled back by its timer
-            raise _base.DeviceError(self.device, "could not roll back the pending apply", line=command, device_said=out, state=_base.UNKNOWN)
+            raise _base.DeviceError(self.device, "rollback: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
+        if _ERROR.search(out):
+            raise _base.DeviceError(self.device, "could not roll back revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
+        self._rev = None
 
     def pending(self) -> dict | None:
-        out = self._checked("nv config apply --confirm-status", "reading the confirm timer", _base.UNKNOWN)
-        if not out.strip() or _NO_PENDING.search(out):
+        """The apply waiting for confirmation, with the session its message names (None: not ours)."""
+        revisions = self._revisions("reading the pending revisions", _base.UNKNOWN)
+        pending = [(rev, info) for rev, info in revisions.items() if info.get("state") == "confirm"]
+        if not pending:
             return None
-        match = re.search(r"(\d+)\s*(s|sec|secs|seconds?|m|min|minutes?)\b", out, re.IGNORECASE)
+        rev, info = pending[0]
+        out = self._checked("nv config apply --confirm-status", "reading the confirm timer", _base.PENDING)
         remaining = None
-        if match:
+        match = re.search(r"(\d+)\s*(s|sec|secs|seconds?|m|min|minutes?)\b", out, re.IGNORECASE)
+        if match and not _NO_PENDING.search(out):
             remaining = int(match.group(1)) * (60 if match.group(2).lower().startswith("m") else 1)
-        return {"session": self.session if self._committed_with_timer else None, "remaining_s": remaining}
+        message = info.get("message") or ""
+        session = message[len(_MESSAGE_PREFIX) + 1:] if message.startswith(_MESSAGE_PREFIX + " ") else None
+        return {"session": session, "remaining_s": remaining, "revision": rev, "user": info.get("user")}
 
     def readback_missing(self, lines: list[str]) -> list[str]:
         """Compared atom by atom: NVUE prints id lists compressed ('swp1-2,32')
@@ -763,7 +1033,7 @@ class Driver(_base.Driver):
             """{index: {column: value}}: the JSON map, else the text table whose first column is first_column."""
             if doc is not None:
                 return {_counters.index_key(k): v for k, v in doc.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
-            for table in _counters.text_tables(text):
+            for table in _column_tables(text):
                 if table and first_column in table[0]:
                     return {_counters.index_key(r[first_column]): r for r in table if _counters.index_key(r[first_column]) is not None}
             return {}
@@ -801,7 +1071,7 @@ class Driver(_base.Driver):
             if doc is not None:
                 value = _counters.count((doc.get("tx-stats") or {}).get("ecn-marked-packets"))
             else:
-                for table in _counters.text_tables(text):
+                for table in _column_tables(text):
                     for row in table:
                         if row.get("Counter", "").lower().replace(" ", "-") == "ecn-marked-packets":
                             value = _counters.count(row.get("Transmit"))
@@ -830,3 +1100,340 @@ class Driver(_base.Driver):
             if value is not None:
                 found["cnp_packets"] = value
         return found
+
+
+# -- reading every form NVUE prints (state: parsed / gathered) ---------------
+# Layouts from NVIDIA's pages (docs/vendor-nvue.md): a key tree under a header
+# 'operational  applied [description]' and its dash ruler, then tables, each a
+# title underlined with '=', a header line, a dash ruler, rows (some releases
+# print blank lines between ruler and rows). Columns are split on runs of two
+# or more spaces, never on ruler positions: values are wider than the ruler in
+# real output and cells hold single spaces ('146.48 KB', 'ecn, absolute').
+
+_FORMS = (
+    "nv config show -o commands (nv set lines)",
+    "nv config show (YAML with '- set:')",
+    "nv show qos roce",
+    "nv show interface <interface> qos roce status",
+    "nv show qos pfc <profile>",
+    "nv show qos congestion-control <profile>",
+)
+_PROMPT_CMD = re.compile(r"^\S+@[^\s:]+(?::\S+)?:[^$#]*[$#]\s*(.*)$")
+_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def _unknown(why: str) -> ValueError:
+    return ValueError("nvue: %s; expected one of: %s" % (why, "; ".join(_FORMS)))
+
+
+def _bytes(text: str | None) -> int | None:
+    """'150000', '40000 B', '146.48 KB' (KB = 1024 B, as 150,000 B prints 146.48 KB), '1.43 MB' -> bytes
+    (humanised values are exact only to their two decimals)."""
+    if text is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in _BYTES | {"": 1}:
+        return None
+    return int(round(float(match.group(1)) * _BYTES.get(match.group(2).lower(), 1)))
+
+
+def _id_list(text: str | None) -> list[int]:
+    if not text or text.strip() in ("-", ""):
+        return []
+    out: list[int] = []
+    for item in _expand(text.replace(" ", "")):
+        if not item.isdigit():
+            raise _unknown("%r is not a list of numbers" % text)
+        out.append(int(item))
+    return sorted(set(out))
+
+
+def _text_view(text: str) -> tuple[dict, dict[str, list[dict]]]:
+    """({dotted key: value} of the key tree, {table title: [row dicts]})."""
+    lines = text.replace("\r", "").split("\n")
+    n = len(lines)
+    titles = {i for i in range(n - 1) if lines[i].strip() and re.fullmatch(r"\s*=+\s*", lines[i + 1] or "")}
+    tree: dict[str, str] = {}
+    tables: dict[str, list[dict]] = {}
+    i = 0
+    # key tree: header, ruler, rows until the first table title
+    first_title = min(titles) if titles else n
+    if n > 1 and _is_ruler(lines[1]) and not lines[0].strip().startswith(("-", "=")):
+        header = [cell.lower() for cell in _split_columns(lines[0])]
+        described = "description" in header
+        stack: list[tuple[int, str]] = []
+        for line in lines[2:first_title]:
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip(" "))
+            cells = _split_columns(line)
+            key = cells[0]
+            values = cells[1:]
+            if described and len(values) == 1 and re.fullmatch(r"[A-Z][A-Za-z/()-]*(?: [A-Za-z/()-]+)+", values[0]):
+                values = []  # only the description column is filled
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            dotted = ".".join([k for _i, k in stack] + [key])
+            stack.append((indent, key))
+            tree[dotted] = values[0] if values else ""
+        i = first_title
+    for t in sorted(titles):
+        title = lines[t].strip()
+        j = t + 2
+        while j < n and not lines[j].strip():
+            j += 1
+        if j >= n or lines[j].strip() == "No Data":
+            tables[title] = []
+            continue
+        if j + 1 >= n or not _is_ruler(lines[j + 1]):
+            raise _unknown("table %r has no header line with a dash ruler under it" % title)
+        header = _split_columns(lines[j])
+        columns = len(lines[j + 1].split())
+        if len(header) == columns - 1:
+            header = [""] + header  # the unnamed index column
+        rows: list[dict] = []
+        k = j + 2
+        while k < n:
+            line = lines[k]
+            if k in titles:
+                break
+            if line.strip():
+                cells = _split_columns(line)
+                if len(cells) > len(header):
+                    raise _unknown("a row of table %r has more cells than its header: %r" % (title, line.strip()))
+                rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
+            k += 1
+        tables[title] = rows
+    del i
+    return tree, tables
+
+
+def _yaml_atoms(text: str) -> list[tuple]:
+    import yaml  # pylint: disable=import-outside-toplevel
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        # NVIDIA's pages print the header as 'header:' without the list dash; the switch prints '- header:'.
+        fixed = re.sub(r"\A\s*header:", "- header:", text, count=1)
+        try:
+            doc = yaml.safe_load(fixed)
+        except yaml.YAMLError as exc:
+            raise _unknown("not valid YAML (%s)" % str(exc).splitlines()[0]) from None
+    items = doc if isinstance(doc, list) else [doc]
+    sets = [item["set"] for item in items if isinstance(item, dict) and isinstance(item.get("set"), dict)]
+    if not sets:
+        raise _unknown("YAML without a '- set:' section")
+    atoms: list[tuple] = []
+
+    def scalar(value) -> str:
+        if value is True:
+            return "on"  # YAML 1.1 reads NVUE's on/off as booleans
+        if value is False:
+            return "off"
+        return str(value)
+
+    def walk(node: dict, path: list[str]) -> None:
+        for key, value in node.items():
+            here = path + [str(key)]
+            if isinstance(value, dict):
+                if value:
+                    walk(value, here)
+                else:
+                    atoms.extend(_word_atoms(["set"] + here))
+            elif isinstance(value, list):
+                for item in value:
+                    atoms.extend(_word_atoms(["set"] + here + [scalar(item)]))
+            elif value is not None:
+                atoms.extend(_word_atoms(["set"] + here + [scalar(value)]))
+
+    for tree in sets:
+        walk(tree, [])
+    return atoms
+
+
+def _parse_any(running: str) -> dict:
+    if not isinstance(running, str) or not running.strip():
+        raise _unknown("the input is empty")
+    command = None
+    kept = []
+    for line in running.replace("\r", "").split("\n"):
+        match = _PROMPT_CMD.match(line)
+        if match:
+            command = command or match.group(1).strip()  # a pasted prompt names the view and its port
+            continue
+        kept.append(line.rstrip())
+    text = "\n".join(kept).strip("\n")
+    body = [line for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+    if not body:
+        raise _unknown("nothing but a prompt")
+    if all(line.startswith(("nv set ", "nv unset ")) for line in body):
+        return Driver._parse_atoms(_config_atoms(text))
+    if body[0].lstrip().startswith(("- header:", "header:", "- set:")):
+        return Driver._parse_atoms(_yaml_atoms(text))
+    if len(body) > 1 and _is_ruler(body[1]) or any(re.fullmatch(r"\s*=+\s*", line) for line in body):
+        tree, tables = _text_view(text)
+        words = (command or "").split()
+        if any(title.startswith("RoCE ") for title in tables) or "trust.trust-mode" in tree:
+            port = words[3] if words[:3] == ["nv", "show", "interface"] and len(words) > 3 else None
+            return _roce_view(tree, tables, port)
+        if "ECN Configurations" in tables:
+            return _cc_view(tables["ECN Configurations"], words[4] if words[:4] == ["nv", "show", "qos", "congestion-control"] and len(words) > 4 else None)
+        if {"cable-length", "rx", "tx"} <= set(tree) or "[switch-priority]" in tree:
+            return _pfc_view(tree, text, words[4] if words[:4] == ["nv", "show", "qos", "pfc"] and len(words) > 4 else None)
+        raise _unknown("an NVUE table this parser does not know (tables: %s; keys: %s)" % (", ".join(tables) or "none", ", ".join(list(tree)[:8]) or "none"))
+    raise _unknown("the first line %r is not of a known form" % body[0][:80])
+
+
+def _empty_shape() -> dict:
+    return {
+        "dscp_map": {},
+        "watchdog": {"enabled": None, "detection_time_ms": None, "restoration_time_ms": None, "action": None},
+        "interfaces": {},
+        "switch_wide": None,
+        "roce": None,
+        "traffic_pools": {},
+    }
+
+
+def _roce_view(tree: dict, tables: dict, port: str | None) -> dict:
+    """``nv show qos roce`` (switch-wide) or ``nv show interface <if> qos roce status``."""
+    def get(*keys: str) -> str | None:
+        for key in keys:
+            if tree.get(key) not in (None, ""):
+                return tree[key]
+        return None
+
+    mode = get("mode")
+    if mode is None:
+        raise _unknown("a RoCE view without a 'mode' line")
+    prio = get("pfc.pfc-priority")
+    prios = _id_list(prio)
+    rx, tx = get("pfc.rx-enabled"), get("pfc.tx-enabled")
+    directions = [v for v in (rx, tx) if v is not None]
+    pfc_on = bool(prios) and (not directions or any(_on(v) or v == "yes" for v in directions))
+    tcs = _id_list(get("congestion-control.enabled-tc"))
+    ecn = {
+        str(tc): {
+            "min_threshold_bytes": _bytes(get("congestion-control.min-threshold")),
+            "max_threshold_bytes": _bytes(get("congestion-control.max-threshold")),
+            "max_probability_percent": _int(get("congestion-control.probability")),
+        }
+        for tc in tcs
+    }
+    strict: list[int] = []
+    bandwidth: dict[str, int] = {}
+    for row in tables.get("RoCE SP->TC mapping and ETS configurations", []):
+        tc = _int(row.get("traffic-class"))
+        weight = (row.get("scheduler-weight") or "").lower()
+        if tc is None:
+            continue
+        if weight.startswith("strict"):
+            strict.append(tc)
+        match = re.fullmatch(r"dwrr-(\d+)%", weight)
+        if match:
+            bandwidth[str(tc)] = int(match.group(1))
+    dscp_map: dict[str, int] = {}
+    for row in tables.get("RoCE PCP/DSCP->SP mapping configurations", []):
+        sp = _int(row.get("switch-prio"))
+        if sp is None:
+            continue
+        for dscp in _id_list(row.get("dscp")):
+            dscp_map[str(dscp)] = sp
+    pools = {}
+    for title in ("RoCE pool config", "RoCE Pool Status"):
+        for row in tables.get(title, []):
+            if row.get("name"):
+                pools[row["name"]] = {
+                    "mode": row.get("mode"),
+                    "size": row.get("size"),
+                    "switch_priorities": _id_list(row.get("switch-priorities")),
+                    "traffic_classes": _id_list(row.get("traffic-class")),
+                }
+    trust_mode = get("trust.trust-mode")
+    entry = {
+        "trust": _TRUST_READ.get(trust_mode.replace(" ", "")) if trust_mode else None,
+        "pfc_enabled": pfc_on,
+        "pfc_priorities": prios if pfc_on else [],
+        "ecn": ecn,
+        "strict_queues": sorted(set(strict)),
+        "bandwidth_percent": dict(sorted(bandwidth.items(), key=lambda kv: int(kv[0]))),
+    }
+    shaped = _empty_shape()
+    shaped["dscp_map"] = {d: p for d, p in sorted(dscp_map.items(), key=lambda kv: int(kv[0])) if p != 0}
+    lldp = None
+    if get("lldp-app-tlv.protocol-id") is not None:
+        lldp = {"priority": _int(get("lldp-app-tlv.priority")), "protocol_id": _int(get("lldp-app-tlv.protocol-id")), "selector": get("lldp-app-tlv.selector")}
+    shaped["roce"] = {"mode": mode, "lldp_app_tlv": lldp, "pools": pools, "congestion_mode": get("congestion-control.congestion-mode")}
+    if port:
+        full = {"description": None, "mtu": None}
+        full.update(entry)
+        full["watchdog"] = None
+        shaped["interfaces"][port] = full
+    else:
+        shaped["switch_wide"] = entry
+    return shaped
+
+
+def _cc_view(rows: list[dict], profile: str | None) -> dict:
+    """``nv show qos congestion-control <profile>``: the 'ECN Configurations' table."""
+    ecn = {}
+    for row in rows:
+        tc = _int(row.get("traffic-class"))
+        if tc is None:
+            raise _unknown("an ECN Configurations row without a traffic class: %r" % (row,))
+        if _on(row.get("ECN")):
+            ecn[str(tc)] = {
+                "min_threshold_bytes": _bytes(row.get("Min Th")),
+                "max_threshold_bytes": _bytes(row.get("Max Th")),
+                "max_probability_percent": _int(row.get("Probability")),
+            }
+    shaped = _empty_shape()
+    shaped["profiles"] = {"congestion-control": {profile or "(unnamed)": {"ecn": ecn}}}
+    return shaped
+
+
+def _pfc_view(tree: dict, text: str, profile: str | None) -> dict:
+    """``nv show qos pfc <profile>``: key rows, '[switch-priority]' once per priority."""
+    prios = []
+    for line in text.split("\n"):
+        cells = _split_columns(line)
+        if cells and cells[0] == "[switch-priority]" and len(cells) > 1 and _int(cells[1]) is not None:
+            prios.append(int(cells[1]))
+    directions = [tree.get(k) for k in ("rx", "tx") if tree.get(k)]
+    shaped = _empty_shape()
+    shaped["profiles"] = {"pfc": {profile or "(unnamed)": {
+        "pfc_priorities": sorted(set(prios)),
+        "pfc_enabled": bool(prios) and (not directions or any(_on(v) for v in directions)),
+        "cable_length_m": _int(tree.get("cable-length")),
+        "port_buffer_bytes": _bytes(tree.get("port-buffer")),
+        "xoff_threshold_bytes": _bytes(tree.get("xoff-threshold")),
+        "xon_threshold_bytes": _bytes(tree.get("xon-threshold")),
+    }}}
+    return shaped
+
+
+def _column_tables(text: str) -> list[list[dict[str, str]]]:
+    """Every header-over-dash-ruler table in a view, rows split on runs of two
+    or more spaces; blank lines between the ruler and the rows (the PFC
+    watchdog view prints one) do not end a table, the next header or title does."""
+    lines = text.replace("\r", "").split("\n")
+    n = len(lines)
+    rulers = [i for i in range(1, n) if _is_ruler(lines[i]) and lines[i - 1].strip()]
+    titles = {i for i in range(n - 1) if lines[i].strip() and re.fullmatch(r"\s*=+\s*", lines[i + 1])}
+    tables = []
+    for number, r in enumerate(rulers):
+        header = _split_columns(lines[r - 1])
+        columns = len(lines[r].split())
+        if len(header) == columns - 1:
+            header = [""] + header
+        end = rulers[number + 1] - 1 if number + 1 < len(rulers) else n
+        rows = []
+        for k in range(r + 1, end):
+            if k in titles or re.fullmatch(r"\s*=+\s*", lines[k]):
+                break
+            if lines[k].strip() and lines[k].strip() != "No Data":
+                cells = _split_columns(lines[k])
+                rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
+        tables.append(rows)
+    return tables

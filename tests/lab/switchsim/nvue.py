@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """NVIDIA Cumulus Linux 5.x NVUE model (Linux shell, ``cumulus_linux`` in netmiko).
 
-``nv set``/``nv unset`` edit a pending revision per SSH session; ``nv config diff``,
-``nv config apply [-y] [--confirm <t>]`` with automatic rollback, ``--confirm-yes``,
-``--confirm-no``, ``--confirm-status``, ``nv config detach``, ``nv config show``,
-``nv show`` read-back and counters of shared/reference/switch-lossless-cli.md section 3.
+``nv set``/``nv unset`` edit a pending revision per SSH session (the real switch
+keeps one per user); ``nv config diff``, ``nv config apply [-y] [--confirm <t>]
+[-m <msg>]`` with automatic rollback, ``nv config apply <rev> --confirm-yes |
+--confirm-no``, ``--confirm-status``, ``nv config revision [-o json]``,
+``nv config detach``, ``nv config show``, ``nv show`` read-back and counters.
+Grammar per release (``version``, default 5.14.0) and every rule's source:
+docs/vendor-nvue.md.
 """
 from __future__ import annotations
 
@@ -35,68 +38,114 @@ class Presence(dict):
 
 
 ENABLE = ("enum", ("enable", "disable"))
-TC_ATTRS = {
-    "min-threshold": ("int", 1, 100_000_000),
-    "max-threshold": ("int", 1, 100_000_000),
-    "probability": ("int", 1, 100),
-    "ecn": ENABLE,
-    "red": ENABLE,
-}
-SCHEMA: dict = {
-    "system": {"hostname": ("word",)},
-    "qos": {
-        "roce": Presence({"mode": ("enum", ("lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc"))}),
-        "mapping": Id("profile", {
-            "trust": ("enum", ("l2", "l3", "both", "port")),
-            "dscp": Id("dscp", {"switch-priority": ("int", 0, 7)}, "qos-dscp-id"),
-            "pcp": Id("pcp", {"switch-priority": ("int", 0, 7)}, "qos-pcp-id"),
-            "port-default-sp": ("int", 0, 7),
-        }, "profile-id"),
-        "egress-queue-mapping": Id("profile", {
-            "switch-priority": Id("prio", {"traffic-class": ("int", 0, 7)}, "qos-sp-id"),
-        }, "profile-id"),
-        "pfc": Id("profile", {
-            "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
-            "tx": ENABLE,
-            "rx": ENABLE,
-            "cable-length": ("int", 1, 100000),
-            "port-buffer": ("int", 1, 100_000_000),
-            "xoff-threshold": ("int", 1, 100_000_000),
-            "xon-threshold": ("int", 1, 100_000_000),
-        }, "profile-id"),
-        "congestion-control": Id("profile", {
-            "traffic-class": Id("tc", TC_ATTRS, "qos-tc-id"),
-        }, "profile-id"),
-        "egress-scheduler": Id("profile", {
-            "traffic-class": Id("tc", {"mode": ("enum", ("dwrr", "strict")),
-                                       "bw-percent": ("int", 1, 100)}, "qos-tc-id"),
-        }, "profile-id"),
-        "pfc-watchdog": {
-            "polling-interval": ("int", 100, 5000),
-            "robustness": ("int", 1, 1000),
-        },
-        "traffic-pool": Id("profile", {
-            "memory-percent": ("int", 0, 100),
-            "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
-        }, "traffic-pool-id"),
-    },
-    "interface": Id("intf", {
-        "description": ("text", 256),
-        "link": {
-            "mtu": ("int", 552, 9216),
-            "state": ("enum", ("up", "down")),
-            "speed": ("word",),
-        },
+ENABLED = ("enum", ("enabled", "disabled"))
+# Ranges: only those NVIDIA states (plugins/module_utils/_vendor_nvue.RANGES,
+# command reference QoS.md). ("int", 1, None): NVIDIA states no range, so
+# only "a positive integer" is enforced (no invented bounds).
+POSITIVE = ("int", 1, None)
+# The traffic pools NVIDIA lists (QoS page, "Traffic Pools").
+TRAFFIC_POOLS = ("default-lossy", "default-lossless", "mc-lossy", "roce-lossy", "roce-lossless")
+LOSSLESS_POOLS = ("default-lossless", "roce-lossless")
+
+
+def release_minor(version: str) -> int:
+    m = re.match(r"^5\.(\d+)", version)
+    if not m:
+        raise SimError(f"nvue: version {version!r} is not a Cumulus Linux 5.x release")
+    return int(m.group(1))
+
+
+def build_schema(version: str) -> dict:
+    """The nv set grammar of one release. Release differences (sources in
+    docs/vendor-nvue.md): congestion-control ecn/red take enable|disable up to
+    5.14 and enabled|disabled in the current reference (5.15+); the LLDP
+    application-priority TLV table exists from 5.9, under ``service lldp``
+    until 5.14 and ``system lldp`` from 5.15."""
+    minor = release_minor(version)
+    switch = ENABLED if minor >= 15 else ENABLE
+    tc_attrs = {
+        "min-threshold": POSITIVE,
+        "max-threshold": POSITIVE,
+        "probability": ("int", 1, 100),
+        "ecn": switch,
+        "red": switch,
+    }
+    schema: dict = {
+        "system": {"hostname": ("word",)},
         "qos": {
-            "mapping": {"profile": ("word",)},
-            "pfc": {"profile": ("word",)},
-            "congestion-control": {"profile": ("word",)},
-            "egress-scheduler": {"profile": ("word",)},
-            "remark": {"profile": ("word",)},
-            "pfc-watchdog": Presence({"state": ENABLE}),
+            # QoS reference: "In Cumulus Linux 5.14 and earlier, you specify enable on or enable off
+            # instead of state enabled or state disabled"; cable-length 1-100000.
+            "roce": Presence(dict({"mode": ("enum", ("lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc")),
+                                   "cable-length": ("int", 1, 100000)},
+                                  **({"state": ENABLED} if minor >= 15 else {"enable": ("enum", ("on", "off"))}))),
+            "mapping": Id("profile", {
+                "trust": ("enum", ("l2", "l3", "both", "port")),
+                "dscp": Id("dscp", {"switch-priority": ("int", 0, 7)}, "qos-dscp-id"),
+                "pcp": Id("pcp", {"switch-priority": ("int", 0, 7)}, "qos-pcp-id"),
+                "port-default-sp": ("int", 0, 7),
+            }, "profile-id"),
+            "egress-queue-mapping": Id("profile", {
+                "switch-priority": Id("prio", {"traffic-class": ("int", 0, 7)}, "qos-sp-id"),
+            }, "profile-id"),
+            "pfc": Id("profile", {
+                "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
+                "tx": ENABLE,  # the reference spells pfc tx/rx enable|disable in every release
+                "rx": ENABLE,
+                "cable-length": ("int", 1, 100000),
+                "port-buffer": POSITIVE,
+                "xoff-threshold": POSITIVE,
+                "xon-threshold": POSITIVE,
+            }, "profile-id"),
+            "congestion-control": Id("profile", {
+                "traffic-class": Id("tc", tc_attrs, "qos-tc-id"),
+            }, "profile-id"),
+            "egress-scheduler": Id("profile", {
+                "traffic-class": Id("tc", {"mode": ("enum", ("dwrr", "strict")),
+                                           "bw-percent": ("int", 1, 100)}, "qos-tc-id"),
+            }, "profile-id"),
+            "pfc-watchdog": {
+                # NVIDIA states defaults (100 ms, 3) but no range.
+                "polling-interval": POSITIVE,
+                "robustness": POSITIVE,
+            },
+            "traffic-pool": Id("pool", {
+                "memory-percent": ("int", 0, 100),
+                "switch-priority": Id("prio", Presence({}), "qos-sp-id"),
+            }, "traffic-pool-id"),
         },
-    }, "interface-id"),
-}
+        "interface": Id("intf", {
+            "description": ("text", 256),
+            "link": {
+                "mtu": ("int", 552, 9216),
+                "state": ("enum", ("up", "down")),
+                "speed": ("word",),
+            },
+            "qos": {
+                "mapping": {"profile": ("word",)},
+                "pfc": {"profile": ("word",)},
+                "congestion-control": {"profile": ("word",)},
+                "egress-scheduler": {"profile": ("word",)},
+                "remark": {"profile": ("word",)},
+                "pfc-watchdog": Presence({"state": ENABLE}),
+            },
+        }, "interface-id"),
+    }
+    if minor >= 9:
+        # LLDP.md: 'nv set service lldp application-tlv udp-port <port> priority <n>' and
+        # 'nv set interface <if> lldp application-tlv udp-port <port>' (5.9.0). The 0-7
+        # priority bound is unverified (LLDP.md states no range; it is a switch priority).
+        table = {"application-tlv": {"udp-port": Id("port", {"priority": ("int", 0, 7)}, "port-id"),
+                                     "tcp-port": Id("port", {"priority": ("int", 0, 7)}, "port-id")}}
+        if minor >= 15:
+            schema["system"]["lldp"] = table
+        else:
+            schema["service"] = {"lldp": table}
+        schema["interface"].child["lldp"] = {"application-tlv": {"udp-port": Id("port", Presence({}), "port-id"),
+                                                                  "tcp-port": Id("port", Presence({}), "port-id")}}
+    return schema
+
+
+SCHEMA: dict = build_schema("5.14")
 
 # Defaults that apply when a TC's scheduler is not set (reference 3.6).
 DEFAULT_SCHED = {tc: ("dwrr", 12 if tc % 2 == 0 else 13) for tc in range(8)}
@@ -128,6 +177,16 @@ def _expand_ids(kind: str, text: str, ports: list[str]) -> list[str]:
                     raise NvError(f"Error: Interface {n} does not exist")
             out.extend(names)
             continue
+        if kind == "pool":
+            if piece not in TRAFFIC_POOLS:
+                raise NvError(f"Error: '{piece}' is not one of {list(TRAFFIC_POOLS)}")
+            out.append(piece)
+            continue
+        if kind == "port":
+            if not re.match(r"^\d{1,5}$", piece) or not 1 <= int(piece) <= 65535:
+                raise NvError(f"Error: '{piece}' is not a valid port (1-65535)")
+            out.append(piece)
+            continue
         if kind == "profile":
             if not re.match(r"^[A-Za-z0-9_\-]{1,63}$", piece):
                 raise NvError(f"Error: '{piece}' is not a valid profile name")
@@ -153,7 +212,7 @@ def _check_leaf(ltype: tuple, val: str, attr: str) -> Any:
         v = int(val)
         if v < ltype[1]:
             raise NvError(f"Error: {v} is less than the minimum of {ltype[1]}")
-        if v > ltype[2]:
+        if ltype[2] is not None and v > ltype[2]:
             raise NvError(f"Error: {v} is greater than the maximum of {ltype[2]}")
         return v
     if kind == "enum":
@@ -167,10 +226,10 @@ def _check_leaf(ltype: tuple, val: str, attr: str) -> Any:
     return val
 
 
-def parse_path(tokens: list[str], ports: list[str], unset: bool = False) -> list[tuple[list[str], Any]]:
+def parse_path(tokens: list[str], ports: list[str], unset: bool = False, schema: dict | None = None) -> list[tuple[list[str], Any]]:
     """Return [(path, value)] for ``nv set`` (value None = container) /``nv unset``."""
     results: list[tuple[list[str], Any]] = [([], None)]
-    node: Any = SCHEMA
+    node: Any = SCHEMA if schema is None else schema
     i = 0
     where = "nv " + ("unset" if unset else "set")
     if not tokens:
@@ -317,6 +376,7 @@ def validate(tree: dict) -> list[str]:
             prof = iv.get("qos", {}).get(sect, {}).get("profile")
             if prof is not None and prof not in known:
                 errs.append(f"interface {ifn} qos {sect} profile {prof}: profile does not exist")
+    errs.extend(_pool_errors(qos, tree))
     for ifn, iv in tree.get("interface", {}).items():
         wd = iv.get("qos", {}).get("pfc-watchdog")
         if wd is not None and wd.get("state", "enable") == "enable":
@@ -324,6 +384,41 @@ def validate(tree: dict) -> list[str]:
             if not has_pfc:
                 errs.append(f"interface {ifn} qos pfc-watchdog: PFC or link pause must be "
                             f"configured on the interface")
+    return errs
+
+
+def _pool_errors(qos: dict, tree: dict) -> list[str]:
+    """Buffer pool rules of the QoS page ("Flow Control Buffers", "Traffic Pools"):
+    configure the lossless pool before PFC; NVUE gives default-lossy 100 % by
+    default and the total must not exceed 100 %; only one lossless pool at a
+    time. NVIDIA does not print NVUE's error text for these; the messages here
+    are this simulator's (unverified wording)."""
+    errs = []
+    pools = qos.get("traffic-pool", {})
+    lossless = [name for name in LOSSLESS_POOLS if name in pools]
+    if len(lossless) > 1:
+        errs.append(f"qos traffic-pool: only one lossless pool can be configured at a time ({', '.join(lossless)})")
+    percent = {name: pv.get("memory-percent") for name, pv in pools.items()}
+    if percent.get("default-lossy") is None:
+        percent["default-lossy"] = 100
+    total = sum(v for v in percent.values() if v is not None)
+    if total > 100:
+        errs.append(f"qos traffic-pool: the total memory-percent of the traffic pools is {total}, it must not exceed 100")
+    roce = qos.get("roce")
+    roce_on = roce is not None and roce.get("enable", "on") == "on" and roce.get("state", "enabled") == "enabled"
+    roce_lossless = roce_on and roce.get("mode", "lossless") in ("lossless", "lossless-single-ipool")
+    lossless_sp: set[str] = set()
+    for name in lossless:
+        if pools[name].get("memory-percent", 0) > 0:
+            lossless_sp |= set(pools[name].get("switch-priority", {}))
+    used = {"default-global"} | {iv.get("qos", {}).get("pfc", {}).get("profile") for iv in tree.get("interface", {}).values()}
+    for prof, pv in qos.get("pfc", {}).items():
+        if prof not in used or roce_lossless:
+            continue
+        for sp in sorted(pv.get("switch-priority", {}), key=int):
+            if sp not in lossless_sp:
+                errs.append(f"qos pfc {prof}: switch-priority {sp} is not in a lossless traffic pool with memory; "
+                            f"configure qos traffic-pool default-lossless (memory-percent, switch-priority) first")
     return errs
 
 
@@ -337,6 +432,10 @@ class NvueDevice(Device):
     def __init__(self, spec: dict, sim: Any) -> None:
         super().__init__(spec, sim)
         self.version = spec.get("version", "5.14.0")
+        self.schema = build_schema(self.version)
+        # nv config revision: rev id -> {state, user, message}; 'confirm' while an
+        # apply waits for its confirmation (the state napalm-cumulus reads).
+        self.revisions: dict[str, dict] = {}
         self.applied: dict = {"system": {"hostname": self.hostname}}
         self.rev = 1
         self.history: list[dict] = []
@@ -355,7 +454,7 @@ class NvueDevice(Device):
             if toks[:2] not in (["nv", "set"], ["nv", "unset"]):
                 raise SimError(f"initial config: only nv set/unset lines: {line!r}")
             try:
-                for path, value in parse_path(toks[2:], self.ports, toks[1] == "unset"):
+                for path, value in parse_path(toks[2:], self.ports, toks[1] == "unset", self.schema):
                     if toks[1] == "set":
                         tree_set(tree, path, value)
                     else:
@@ -382,7 +481,7 @@ class NvueDevice(Device):
             return {"platform": "nvue", "pending_commit": bool(c), "rev_id": self.rev,
                     "remaining_seconds": round(c["timer"].remaining(), 3) if c else None}
 
-    def apply(self, pending: dict, confirm_seconds: int | None) -> str:
+    def apply(self, pending: dict, confirm_seconds: int | None, user: str = "cumulus", message: str = "") -> str:
         with self.lock:
             errs = validate(pending)
             if self.faults.get("commit_error"):
@@ -390,16 +489,25 @@ class NvueDevice(Device):
             if errs:
                 raise NvError("Error: Invalid config [rev_id: %d]\n" % (self.rev + 1) +
                               "\n".join("  " + e for e in errs))
-            if confirm_seconds is not None and self.confirm:
-                raise NvError("Error: A confirmed apply is already pending; confirm it with "
-                              "'nv config apply --confirm-yes' or roll it back with '--confirm-no'")
+            if self.confirm:
+                # Unverified wording; that a second apply is refused while one is pending is this model's rule.
+                raise NvError("Error: revision %s is pending confirmation; confirm it or roll it back first" % self.confirm["rev"])
             before = self.applied
             self.history.append(before)
             self.applied = deepcopy(pending)
             self.rev += 1
+            saved = release_minor(self.version) >= 9  # 5.9+: auto save on apply (Config-Commands.md)
+            info = {"state": "confirm" if confirm_seconds is not None else ("applied_and_saved" if saved else "applied"),
+                    "user": user, "message": message or f"Config update by {user}", "type": "CLI"}
+            for other in self.revisions.values():
+                if other["state"] in ("applied", "applied_and_saved"):
+                    other["state"] = "saved" if other["state"] == "applied_and_saved" else "inactive"  # unverified names
+            self.revisions[str(self.rev)] = info
+            if saved and confirm_seconds is None:
+                self.saved = deepcopy(self.applied)
             if confirm_seconds is not None:
                 h = self.start_timer(confirm_seconds, self._expired)
-                self.confirm = {"timer": h, "before": before, "rev": self.rev}
+                self.confirm = {"timer": h, "before": before, "rev": str(self.rev)}
                 self.record("apply_confirm_started", seconds=confirm_seconds, rev=self.rev)
             else:
                 self.record("apply", rev=self.rev)
@@ -409,26 +517,40 @@ class NvueDevice(Device):
         with self.lock:
             if not self.confirm:
                 return
+            self.revisions[self.confirm["rev"]]["state"] = "rolled_back"  # unverified state name
             self.applied = self.confirm["before"]
             self.rev += 1
             self.confirm = None
             self.record("apply_confirm_expired_rollback", rev=self.rev)
 
-    def confirm_yes(self) -> str:
+    def _check_rev(self, rev: str | None, option: str) -> None:
+        if rev is None:
+            # napalm-cumulus names the revision: 'nv config apply <rev> --confirm-yes'; this model
+            # requires it (the bare form is not in NVIDIA's reference). Unverified wording.
+            raise NvError(f"Error: {option} needs the revision pending confirmation: nv config apply <revision> {option}")
+        if not self.confirm:
+            raise NvError("Error: There is no pending confirmed apply")
+        if rev != self.confirm["rev"]:
+            raise NvError(f"Error: revision {rev} is not pending confirmation (revision {self.confirm['rev']} is)")
+
+    def confirm_yes(self, rev: str | None = None) -> str:
         with self.lock:
-            if not self.confirm:
-                raise NvError("Error: There is no pending confirmed apply")
+            self._check_rev(rev, "--confirm-yes")
             self.confirm["timer"].cancel()
             rev = self.confirm["rev"]
             self.confirm = None
+            saved = release_minor(self.version) >= 9
+            self.revisions[rev]["state"] = "applied_and_saved" if saved else "applied"
+            if saved:
+                self.saved = deepcopy(self.applied)
             self.record("apply_confirmed", rev=rev)
             return f"applied [rev_id: {rev}]\n"
 
-    def confirm_no(self) -> str:
+    def confirm_no(self, rev: str | None = None) -> str:
         with self.lock:
-            if not self.confirm:
-                raise NvError("Error: There is no pending confirmed apply")
+            self._check_rev(rev, "--confirm-no")
             self.confirm["timer"].cancel()
+            self.revisions[self.confirm["rev"]]["state"] = "rolled_back"  # unverified state name
             self.applied = self.confirm["before"]
             self.rev += 1
             self.confirm = None
@@ -495,7 +617,7 @@ class NvueShell(Shell):
             return "Usage:\n  nv [options] <command> [<args>...]\n"
         sub, rest = args[0], args[1:]
         if sub in ("set", "unset"):
-            results = parse_path(rest, self.dev.ports, unset=sub == "unset")
+            results = parse_path(rest, self.dev.ports, unset=sub == "unset", schema=self.dev.schema)
             tree = self._pending()
             for path, value in results:
                 if sub == "set":
@@ -541,6 +663,15 @@ class NvueShell(Shell):
             with self.dev.lock:
                 self.dev.saved = deepcopy(self.dev.applied)
             return "saved [rev_id: applied]\n"
+        if sub == "revision":
+            fmt = self._fmt(rest, default="auto")
+            revs = self.dev.revisions
+            if fmt == "json":
+                return json.dumps({rev: {"state": v["state"], "user": v["user"], "message": v["message"], "type": v["type"]}
+                                   for rev, v in revs.items()}, indent=2) + "\n"
+            rows = [[rev, v["state"], f"rev_{rev}_apply_1", "2026-01-01 00:00:00", v["type"], v["user"], "Config update", v["message"]]
+                    for rev, v in revs.items()]
+            return self._table(["Rev ID", "State", "Apply ID", "Apply Date", "Type", "User", "Reason", "Message"], rows)
         if sub == "history":
             return "\n".join(f"rev_id: {i + 1}  user: {self.user}" for i in range(self.dev.rev)) + "\n"
         if sub == "apply":
@@ -563,6 +694,8 @@ class NvueShell(Shell):
         return fmt
 
     def _apply(self, rest: list[str]) -> str:
+        message = ""
+        revision: str | None = None
         assume: str | None = None
         confirm: int | None = None
         action = None
@@ -583,14 +716,22 @@ class NvueShell(Shell):
                     i += 1
             elif a in ("--confirm-yes", "--confirm-no", "--confirm-status"):
                 action = a
+            elif a in ("-m", "--message"):
+                if i + 1 >= len(rest):
+                    raise NvError("Error: Option '-m' requires an argument")
+                message = rest[i + 1]
+                i += 1
+            elif re.match(r"^\d+$", a) and revision is None:
+                revision = a
             else:
                 raise NvError(f"Error: No such option: {a}")
             i += 1
         if action == "--confirm-yes":
-            return self.dev.confirm_yes()
+            return self.dev.confirm_yes(revision)
         if action == "--confirm-no":
-            self.pending = None
-            return self.dev.confirm_no()
+            return self.dev.confirm_no(revision)
+        if revision is not None and action is None:
+            raise NvError("Error: this simulator does not apply stored revisions (nv config apply <revision>)")
         if action == "--confirm-status":
             c = self.dev.confirm
             if not c:
@@ -599,7 +740,7 @@ class NvueShell(Shell):
         pending = self.pending if self.pending is not None else self.dev.applied
 
         def do() -> str:
-            out = self.dev.apply(pending, confirm)
+            out = self.dev.apply(pending, confirm, self.user, message)
             self.pending = None
             return out
         if assume == "no":

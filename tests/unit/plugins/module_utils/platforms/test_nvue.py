@@ -44,6 +44,11 @@ EXPECTED = [
     "nv set qos egress-queue-mapping default-global switch-priority 3 traffic-class 3",
     "nv set qos egress-queue-mapping default-global switch-priority 6 traffic-class 6",
     "nv set qos egress-queue-mapping default-global switch-priority 1,2,4,5,7 traffic-class 0",
+    # QoS page "Flow Control Buffers": the lossless pool comes before PFC.
+    "nv set qos traffic-pool default-lossy memory-percent 50",
+    "nv set qos traffic-pool default-lossy switch-priority 0,1,2,4,5,6,7",
+    "nv set qos traffic-pool default-lossless memory-percent 50",
+    "nv set qos traffic-pool default-lossless switch-priority 3",
     "nv set qos pfc lf-roce-pfc3-2m switch-priority 3",
     "nv set qos pfc lf-roce-pfc3-2m tx enable",
     "nv set qos pfc lf-roce-pfc3-2m rx enable",
@@ -56,14 +61,10 @@ EXPECTED = [
     "nv set qos pfc lf-roce-pfc3-40m tx enable",
     "nv set qos pfc lf-roce-pfc3-40m rx enable",
     "nv set qos pfc lf-roce-pfc3-40m cable-length 40",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 ecn enable",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 min-threshold 150000",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 max-threshold 1500000",
-    "nv set qos congestion-control lf-roce-ecn-150000-1500000-20 traffic-class 3 probability 20",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 ecn enable",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 min-threshold 600000",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 max-threshold 6000000",
-    "nv set qos congestion-control lf-roce-ecn-600000-6000000-20 traffic-class 3 probability 20",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 ecn enable",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 min-threshold 150000",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 max-threshold 1500000",
+    "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 probability 100",
     "nv set qos egress-scheduler lf-roce traffic-class 0 mode dwrr",
     "nv set qos egress-scheduler lf-roce traffic-class 0 bw-percent 50",
     "nv set qos egress-scheduler lf-roce traffic-class 3 mode dwrr",
@@ -76,10 +77,12 @@ EXPECTED = [
     "nv set interface swp1-2 qos pfc profile lf-roce-pfc3-2m",
     "nv set interface swp31 qos pfc profile lf-roce-pfc3-3m",
     "nv set interface swp5 qos pfc profile lf-roce-pfc3-40m",
-    "nv set interface swp5 qos congestion-control profile lf-roce-ecn-150000-1500000-20",
-    "nv set interface swp1-2,swp31 qos congestion-control profile lf-roce-ecn-600000-6000000-20",
+    "nv set interface swp1-2,swp5,swp31 qos congestion-control profile lf-roce-ecn-150000-1500000-100",
     "nv set interface swp1-2,swp5,swp31 qos pfc-watchdog state enable",
     "nv set interface swp1-2,swp5,swp31 link mtu 9214",
+    # The application-priority TLV of NVIDIA's RoCE mode (UDP 4791 at priority 3); 5.9-5.14 path.
+    "nv set service lldp application-tlv udp-port 4791 priority 3",
+    "nv set interface swp1-2,swp5,swp31 lldp application-tlv udp-port 4791",
     "nv set interface swp1 description 'gpu1 mlx5_0'",
     "nv set interface swp2 description 'gpu2 (mlx5_0)'",
     "nv set interface swp31 description 'to spine1 Ethernet1/1'",
@@ -172,7 +175,7 @@ def test_parse_render_output_holds_the_plan():
     assert parsed["dscp_map"] == plan["dscp_map"]
     assert parsed["watchdog"] == {"enabled": True, "detection_time_ms": 200, "restoration_time_ms": None, "action": "drop"}
     assert parsed["interfaces"]["swp2"]["description"] == "gpu2 (mlx5_0)"
-    assert parsed["interfaces"]["swp5"]["ecn"] == {"3": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 20}}
+    assert parsed["interfaces"]["swp5"]["ecn"] == {"3": {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 100}}
     assert parsed["interfaces"]["swp5"]["bandwidth_percent"] == {"0": 50, "3": 50}
 
 
@@ -191,7 +194,7 @@ def test_parse_fixture():
             "swp32": {
                 "description": None,
                 "mtu": 1500,
-                "trust": None,
+                "trust": "pcp",  # the default-global mapping trusts l2 (802.1p)
                 "pfc_enabled": False,
                 "pfc_priorities": [],
                 "ecn": {},
@@ -200,15 +203,16 @@ def test_parse_fixture():
                 "watchdog": False,
             },
         },
+        "switch_wide": {"trust": "pcp", "pfc_enabled": False, "pfc_priorities": [], "ecn": {}, "strict_queues": [], "bandwidth_percent": {}},
+        "roce": None,
+        "traffic_pools": {},
     }
 
 
-def test_parse_empty_config():
-    assert nvue.Driver.parse("") == {
-        "dscp_map": {},
-        "watchdog": {"enabled": False, "detection_time_ms": None, "restoration_time_ms": None, "action": None},
-        "interfaces": {},
-    }
+@pytest.mark.parametrize("text", ["", "   \n", "cumulus@leaf1:mgmt:~$ nv config show -o commands\n", "hello world\n", "{not nvue}"])
+def test_parse_refuses_what_it_does_not_know(text):
+    with pytest.raises(ValueError, match="nvue: .*expected one of: nv config show -o commands"):
+        nvue.Driver.parse(text)
 
 
 class _RecordingConn:
@@ -314,12 +318,37 @@ def test_transaction_confirm_then_idempotent(sim, connect):
     again.abort()
 
 
-def test_stale_pending_revision_is_detached_before_loading(sim, connect):
+def test_staged_changes_of_another_run_are_refused(sim, connect):
+    # NVUE keeps one pending revision per user: staged lines we did not make
+    # would be applied with ours, so the run refuses and names them.
+    before = sim.running("leaf1")
     driver = connect()
-    driver.load(["nv set interface swp3 link mtu 1500"])  # a failed run left this pending
-    driver.open_session("s")
-    driver.load(sim_lines()[:3])
-    assert "swp3" not in driver.diff()
+    driver.conn.send_command("nv set interface swp3 link mtu 1500")
+    with pytest.raises(_base.DeviceError) as info:
+        driver.open_session("s")
+    assert "already holds staged changes" in str(info.value) and "swp3" in str(info.value)
+    assert info.value.state == _base.UNCHANGED
+    assert sim.running("leaf1") == before
+
+
+def test_pending_confirm_of_another_run_is_refused_before_loading(sim, connect):
+    first = connect()
+    first.open_session("window-a")
+    first.load(sim_lines())
+    first.commit(300)
+    second = connect()
+    with pytest.raises(_base.DeviceError) as info:
+        second.open_session("window-b")
+    assert "pending confirmation (revision 2" in str(info.value) and "lossless.fabric window-a" in str(info.value)
+    assert info.value.state == _base.UNCHANGED
+    # and a run never confirms another run's apply
+    with pytest.raises(_base.DeviceError) as info:
+        second.confirm("window-b")
+    assert "another run's pending apply" in str(info.value)
+    assert sim.pending("leaf1")["pending_commit"]
+    assert second.pending()["session"] == "window-a"
+    first.confirm("window-a")
+    assert not sim.pending("leaf1")["pending_commit"]
 
 
 def test_confirm_timer_expiry_rolls_back(sim, connect):
@@ -347,7 +376,8 @@ def test_rollback_of_a_pending_apply(sim, connect):
     # another connection (a later play) finds and rolls it back
     other = connect()
     assert other.pending()["remaining_s"] > 0
-    other.rollback()
+    assert other.pending()["session"] == "s"
+    other.rollback("s")
     assert sim.running("leaf1") == before
     assert not sim.pending("leaf1")["pending_commit"]
 
@@ -441,3 +471,44 @@ def test_twenty_line_push_is_one_round_trip(sim, connect):
     commands = [entry["command"] for entry in sim.log("leaf1")["commands"]]
     print("\nnvue 20-line push: load %.1f ms, whole transaction %.1f ms, %d commands" % ((loaded - started) * 1000, (done - started) * 1000, len(commands)))
     assert loaded - started < 1.0
+
+
+def _release_plan(release):
+    devices = {"leaf1": {"kind": "switch", "platform": "nvue", "release": release, "ports": copy.deepcopy(PORTS)}}
+    return _intent.build_plan(copy.deepcopy(INTENT), devices)["devices"]["leaf1"]
+
+
+def test_render_release_5_15_spells_enabled_and_uses_system_lldp():
+    lines = nvue.Driver.render(_release_plan("5.15"))
+    assert "nv set qos congestion-control lf-roce-ecn-150000-1500000-100 traffic-class 3 ecn enabled" in lines
+    assert "nv set system lldp application-tlv udp-port 4791 priority 3" in lines
+    assert not any(" ecn enable" == line[-11:] or line.startswith("nv set service lldp") for line in lines)
+    # pfc tx/rx and the watchdog state keep 'enable': the current reference still spells them so
+    assert "nv set qos pfc lf-roce-pfc3-2m tx enable" in lines
+
+
+def test_render_release_5_8_has_no_lldp_tlv():
+    lines = nvue.Driver.render(_release_plan("5.8"))
+    assert not any("lldp" in line for line in lines)
+    assert "nv set qos traffic-pool default-lossless switch-priority 3" in lines
+
+
+def test_render_pool_comes_before_pfc():
+    lines = nvue.Driver.render(make_plan())
+    first_pfc = min(i for i, line in enumerate(lines) if line.startswith("nv set qos pfc "))
+    assert lines.index("nv set qos traffic-pool default-lossless switch-priority 3") < first_pfc
+
+
+def test_hung_switch_fails_the_step_bounded_naming_device_step_and_state():
+    # _RecordingConn never answers: every wait must end at the driver's timeout (scaled here).
+    driver = nvue.Driver(_RecordingConn(), "leaf1")
+    driver.apply_timeout = driver.command_timeout = 0.05
+    driver.session = "window-a"
+    with pytest.raises(_base.DeviceError) as info:
+        driver.commit(60)
+    text = str(info.value)
+    assert text.startswith("leaf1: apply: the switch did not answer within 0 s")
+    assert info.value.state == _base.PENDING and "nv config apply --confirm 1m -y -m 'lossless.fabric window-a'" in text
+    with pytest.raises(_base.DeviceError) as info:
+        driver.open_session("window-b")
+    assert "checking for other pending changes: the switch did not answer" in str(info.value) and info.value.state == _base.UNCHANGED

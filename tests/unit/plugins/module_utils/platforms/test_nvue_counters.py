@@ -5,6 +5,7 @@ the text tables of the switch reference section 3.9.1 (numbers invented)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -142,3 +143,18 @@ def test_read_counters_types_ahead_in_chunks():
     commands = nvue.Driver.counter_commands(["swp1"])
     outputs = driver.read_counters(commands)
     assert list(outputs) == commands and 1 < len(driver.sent) < len(commands)
+
+
+# nv show interface swp1 qos pfc-watchdog as the 5.14 QoS page prints it: a blank line
+# between the ruler and the rows (fixtures/nvue/SOURCES.md).
+def _watchdog_doc():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nvue", "show_interface_qos_pfc_watchdog.txt")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read().split("\n", 1)[1]
+
+
+def test_watchdog_text_with_blank_line_after_ruler():
+    ports, errors = nvue.Driver.parse_counters({"nv show interface swp1 qos pfc-watchdog -o json": _watchdog_doc()})
+    assert errors == {}
+    assert ports["swp1"]["watchdog_storms"] == {"0": 0, "1": 3, "2": 2, "3": 0, "4": 0, "5": 0, "6": 0, "7": 3}
+    assert ports["swp1"]["watchdog_status"]["2"] == "DEADLOCK"
