@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -175,18 +176,29 @@ def measure(count: int, workers: int, sims: int) -> dict:
     return row
 
 
+def _raise_open_files() -> tuple[int, int]:
+    """One simulator process holds a listening socket per switch and one per open session: at 1,024
+    switches the usual soft limit of 1,024 open files refuses the last switches' connections. Raise the
+    soft limit to the hard one for this process and the simulators and ansible-playbook it starts."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--workers", type=int, default=32)
-    parser.add_argument("--sims", type=int, default=1, help="simulator processes the switches are spread over")
+    parser.add_argument("--sims", type=int, default=2, help="simulator processes the switches are spread over (one serves at most ~1,000: it select()s)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "scale.json"))
     args = parser.parse_args()
+    open_files = _raise_open_files()
     rows = []
     for count in args.counts:
         rows.append(measure(count, args.workers, args.sims))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    result = {"bench": "scale", "cores": os.cpu_count(), "rows": rows}
+    result = {"bench": "scale", "cores": os.cpu_count(), "open_files_limit": open_files[0], "rows": rows}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=1)
