@@ -176,6 +176,37 @@ def measure(count: int, workers: int, sims: int) -> dict:
     return row
 
 
+RUNS = (("push_first", "push + read-back, first run (every switch changes)"), ("push_rerun", "push + read-back, rerun (no change)"),
+        ("counters_first", "counter snapshot"), ("counters_rerun", "counter snapshot, again"))
+
+
+def render(result: dict) -> list[str]:
+    """The docs/performance.md section of a bench_scale result."""
+    rows = result["rows"]
+    lines = [
+        "| switches | run | wall (s) | task (s) | task per switch (ms) | controller CPU (s) | peak RSS (MB) | simulator CPU (s) | load before |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        n = row["switches"]
+        for key, label in RUNS:
+            run = row[key]
+            lines.append("| %d | %s | %.2f | %.2f | %.1f | %.2f | %.0f | %.2f | %.2f |" % (
+                n, label, run["wall_s"], run["task_s"], 1000 * run["task_s"] / n, run["controller_cpu_s"],
+                run["controller_peak_rss_mb"], run["simulator_cpu_s"], run["load_1m_before"]))
+    lines += ["", "Growth per switch between sizes (the slope: extra task time and controller CPU per added switch):", "",
+              "| from -> to | run | task (ms per added switch) | controller CPU (ms per added switch) | peak RSS (KB per added switch) |",
+              "|---|---|---|---|---|"]
+    for low, high in zip(rows, rows[1:]):
+        added = high["switches"] - low["switches"]
+        for key, label in RUNS:
+            a, b = low[key], high[key]
+            lines.append("| %d -> %d | %s | %.1f | %.1f | %.0f |" % (
+                low["switches"], high["switches"], label, 1000 * (b["task_s"] - a["task_s"]) / added,
+                1000 * (b["controller_cpu_s"] - a["controller_cpu_s"]) / added, 1024 * (b["controller_peak_rss_mb"] - a["controller_peak_rss_mb"]) / added))
+    return lines
+
+
 def _raise_open_files() -> tuple[int, int]:
     """One simulator process holds a listening socket per switch and one per open session: at 1,024
     switches the usual soft limit of 1,024 open files refuses the last switches' connections. Raise the

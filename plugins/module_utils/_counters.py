@@ -340,7 +340,12 @@ def run_fabric(per_switch: dict[str, dict], workers: int) -> dict:
 
     def one(item):
         host, args = item
-        return host, run(args, device=host)
+        try:
+            return host, run(args, device=host)
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            # Something run() does not expect (a library error it does not name): this switch fails, naming
+            # the device and the error; the other switches' snapshots are kept rather than lost with the task.
+            return host, {"changed": False, "failed": True, "msg": "%s: unexpected %s: %s" % (host, type(exc).__name__, exc)}
 
     if workers < 1:
         return {"changed": False, "failed": True, "msg": "workers: %d is not a positive number of threads" % workers, "switches": {}}
