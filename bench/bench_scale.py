@@ -229,7 +229,8 @@ def main():
     for count in args.counts:
         rows.append(measure(count, args.workers, args.sims))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    result = {"bench": "scale", "cores": os.cpu_count(), "open_files_limit": open_files[0], "rows": rows}
+    result = {"bench": "scale", "taken_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cores": os.cpu_count(),
+              "open_files_limit": open_files[0], "rows": rows}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=1)
