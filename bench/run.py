@@ -24,8 +24,115 @@ def _run(script: str, *args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+SCALE_BEGIN = "<!-- bench_scale: begin -->"
+SCALE_END = "<!-- bench_scale: end -->"
+
+
+# What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
+SCALE_NOTES = """Reading the run of 2026-12-01 19:41 UTC: the per-switch cost stays flat. The controller CPU per added switch is
+21.7 ms (64 -> 256) and 23.4 ms (256 -> 1,024) for the push, 12.2 and 13.6 ms for a counter snapshot - within what the
+shared machine's load (6.5 to 19 during these runs) moves it. The task time per switch follows the load more than the
+size. 1,024 switches: one push task 31.7 s (rerun 28.9 s), one counter snapshot 23 s, the largest controller process
+134 MB (push) and 160 MB (counters: every switch's raw show output is kept in the result). A no-change rerun costs
+about what a first run does, for the reason given in the push section above. Rerun it on an idle machine
+(`.venv/bin/python bench/bench_scale.py`, then `.venv/bin/python bench/run.py --scale-from bench/results/scale.json`).
+
+### What was not flat, and what was removed
+
+Measured before and after, one simulator process, 64 and 256 switches, minutes apart (load before each run in brackets):
+
+| run | before: task 64 -> 256 (s) | before: ms per switch | after: task 64 -> 256 (s) | after: ms per switch | controller CPU 64 -> 256 (s), before / after |
+|---|---|---|---|---|---|
+| push, first run | 1.91 -> 10.27 (0.4, 0.5) | 29.8 -> 40.1 | 1.47 -> 5.88 (2.1, 4.9) | 23.0 -> 23.0 | 2.69 -> 11.41 / 2.26 -> 5.95 |
+| counter snapshot | 1.36 -> 8.63 (0.4, 2.6) | 21.3 -> 33.7 | 0.99 -> 3.67 (2.6, 5.4) | 15.5 -> 14.3 | 1.74 -> 8.28 / 1.34 -> 3.66 |
+
+- **The known hosts file, parsed on every connection** (quadratic). netmiko hands paramiko the known hosts file per
+  connection (`alt_key_file`), and paramiko's `HostKeys.load` builds a key object for every line of it: N switches
+  sharing one known hosts file cost N x N key parses. `_switch_connection.py` now parses the file once per process
+  (again only when it changes) and gives each connection only its host's keys (same lookup as paramiko: `[host]:port`,
+  plain and hashed names; unit-tested against paramiko's own `HostKeys`).
+- **A fixed sleep per connection.** netmiko's `_try_session_preparation` sends a RETURN and sleeps 0.1 s before the
+  driver's session preparation, which then reads until the prompt pattern anyway. The sleep is gone (0.1 s of wall per
+  switch per worker thread; the other netmiko waits - `clear_buffer`'s 0.1 s polls, `read_until_pattern`'s 10 ms
+  polls - are reads that wait for the device, and stay).
+- **Per-switch plan work and result handling** showed nothing superlinear: the plan alone (`plan_only` in
+  `bench/results/scale.json`) grows by a few ms of controller CPU per switch, and the main ansible process (strategy,
+  result handling, callbacks) is 4% of the CPU samples of the 256-switch push profile.
+
+### The slowest step per switch (profile)
+
+py-spy (sampling every thread of the worker, CPU samples) of the fabric-wide push at 256 switches, after the fixes;
+shares of the samples inside `_switch_config.run` (one switch, in a pool thread):
+
+| step | share |
+|---|---|
+| SSH connection set-up (`connect`: TCP, key exchange - paramiko's ML-KEM-768/X25519 hybrid here -, password login, shell) | 31% |
+| netmiko session preparation (prompt, `terminal width`, `terminal length 0`) | 19% |
+| driver preparation (`enable`, prompt) | 16% |
+| the transaction (`_merge`: load 9%, confirm 4%, read-back 3.5%, gather 3.5%, commit 3.5%, save 3%) | 24% |
+| render the plan's lines | 3% |
+
+The counter snapshot at 256 switches, the same way: SSH connection set-up 35%, netmiko session preparation 19%, driver
+preparation 22%, the show commands (`read_counters`, one round trip) 10%, parsing under 1%; reading each switch's
+inventory variables in the action plugin under 2%.
+
+So the slowest step per switch is the SSH connection set-up (with netmiko's session preparation, half of each
+switch's time): what a real switch adds (commit and save take longer on hardware) comes on top. The paramiko transport
+threads (one per open session: packet encryption and reads) add about as many samples again outside these threads.
+
+### Where it saturates
+
+The fabric-wide mode runs in one Ansible worker process; its threads share one core (Python's GIL), so the
+controller's CPU time is about the task's wall time at every size above (CPU-bound on one core), and the simulators
+take most of the other core. More `workers` do not help past that point; the per-switch controller CPU is the number
+that decides how many switches a minute one task handles. One simulator process serves at most about 1,020 switches:
+it `select()`s each listening socket, which fails for file descriptors of 1,024 and above (in a 1,024-switch run with
+one process sw1021-sw1023 refused connections), so the bench spreads the switches over two simulator processes.
+""".splitlines()
+
+
+def scale_section(scale: dict) -> list[str]:
+    """The fabric-wide scale section (bench/bench_scale.py), between markers so that it can be rewritten alone."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_scale  # pylint: disable=import-outside-toplevel
+
+    rows = scale["rows"]
+    return [
+        SCALE_BEGIN,
+        "## Fabric-wide push and counters at scale (`bench/bench_scale.py`)",
+        "",
+        "Measured %s on %d cores. Simulated EOS switches (`tests/lab/switchsim`) spread over %d simulator processes,"
+        % (scale.get("taken_at", "(date not recorded)"), scale.get("cores") or 0, rows[0]["simulators"]),
+        "%d workers: one `switch_config` task with `fabric:` (plan, session, load, device diff, commit timer, read-back, confirm,"
+        % rows[0]["workers"],
+        "save) and one `switch_counters`",
+        "task with `fabric:`, each run twice against the same switches. *task* is the task alone (time stamps in the play",
+        "around it); *wall* adds ansible-playbook start-up and, for the push, the plan. Controller CPU is ansible-playbook and",
+        "every worker it forked (user + system); peak RSS is the largest controller process. The machine is shared with other",
+        "jobs: the 1-minute load average before each run is beside it (2 cores; a load above 2 means others were running).",
+        "",
+        *bench_scale.render(scale),
+        "",
+        *SCALE_NOTES,
+        SCALE_END,
+    ]
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--scale-from":
+        # Rewrite the scale section alone from a saved bench_scale.py result (the other sections stay as they are).
+        with open(sys.argv[2], encoding="utf-8") as handle:
+            scale = json.load(handle)
+        path = os.path.join(ROOT, "docs", "performance.md")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        start, end = text.index(SCALE_BEGIN), text.index(SCALE_END) + len(SCALE_END)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text[:start] + "\n".join(scale_section(scale)) + text[end:])
+        print("bench: rewrote the scale section of docs/performance.md")
+        return
     push = _run("bench_switch_push.py")
+    scale = _run("bench_scale.py")
     parser = _run("bench_nccl_parser.py")
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [

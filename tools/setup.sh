@@ -53,10 +53,13 @@ if [ ! -x "$VENV/bin/python" ]; then
     say "creating $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-if ! fresh venv requirements.txt constraints.txt; then
-    say "installing Python packages (requirements.txt, constraints.txt)"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt -c constraints.txt
-    stamp venv requirements.txt constraints.txt
+# requirements.txt is the collection's runtime needs (ranges, what an execution
+# environment installs); requirements-dev.txt adds ansible-core and the lab and
+# test toolchain; constraints.txt pins every package of both.
+if ! fresh venv requirements.txt requirements-dev.txt constraints.txt; then
+    say "installing Python packages (requirements-dev.txt, constraints.txt)"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+    stamp venv requirements.txt requirements-dev.txt constraints.txt
 fi
 
 # 3. Collections, offline, from the `ansible` wheel on PyPI.

@@ -18,15 +18,28 @@ class ActionModule(ControllerAction):
     argument_spec = ARGUMENT_SPEC
 
     def run_validated(self, args, task_vars, result):
-        args = with_inventory(args, task_vars, self._templar)
-        device = device_vars(task_vars, self._templar)
-        if not args.get("ports"):
-            known = device.get("ports")
-            args["ports"] = [str(name) for name in known] if isinstance(known, (dict, list)) and known else None
-        device_name = task_vars.get("inventory_hostname", args.get("host") or "switch")
-        outcome = _counters.run(args, device=device_name)
+        if args.get("fabric") is not None:
+            # Fabric-wide: one task, every listed switch from a thread pool, a result per switch.
+            hostvars = task_vars.get("hostvars", {})
+            missing = [host for host in args["fabric"] if host not in hostvars]
+            if missing:
+                result.update(failed=True, msg="fabric: %s not in the inventory" % ", ".join(repr(host) for host in missing))
+                return result
+            per_switch = {host: self._with_inventory(dict(args, fabric=None), hostvars[host]) for host in dict.fromkeys(args["fabric"])}
+            outcome = _counters.run_fabric(per_switch, args["workers"])
+        else:
+            device_name = task_vars.get("inventory_hostname", args.get("host") or "switch")
+            outcome = _counters.run(self._with_inventory(args, task_vars), device=device_name)
         warnings = outcome.pop("warnings", None)
         if warnings:
             result.setdefault("warnings", []).extend(warnings)
         result.update(outcome)
         return result
+
+    def _with_inventory(self, args, host_vars):
+        """Connection options, the platform and (unless given) the ports from one host's variables."""
+        args = with_inventory(args, host_vars, self._templar)
+        if not args.get("ports"):
+            known = device_vars(host_vars, self._templar).get("ports")
+            args["ports"] = [str(name) for name in known] if isinstance(known, (dict, list)) and known else None
+        return args

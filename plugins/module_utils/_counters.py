@@ -40,6 +40,8 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "ports": {"type": "list", "elements": "str"},
     "platform": {"type": "str", "choices": sorted(_platforms.DRIVERS)},
     "priorities": {"type": "list", "elements": "int", "default": ALL_PRIORITIES},
+    "fabric": {"type": "list", "elements": "str"},
+    "workers": {"type": "int", "default": 32},
 }
 ARGUMENT_SPEC.update(CONNECTION_SPEC)
 
@@ -319,6 +321,43 @@ def delta(post: Any, pre: Any) -> dict:
 
 def _fail(result: dict, msg: str, **extra: Any) -> dict:
     result.update(failed=True, msg=msg, **extra)
+    return result
+
+
+def run_fabric(per_switch: dict[str, dict], workers: int) -> dict:
+    """run() for many switches from one thread pool: one task, a result per
+    switch under 'switches' (the same shape a per-host task registers), and a
+    failure that names every switch that failed. The snapshots of the switches
+    that answered are returned even when others failed."""
+    # Imported here: only the fabric-wide mode needs threads.
+    from concurrent.futures import ThreadPoolExecutor  # pylint: disable=import-outside-toplevel
+
+    # Import each driver's netmiko class once, before the threads: importing the
+    # same module from several threads at once can hand one a half-initialised module.
+    for platform in sorted({args.get("platform") for args in per_switch.values()} & set(_platforms.DRIVERS)):
+        _platforms.driver_class(platform).connection_class()
+    import netmiko.exceptions  # noqa: F401  # pylint: disable=import-outside-toplevel,unused-import
+
+    def one(item):
+        host, args = item
+        try:
+            return host, run(args, device=host)
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            # Something run() does not expect (a library error it does not name): this switch fails, naming
+            # the device and the error; the other switches' snapshots are kept rather than lost with the task.
+            return host, {"changed": False, "failed": True, "msg": "%s: unexpected %s: %s" % (host, type(exc).__name__, exc)}
+
+    if workers < 1:
+        return {"changed": False, "failed": True, "msg": "workers: %d is not a positive number of threads" % workers, "switches": {}}
+    with ThreadPoolExecutor(max_workers=min(workers, len(per_switch) or 1)) as pool:
+        switches = dict(pool.map(one, sorted(per_switch.items())))
+    result: dict[str, Any] = {"changed": False, "switches": switches}
+    warnings = [w for host in sorted(switches) for w in switches[host].pop("warnings", None) or []]
+    if warnings:
+        result["warnings"] = warnings
+    failed = [host for host in sorted(switches) if switches[host].get("failed")]
+    if failed:
+        result.update(failed=True, msg="%d of %d switches failed:\n%s" % (len(failed), len(switches), "\n".join(switches[h]["msg"] for h in failed)))
     return result
 
 

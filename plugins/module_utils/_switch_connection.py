@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from typing import Any
 
 # option -> the inventory variable it defaults to, read by the action plugins
@@ -59,16 +60,19 @@ def connect(driver_cls, device: str, params: dict) -> Any:
     checking = params.get("host_key_checking")
     checking = True if checking is None else checking
     known_hosts = params.get("known_hosts_file") or os.path.expanduser("~/.ssh/known_hosts")
+    port = params.get("port") or 22
     kwargs = {
         "host": params["host"],
-        "port": params.get("port") or 22,
+        "port": port,
         "username": params.get("username"),
         "password": params.get("password"),
         "secret": params.get("secret") or "",
         "ssh_strict": bool(checking),
         "system_host_keys": False,
-        "alt_host_keys": bool(checking),
-        "alt_key_file": known_hosts if checking else "",
+        # The host's keys are handed to paramiko by _connection_class (below), not the file: netmiko would
+        # have paramiko parse the whole known hosts file on every connection.
+        "alt_host_keys": False,
+        "alt_key_file": "",
         "allow_agent": False,
         "use_keys": False,
         "conn_timeout": params.get("timeout", 30),
@@ -80,7 +84,8 @@ def connect(driver_cls, device: str, params: dict) -> Any:
     if checking and not os.path.isfile(known_hosts):
         raise ConnectError("%s: host key checking is on and the known hosts file %s does not exist" % (where, known_hosts))
     try:
-        return driver_cls.connection_class()(**kwargs)
+        host_keys = _host_keys(known_hosts, kwargs["host"], port) if checking else []
+        return _connection_class(driver_cls.connection_class(), host_keys)(**kwargs)
     except NetmikoAuthenticationException as exc:
         raise ConnectError("%s: authentication failed for user %r (not retried): %s" % (where, kwargs["username"], _first_line(exc))) from None
     except (paramiko.SSHException, NetmikoTimeoutException) as exc:
@@ -95,6 +100,78 @@ def connect(driver_cls, device: str, params: dict) -> Any:
         raise ConnectError("%s: SSH failed: %s" % (where, _last_line(exc))) from None
     except OSError as exc:
         raise ConnectError("%s: cannot connect: %s" % (where, exc)) from None
+
+
+# known hosts file -> ((mtime_ns, size), {plain host name: [keys]}, [hashed entries]), parsed once per process.
+_KNOWN_HOSTS: dict[str, tuple] = {}
+_KNOWN_HOSTS_LOCK = threading.Lock()
+
+
+def _host_keys(path: str, host: str, port: int) -> list:
+    """The keys the known hosts file holds for host:port, the lookup paramiko's SSHClient does
+    ('[host]:port' unless port 22; plain and hashed '|1|' names). The file is parsed once per
+    process and again only when it changes: paramiko's load_host_keys, which netmiko calls per
+    connection, builds a key object for every line of the file, so a fabric of N switches with
+    one shared known hosts file cost N x N key parses (docs/performance.md)."""
+    import paramiko  # pylint: disable=import-outside-toplevel
+    from paramiko.hostkeys import HostKeyEntry, InvalidHostKey  # pylint: disable=import-outside-toplevel
+    from paramiko.util import constant_time_bytes_eq  # pylint: disable=import-outside-toplevel
+
+    info = os.stat(path)
+    stamp = (info.st_mtime_ns, info.st_size)
+    with _KNOWN_HOSTS_LOCK:
+        cached = _KNOWN_HOSTS.get(path)
+        if cached is None or cached[0] != stamp:
+            plain: dict[str, list] = {}
+            hashed: list = []
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for lineno, line in enumerate(handle, 1):
+                    line = line.strip()
+                    if not line or line.startswith("#"):
+                        continue
+                    try:
+                        entry = HostKeyEntry.from_line(line, lineno)
+                    except (paramiko.SSHException, InvalidHostKey):
+                        continue  # a line no key can be read from is skipped, as OpenSSH does
+                    if entry is None:
+                        continue
+                    for name in entry.hostnames:
+                        if name.startswith("|1|"):
+                            hashed.append((name, entry.key))
+                        else:
+                            plain.setdefault(name, []).append(entry.key)
+            cached = _KNOWN_HOSTS[path] = (stamp, plain, hashed)
+    _stamp, plain, hashed = cached
+    name = host if port == 22 else "[%s]:%d" % (host, port)
+    keys = list(plain.get(name, []))
+    keys += [key for salted, key in hashed if constant_time_bytes_eq(paramiko.HostKeys.hash_host(name, salted).encode(), salted.encode())]
+    return keys
+
+
+def _connection_class(base: type, host_keys: list) -> type:
+    """The driver's netmiko class, with this host's known keys given to paramiko's client and
+    without netmiko's fixed 0.1 s sleep after the first RETURN of a session: each driver's
+    session_preparation reads until the prompt pattern right after it (netmiko
+    _test_channel_read(pattern=...)), so the sleep only added 0.1 s to every connection."""
+
+    def _get_ssh_client_instance(self):
+        client = base._get_ssh_client_instance(self)  # pylint: disable=protected-access
+        known = client.get_host_keys()
+        name = self.host if self.port == 22 else "[%s]:%d" % (self.host, self.port)
+        for key in host_keys:
+            known.add(name, key.get_name(), key)
+        return client
+
+    def _try_session_preparation(self, force_data: bool = True) -> None:
+        if force_data:
+            try:
+                self.write_channel(self.RETURN)
+            except Exception:
+                self.disconnect()
+                raise
+        base._try_session_preparation(self, force_data=False)  # pylint: disable=protected-access
+
+    return type(base.__name__, (base,), {"_get_ssh_client_instance": _get_ssh_client_instance, "_try_session_preparation": _try_session_preparation})
 
 
 def _first_line(exc: BaseException) -> str:

@@ -56,6 +56,21 @@ options:
     type: list
     elements: int
     default: [0, 1, 2, 3, 4, 5, 6, 7]
+  fabric:
+    description:
+      - Fabric-wide mode. Read every listed inventory host from this one task (run it once, e.g. in a play on localhost,
+        or with C(run_once)), each switch over its own connection from a pool of O(workers) threads, with that host's
+        connection variables, platform and C(lossless_fabric_device.ports) (O(ports) and O(priorities), when given, apply
+        to every switch). The result holds one result per switch in RV(switches), each what a per-host task returns; the
+        task fails when any switch fails, naming each, and still returns the snapshots of the others.
+      - Saves Ansible's per-host task start-up, which dominates a snapshot of many switches.
+    type: list
+    elements: str
+  workers:
+    description:
+      - Threads of the fabric-wide mode.
+    type: int
+    default: 32
 notes:
   - Counters a platform does not show are absent from the ports and listed in RV(counters.not_available) (for example
     Junos has no PFC watchdog counters, NVUE no per-queue ECN marks before the releases that print them).
@@ -86,6 +101,23 @@ EXAMPLES = r"""
       - change.ports[item].queue_drops['3'] == 0
       - change.resets | length == 0
   loop: [Ethernet1, Ethernet2]
+
+- name: Counters of every switch from one task (fabric-wide), before a change
+  lossless.fabric.switch_counters:
+    fabric: "{{ groups['switches'] }}"
+  run_once: true
+  register: pre_all
+
+- name: The same after the change
+  lossless.fabric.switch_counters:
+    fabric: "{{ groups['switches'] }}"
+  run_once: true
+  register: post_all
+
+- name: What leaf1 counted in between
+  ansible.builtin.debug:
+    msg: "{{ (post_all.switches.leaf1.counters | lossless.fabric.counters_delta(pre_all.switches.leaf1.counters)).ports }}"
+  run_once: true
 
 - name: Read a Junos switch that is not in the plan
   lossless.fabric.switch_counters:
@@ -161,4 +193,16 @@ device_said:
   description: What the switch answered when reading failed.
   returned: on device failure
   type: str
+switches:
+  description:
+    - Fabric-wide mode (O(fabric)), inventory host name -> that switch's result, with the keys a per-host task returns
+      (RV(counters), RV(commands), RV(command_errors), and C(failed), C(msg), RV(missing_ports), RV(device_said) when it
+      failed). Warnings are raised on the task, each naming its switch.
+  returned: with O(fabric)
+  type: dict
+  sample:
+    leaf1:
+      changed: false
+      command_errors: {}
+      counters: {device: leaf1, kind: switch, platform: eos, ports: {}}
 """

@@ -175,3 +175,39 @@ def test_delta_of_two_devices_fails_with_a_filter_error(switch_lab):
     )
     assert out.returncode != 0
     assert "counters_delta: pre is of device 'sw2', post of device 'sw1'" in out.stdout
+
+
+def test_fabric_wide_reads_every_switch_from_one_task_and_names_the_one_that_failed(switch_lab):
+    """One task on localhost, a result per switch (each platform's own ports from its inventory), the same
+    snapshot a per-host task returns; a switch that does not answer fails the task naming it, the others'
+    snapshots still come back."""
+    lab = switch_lab({"sw1": "eos", "sw2": "nvue", "sw3": "junos"})
+    for name, platform in (("sw1", "eos"), ("sw2", "nvue"), ("sw3", "junos")):
+        lab.sim.set_counters(name, PORTS[platform][0], {"pfc_rx": {"3": 100 + int(name[-1])}})
+    fabric_play = [{"name": "fabric", "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "all switches", "lossless.fabric.switch_counters": {"fabric": "{{ groups['switches'] }}", "priorities": [3], "workers": 2},
+         "register": "all", "ignore_errors": True},
+        {"ansible.builtin.debug": {"msg": "RESULT {{ all | to_json }}"}},
+    ]}]
+    res = results(lab.playbook(fabric_play + _play(_snap("one"))))
+    fabric, per_host = res[0], res[1:]
+    assert not fabric.get("failed") and fabric["changed"] is False, fabric
+    assert sorted(fabric["switches"]) == ["sw1", "sw2", "sw3"]
+    for name, platform in (("sw1", "eos"), ("sw2", "nvue"), ("sw3", "junos")):
+        one = fabric["switches"][name]
+        snap = one["counters"]
+        assert snap["device"] == name and snap["platform"] == platform and sorted(snap["ports"]) == sorted(PORTS[platform])
+        assert snap["ports"][PORTS[platform][0]]["pfc_rx_frames"] == {"3": 100 + int(name[-1])}
+    # The same shape as a per-host task's result (its keys; the values differ only in time).
+    by_host = {r["counters"]["device"]: r for r in per_host}
+    for name in ("sw1", "sw2", "sw3"):
+        assert set(fabric["switches"][name]) == set(by_host[name]) - {"failed"} | {"changed"}
+        assert fabric["switches"][name]["commands"] == by_host[name]["commands"]
+
+    # sw2's host key changes: it is refused before any command, the task fails naming it, sw1 and sw3 still answer.
+    lab.sim.rotate_host_key("sw2")
+    failed = results(lab.playbook(fabric_play))[0]
+    assert failed["failed"] and failed["msg"].startswith("1 of 3 switches failed:"), failed
+    assert "sw2 (127.0.0.1:%d): HOST KEY CHANGED" % lab.sim.port("sw2") in failed["msg"]
+    assert failed["switches"]["sw2"]["failed"] and "counters" not in failed["switches"]["sw2"]
+    assert [n for n in ("sw1", "sw3") if failed["switches"][n].get("failed") or not failed["switches"][n]["counters"]["ports"]] == []
