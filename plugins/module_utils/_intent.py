@@ -231,23 +231,43 @@ def roce_tos(dscp: int) -> int:
     return dscp << 2 | 2
 
 
-def ecn_defaults(speed_gbps: int) -> dict[str, int]:
-    """Return the default ECN (WRED) marking thresholds for a port speed.
+def _derived_ecn_defaults(speed_gbps: int) -> dict[str, int]:
+    """The collection's earlier rule, kept for platforms whose vendor table is not in yet.
 
-    Rule (reference switch-lossless-cli 7.2): anchor at NVIDIA's Spectrum
-    ``qos roce`` default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the
-    100G value, and scale linearly with speed as the DCQCN/HPCC ns-3 defaults
-    do (alibaba-edu/High-Precision-Congestion-Control simulation/mix/config.txt:
-    Kmin ~4 KB and Kmax ~16 KB per Gb/s): Kmin = 1,500 B x Gb/s,
-    Kmax = 15,000 B x Gb/s.  Pmax 20 % is the ns-3 DCQCN value.
+    Anchored at NVIDIA's Spectrum ``qos roce`` default (Kmin 150,000 B / Kmax
+    1,500,000 B) taken as the 100G value, scaled linearly with speed (the
+    DCQCN/HPCC ns-3 defaults do the same), Pmax 20 %.
     """
-    if not _is_int(speed_gbps) or speed_gbps <= 0:
-        raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
     return {
         "min_threshold_bytes": 1500 * speed_gbps,
         "max_threshold_bytes": 15000 * speed_gbps,
         "max_probability_percent": 20,
     }
+
+
+def _eos_ecn_defaults(speed_gbps: int) -> dict[str, int]:
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
+
+    return _vendor_eos.ecn_defaults(speed_gbps)
+
+
+# platform -> ECN default lookup (each platform's table lives in its _vendor_<os>.py).
+_ECN_DEFAULTS = {"eos": _eos_ecn_defaults}
+
+
+def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
+    """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
+
+    Each platform's table lives in its vendor module (EOS: _vendor_eos, with the
+    source or "unverified" of each entry; docs/intent.md says where each comes
+    from).  A speed the platform's table lacks raises ValueError naming both.
+    """
+    if not _is_int(speed_gbps) or speed_gbps <= 0:
+        raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
+    lookup = _ECN_DEFAULTS.get(platform)
+    if lookup is None:
+        return _derived_ecn_defaults(speed_gbps)
+    return lookup(speed_gbps)
 
 
 def _ceil_kib(value: Fraction | int) -> int:
@@ -1445,7 +1465,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1548,7 +1568,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         description = src.get("description")
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
-        if _ok(speed) and roce.get("ecn") and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed"):
+        if _ok(speed) and roce.get("ecn") and platform is not _BAD and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform.name):
             good = False
         ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
@@ -1569,22 +1589,67 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                 ecn = roce.get("ecn") or {}
                 if not ecn or not _ok(*ecn.values()):
                     break  # the intent's ECN section has its own errors
-                top = _port_ecn(roce, port["speed_gbps"])["max_threshold_bytes"]
+                top = _port_ecn(roce, port["speed_gbps"], platform.name)["max_threshold_bytes"]
                 if top >= queue_buffer:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
                     queue_buffer = _BAD
                     break
-    if not (good and _ok(platform, queue_buffer)):
+    eos = _eos_device(ctx, raw, path, platform) if platform is not _BAD else None
+    for key in ("model", "asic_family"):
+        if raw.get(key) is not None and platform is not _BAD and platform.name != "eos":
+            ctx.error(f"{path}.{key}", f"{raw[key]!r}: only platform eos takes {key}")
+            good = False
+    if not (good and _ok(platform, queue_buffer, eos)):
         return _BAD
-    return {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    device = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
+    if eos is not None:
+        device["eos"] = eos
+    return device
 
 
-def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str) -> bool:
+def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
+    """EOS: the ASIC family (from asic_family or model) that picks the queue sub-mode (_vendor_eos)."""
+    if platform.name != "eos":
+        return None
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
+
+    model, family = raw.get("model"), raw.get("asic_family")
+    from_model = None
+    if model is not None:
+        try:
+            from_model = _vendor_eos.family_of_model(model)
+        except ValueError as exc:
+            ctx.error(f"{path}.model", str(exc))
+            return _BAD
+    if family is not None and (not isinstance(family, str) or family not in _vendor_eos.ASIC_FAMILIES):
+        ctx.error(f"{path}.asic_family", f"{family!r} is not an EOS ASIC family (one of {', '.join(_vendor_eos.ASIC_FAMILIES)})")
+        return _BAD
+    if family is not None and from_model is not None and family != from_model:
+        ctx.error(f"{path}.asic_family", f"{family!r} disagrees with model {model!r} ({from_model})")
+        return _BAD
+    family = family or from_model
+    if family is None:
+        # Not given: Strata, the lab's emulated model (docs/vendor-eos.md). A wrong default
+        # fails safe: EOS rejects the queue line and load() aborts the whole session.
+        family = "strata"
+    # The EOS ECN defaults have no Arista source (_vendor_eos.ECN_DEFAULTS_SOURCE is None):
+    # docs/intent.md and docs/vendor-eos.md say so; a warning here would fire on every lab plan.
+    return {"model": model, "asic_family": family, "queue_block": _vendor_eos.QUEUE_BLOCK[family]}
+
+
+def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
-    if not _ok(low, high) or (low is None) == (high is None):
+    if not _ok(low, high, ecn.get("max_probability_percent")):
+        return True  # the intent's ECN section has its own errors
+    if any(ecn.get(key) is None for key in _ECN_KEYS):
+        try:
+            derived = ecn_defaults(speed_gbps, platform)
+        except ValueError as exc:
+            ctx.error(path, str(exc))
+            return False
+    if (low is None) == (high is None):
         return True  # both derived (always ordered) or both given (checked on the intent)
-    derived = ecn_defaults(speed_gbps)
     if low is not None and low >= derived["max_threshold_bytes"]:
         ctx.error(
             path,
@@ -1739,9 +1804,18 @@ def _dscp_map(roce: dict) -> dict[str, int]:
     return {str(dscp): prio for dscp, prio in pairs}
 
 
-def _port_ecn(roce: dict, speed_gbps: int) -> dict[str, int]:
-    """Intent values win; nulls are filled from ecn_defaults(port speed) (reference 7.2)."""
-    derived = ecn_defaults(speed_gbps)
+def _dscp_map_full(roce: dict, default_tc: int) -> dict[str, int]:
+    """Every DSCP 0-63: the plan's DSCPs to their class, every other to default_tc."""
+    full = {str(dscp): default_tc for dscp in range(64)}
+    full.update(_dscp_map(roce))
+    return full
+
+
+def _port_ecn(roce: dict, speed_gbps: int, platform: str) -> dict[str, int]:
+    """Intent values win; nulls are filled from ecn_defaults(port speed, platform)."""
+    if all(roce["ecn"][key] is not None for key in _ECN_KEYS):
+        return {key: roce["ecn"][key] for key in _ECN_KEYS}
+    derived = ecn_defaults(speed_gbps, platform)
     return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}
 
 
@@ -1790,7 +1864,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
             "cable_length_m": port["cable_length_m"],
             "description": port["description"],
             "pfc_priorities": list(pfc),
-            "ecn": _port_ecn(roce, port["speed_gbps"]),
+            "ecn": _port_ecn(roce, port["speed_gbps"], device["platform"]),
             "headroom": {
                 "xoff_bytes": room["xoff_bytes"],
                 "xon_bytes": room["xon_bytes"],
@@ -1798,12 +1872,15 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
                 "total_bytes": room["size_bytes"] * len(pfc),
             },
         }
-    return {
+    plan = {
         "kind": "switch",
         "platform": device["platform"],
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_traffic_class": 0,
+        # All 64 code points, so no DSCP keeps a vendor default class (issue 13: EOS maps
+        # 24-31 to the no-drop class 3 by default). Drivers that map explicitly render this.
+        "dscp_map_full": _dscp_map_full(roce, 0),
         "traffic_classes": {str(tc): classes[tc] for tc in sorted(classes)},
         "pfc_priorities": list(pfc),
         "cnp": {"dscp": roce["cnp"]["dscp"], "priority": cnp_prio, "queue": cnp_prio, "strict": roce["cnp"]["strict"]},
@@ -1814,6 +1891,10 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         "queue_buffer_bytes": device.get("queue_buffer_bytes"),
         "ports": ports,
     }
+    if "eos" in device:
+        # EOS: the ASIC family and the queue sub-mode it takes ('uc-tx-queue' | 'tx-queue'; _vendor_eos).
+        plan["eos"] = dict(device["eos"])
+    return plan
 
 
 def _nic_list(device: dict) -> list[dict[str, Any]]:

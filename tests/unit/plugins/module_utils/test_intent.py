@@ -208,12 +208,12 @@ def test_headroom_rejects_small_packet_percent():
     [(10, 15000, 150000), (25, 37500, 375000), (100, 150000, 1500000), (200, 300000, 3000000), (400, 600000, 6000000), (800, 1200000, 12000000)],
 )
 def test_ecn_defaults_scale_linearly(speed, kmin, kmax):
-    assert _intent.ecn_defaults(speed) == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
+    assert _intent.ecn_defaults(speed, "eos") == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
 
 
 def test_ecn_defaults_rejects():
     with pytest.raises(ValueError):
-        _intent.ecn_defaults(0)
+        _intent.ecn_defaults(0, "eos")
 
 
 def test_ecn_intent_values_override_per_port():
