@@ -339,8 +339,9 @@ def _parse_queue_line(intf: dict, queue: int, line: str) -> None:
 
 
 def _inherit(intf: dict, profile: dict) -> None:
-    """An interface takes its service-profile's settings where it sets none itself;
-    queues merge per queue number, the interface's own queue lines win."""
+    """An interface takes its service-profile's settings where it sets none itself; queue
+    settings merge per queue and per setting, the interface's own lines win. (How EOS merges
+    an interface's queue block with its profile's is unverified: this reads both.)"""
     for key in ("mtu", "trust"):
         if key not in intf["_set"] and profile[key] is not None:
             intf[key] = profile[key]
@@ -350,8 +351,7 @@ def _inherit(intf: dict, profile: dict) -> None:
     intf["watchdog"] = intf["watchdog"] or profile["watchdog"]
     for key in ("ecn", "bandwidth_percent"):
         intf[key] = {**profile[key], **intf[key]}
-    own_queues = set(intf["bandwidth_percent"]) | set(intf["ecn"])
-    intf["strict_queues"] = sorted(set(intf["strict_queues"]) | {q for q in profile["strict_queues"] if str(q) not in own_queues or q in intf["strict_queues"]})
+    intf["strict_queues"] = sorted(set(intf["strict_queues"]) | set(profile["strict_queues"]))
 
 
 # ---------------------------------------------------------------------------
