@@ -1629,9 +1629,10 @@ def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
         return _BAD
     family = family or from_model
     if family is None:
-        # Not given: Strata, the lab's emulated model (docs/vendor-eos.md). A wrong default
+        # Not given: Jericho's 'tx-queue', what this collection rendered before issue 13 (so a
+        # switch it configured keeps its lines) and the lab's emulated model. A wrong default
         # fails safe: EOS rejects the queue line and load() aborts the whole session.
-        family = "strata"
+        family = "jericho"
     # The EOS ECN defaults have no Arista source (_vendor_eos.ECN_DEFAULTS_SOURCE is None):
     # docs/intent.md and docs/vendor-eos.md say so; a warning here would fire on every lab plan.
     return {"model": model, "asic_family": family, "queue_block": _vendor_eos.QUEUE_BLOCK[family]}

@@ -287,8 +287,9 @@ class EosDevice(Device):
 
     def __init__(self, spec: dict, sim: Any) -> None:
         super().__init__(spec, sim)
-        # The lab emulates a DCS-7050CX3-32S (Trident3: Broadcom Strata, 'uc-tx-queue') on EOS 4.32.2F.
-        self.model = spec.get("model", "DCS-7050CX3-32S")
+        # The lab emulates a DCS-7280CR3-32P4 (Jericho2: 'tx-queue') on EOS 4.32.2F; give "model"
+        # (e.g. DCS-7050CX3-32S, Trident3: 'uc-tx-queue') for another family.
+        self.model = spec.get("model", "DCS-7280CR3-32P4")
         self.family = model_family(self.model)
         self.queue_block = QUEUE_BLOCK[self.family]
         self.version = spec.get("version", "4.32.2F")

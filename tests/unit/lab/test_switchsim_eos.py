@@ -18,7 +18,7 @@ netmiko = pytest.importorskip("netmiko")
 
 SCALE = 0.002  # 5 minutes of device time = 0.6 s
 
-LINES = [  # AVD eos templates' forms; the default model is a Strata DCS-7050CX3-32S: uc-tx-queue
+LINES = [  # AVD eos templates' forms, for the Strata DCS-7050CX3-32S of the 'sim' fixture: uc-tx-queue
     "qos map dscp 26 to traffic-class 3",
     "qos map dscp 48 to traffic-class 6",
     "priority-flow-control pause watchdog default timeout 0.05",
@@ -41,18 +41,21 @@ OLD_QUEUE_LINES = ["interface Ethernet1", "tx-queue 3", "random-detect ecn count
 
 @pytest.fixture
 def sim(tmp_path):
+    """A DCS-7050CX3-32S (Trident3: Broadcom Strata) on 4.32.2F."""
     cfg = {"time_scale": SCALE, "switches": [
-        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos"}]}
+        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos",
+         "model": "DCS-7050CX3-32S"}]}
     with SimProcess(cfg, str(tmp_path)) as s:
         yield s
 
 
 @pytest.fixture
 def jericho(tmp_path):
-    """A DCS-7280CR3-32P4 (Jericho2) on a release that names the timed session at the top level."""
+    """A DCS-7280CR3-32P4 (Jericho2, the simulator's default model) on a release that names the
+    timed session at the top level."""
     cfg = {"time_scale": SCALE, "switches": [
         {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos",
-         "model": "DCS-7280CR3-32P4", "version": "4.33.1F"}]}
+         "version": "4.33.1F"}]}
     with SimProcess(cfg, str(tmp_path)) as s:
         yield s
 

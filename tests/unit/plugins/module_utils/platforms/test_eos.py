@@ -47,10 +47,10 @@ PORT_BLOCK = [
     "   priority-flow-control on",
     "   priority-flow-control priority 3 no-drop",
     "   priority-flow-control pause watchdog",
-    "   uc-tx-queue 0",
+    "   tx-queue 0",
     "      no priority",
     "      bandwidth percent 50",
-    "   uc-tx-queue 3",
+    "   tx-queue 3",
     "      no priority",
     "      bandwidth percent 50",
 ]
@@ -70,7 +70,7 @@ EXPECTED = (
     + [
         "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 20",
         "      random-detect ecn count",
-        "   uc-tx-queue 6",
+        "   tx-queue 6",
         "      priority strict",
         "interface Ethernet2/1",
     ]
@@ -78,7 +78,7 @@ EXPECTED = (
     + [
         "      random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes max-mark-probability 20",
         "      random-detect ecn count",
-        "   uc-tx-queue 6",
+        "   tx-queue 6",
         "      priority strict",
     ]
 )
@@ -122,13 +122,13 @@ def test_render_every_number_from_the_plan():
     plan["dscp_map_full"] = {str(d): 1 for d in range(64)}
     plan["dscp_map_full"].update({"8": 0, "26": 3})
     plan["ports"]["Ethernet1"]["ecn"]["max_probability_percent"] = 7
-    plan["eos"]["queue_block"] = "tx-queue"
+    plan["eos"]["queue_block"] = "uc-tx-queue"
     lines = eos.Driver.render(plan)
     assert lines[7:9] == ["qos map dscp 7 to traffic-class 1", "qos map dscp 8 to traffic-class 0"]  # numeric order
     assert lines[26] == "qos map dscp 26 to traffic-class 3" and len([line for line in lines if line.startswith("qos map dscp")]) == 64
     assert lines.count("   mtu 9000") == 2 and lines.count("      bandwidth percent 70") == 2
     assert "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 7" in lines
-    assert "   tx-queue 3" in lines and not [line for line in lines if "uc-tx-queue" in line]
+    assert "   uc-tx-queue 3" in lines and not [line for line in lines if line.startswith("   tx-queue")]
 
 
 def test_render_refuses_what_eos_cannot_say_or_a_second_command():
@@ -250,30 +250,30 @@ def test_missing_lines_by_meaning_not_by_text():
                 "   priority-flow-control priority 3 no-drop",
                 "   priority-flow-control pause watchdog",
                 "   !",
-                "   uc-tx-queue 0",
+                "   tx-queue 0",
                 "      bandwidth percent 50",
                 "      no priority",
-                "   uc-tx-queue 3",
+                "   tx-queue 3",
                 "      bandwidth percent 50",
                 "      no priority",
                 "      random-detect ecn minimum-threshold %s maximum-threshold %s max-mark-probability 20" % (low, high),
                 "      random-detect ecn count",
-                # no uc-tx-queue 6: strict is the EOS default
+                # no tx-queue 6: strict is the EOS default
             ]
         )
     assert eos.Driver.missing_lines(EXPECTED, running) == []
     broken = running.replace("interface defaults\n   mtu 9214\n", "").replace("      random-detect ecn count\n", "", 1)
-    broken += "\n   uc-tx-queue 6\n      no priority"
+    broken += "\n   tx-queue 6\n      no priority"
     broken = broken.replace(" 25 27 ", " 25 ")  # DSCP 27 left on its EOS default class
     assert eos.Driver.missing_lines(EXPECTED, broken) == [
         "qos map dscp 27 to traffic-class 0",
         "interface Ethernet1 > mtu 9214",
-        "interface Ethernet1 > uc-tx-queue 3 > random-detect ecn count",
+        "interface Ethernet1 > tx-queue 3 > random-detect ecn count",
         "interface Ethernet2/1 > mtu 9214",
-        "interface Ethernet2/1 > uc-tx-queue 6 > priority strict",
+        "interface Ethernet2/1 > tx-queue 6 > priority strict",
     ]
-    # the old template's 'tx-queue' block does not count as the plan's 'uc-tx-queue'
-    assert "interface Ethernet1 > uc-tx-queue 3 > bandwidth percent 50" in eos.Driver.missing_lines(EXPECTED, running.replace("uc-tx-queue", "tx-queue"))
+    # a 'uc-tx-queue' block does not count as the plan's 'tx-queue' (Jericho, the default family)
+    assert "interface Ethernet1 > tx-queue 3 > bandwidth percent 50" in eos.Driver.missing_lines(EXPECTED, running.replace("tx-queue", "uc-tx-queue"))
 
 
 def test_missing_lines_negative_lines():
@@ -290,8 +290,9 @@ SCALE = 0.01  # device seconds x SCALE = real seconds
 PORTS = ["Ethernet1", "Ethernet2/1", "Ethernet3"]
 
 
-@pytest.fixture
-def sim(tmp_path):
+@pytest.fixture(params=[None])
+def sim(tmp_path, request):
+    """The simulator's default model (DCS-7280CR3-32P4, Jericho2), or request.param's model."""
     sys.path.insert(0, str(ROOT / "tests" / "lab"))
     try:
         from switchsim.client import SimProcess  # pylint: disable=import-outside-toplevel
@@ -308,6 +309,7 @@ def sim(tmp_path):
                 "password": "s3cret-eos",
                 "ports": PORTS,
                 "initial_config": ["interface Ethernet3", "description untouched"],
+                **({"model": request.param} if request.param else {}),
             }
         ],
     }
@@ -525,7 +527,7 @@ def test_service_profile_lines_are_read_back_through_the_interface():
         "   priority-flow-control on",
         "   priority-flow-control priority 3 no-drop",
         "   !",
-        "   uc-tx-queue 3",
+        "   tx-queue 3",
         "      bandwidth percent 50",
         "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 20",
         "!",
@@ -533,7 +535,7 @@ def test_service_profile_lines_are_read_back_through_the_interface():
         "   service-profile ROCE",
         "   no priority-flow-control",
         "   !",
-        "   uc-tx-queue 3",
+        "   tx-queue 3",
         "      bandwidth percent 60",
     ])
     eth1 = eos.Driver.parse(text)["interfaces"]["Ethernet1"]
@@ -610,3 +612,19 @@ def test_refuses_while_another_session_is_open_even_after_its_disconnect(sim, dr
             action("half-done")
         assert err.value.state == _base.UNCHANGED
     assert sim.running("leaf1") == before and _sessions(driver)["half-done"]["state"] == "pending"
+
+
+@pytest.mark.parametrize("sim", ["DCS-7050CX3-32S"], indirect=True)
+def test_strata_switch_takes_uc_tx_queue_and_refuses_the_old_lines(sim, driver):
+    old = eos.Driver.render(small_plan())  # no model: Jericho's tx-queue, as before issue 13
+    driver.open_session("lossless-fabric-old")
+    with pytest.raises(_base.DeviceError, match="the device rejected a line") as err:
+        driver.load(old)
+    assert err.value.line == "tx-queue 0" and err.value.device_said == "% Invalid input (at token 0: 'tx-queue')"
+    lines = eos.Driver.render(small_plan(device={"model": "DCS-7050CX3-32S"}))
+    driver.open_session("lossless-fabric-new")
+    driver.load(lines)
+    driver.commit(300)
+    assert driver.readback_missing(lines) == []
+    driver.confirm()
+    assert "   uc-tx-queue 3" in sim.running("leaf1")
