@@ -141,6 +141,8 @@ GLOBAL_RULES = [
     R("qos map traffic-class <tcs:int:0-7>+ to tx-queue <q:int:0-7>", "action", fn="do_qos_map_tc"),
     R("qos random-detect ecn allow non-ect [chip-based]", key="qos random-detect ecn allow non-ect"),
     R("priority-flow-control all off", key="priority-flow-control all off"),
+    # Watchdog timers: AVD's schema gives the format (seconds, 2 decimals; polling 3) and
+    # "Example: 0.01 or 60"; the 0.01-60 bounds come from that example (unverified as limits).
     R("priority-flow-control pause watchdog default timeout <t:dec:0.01-60:2>",
       key="priority-flow-control pause watchdog default timeout"),
     R("priority-flow-control pause watchdog default recovery-time <t:dec:0.01-60:2>",
