@@ -137,6 +137,7 @@ COMMON_CONFIG_RULES = [
 GLOBAL_RULES = [
     R("hostname <name:word>", key="hostname"),
     R("interface <intf:intf>+", "block", fn="enter_interface"),
+    R("qos profile <name:word>", "block", fn="enter_qos_profile"),
     R("qos map dscp <dscp:int:0-63>+ to traffic-class <tc:int:0-7>", "action", fn="do_qos_map_dscp"),
     R("qos map traffic-class <tcs:int:0-7>+ to tx-queue <q:int:0-7>", "action", fn="do_qos_map_tc"),
     R("qos random-detect ecn allow non-ect [chip-based]", key="qos random-detect ecn allow non-ect"),
@@ -178,6 +179,12 @@ INTF_RULES = [
 # One of these per model (EosDevice.family): the other is '% Invalid input' as on the device.
 QUEUE_RULES = {family: [R(f"{kw} <q:int:0-7>", "block", fn="enter_txq")] for family, kw in QUEUE_BLOCK.items()}
 
+# 'qos profile NAME' (AVD qos-profiles.j2): the interface-level QoS lines and queue blocks, applied
+# to an interface with 'service-profile NAME'. Prompt '(config-qos-profile-NAME[-txq-N])#' as avd#4900
+# shows; inside a session the 'config-s-NAME6' prefix is assumed (unverified).
+PROFILE_RULES = [r for r in INTF_RULES if r.key and (r.key.startswith(("qos trust", "priority-flow-control")))]
+PROFILE_QUEUE_RULES = {family: [R(f"{kw} <q:int:0-7>", "block", fn="enter_profile_txq")] for family, kw in QUEUE_BLOCK.items()}
+
 TXQ_COMMON_RULES = [
     R("priority strict", key="priority"),
     R("no priority", key="priority"),
@@ -201,7 +208,9 @@ _INTF_LINE_ORDER = [
     "priority-flow-control pause watchdog port action", "priority-flow-control pause watchdog port timer",
     "priority-flow-control pause watchdog",
 ]
-_TXQ_LINE_ORDER = ["bandwidth", "priority", "random-detect ecn minimum-threshold", "random-detect ecn count"]
+# The order a real switch prints a queue's lines (avd#4900's paste of a 7280SRA; AVD-M agrees on
+# priority before bandwidth).
+_TXQ_LINE_ORDER = ["priority", "bandwidth", "random-detect ecn minimum-threshold", "random-detect ecn count"]
 _GLOBAL_ORDER = ["hostname", "qos map", "qos random-detect", "priority-flow-control"]
 
 
@@ -366,6 +375,17 @@ class EosDevice(Device):
         for g in groups:
             out.extend(g)
             out.append("!")
+        for hdr in sorted((h for h in block.subs if h.startswith("qos profile ")), key=natural_key):
+            out.append(hdr)
+            pb = block.subs[hdr]
+            for key in sorted(pb.lines, key=lambda k: _order(k, _INTF_LINE_ORDER)):
+                out.append("   " + pb.lines[key])
+            for qhdr in sorted(pb.subs, key=natural_key):
+                out.append("   !")
+                out.append("   " + qhdr)
+                for key in sorted(pb.subs[qhdr].lines, key=lambda k: _order(k, _TXQ_LINE_ORDER)):
+                    out.append("      " + pb.subs[qhdr].lines[key])
+            out.append("!")
         intfs = set(self.ports) | {h.split(" ", 1)[1] for h in block.subs if h.startswith("interface ")}
         for name in sorted(intfs, key=natural_key):
             out.append(f"interface {name}")
@@ -498,10 +518,14 @@ class EosShell(Shell):
             return f"{host}({base})#"
         if m[0] == "if":
             return f"{host}({base}-if-{m[2]})#"
+        # '-txq-N' as avd#4900 shows for tx-queue; '-uc-txq-N' for uc-tx-queue is unverified.
+        txq = "uc-txq" if self.dev.queue_block == "uc-tx-queue" else "txq"
         if m[0] == "txq":
-            # '-txq-N' as avd#4900 shows for tx-queue; '-uc-txq-N' for uc-tx-queue is unverified.
-            txq = "uc-txq" if self.dev.queue_block == "uc-tx-queue" else "txq"
             return f"{host}({base}-if-{m[2]}-{txq}-{m[3]})#"
+        if m[0] == "qprof":
+            return f"{host}({base}-qos-profile-{m[1]})#"
+        if m[0] == "pq":
+            return f"{host}({base}-qos-profile-{m[1]}-{txq}-{m[2]})#"
         return f"{host}#"
 
     def reject(self, line: str) -> str:
@@ -541,8 +565,10 @@ class EosShell(Shell):
             return COMMON_CONFIG_RULES + GLOBAL_RULES
         if kind == "if":
             return COMMON_CONFIG_RULES + INTF_RULES + QUEUE_RULES[self.dev.family]
-        if kind == "txq":
+        if kind in ("txq", "pq"):
             return COMMON_CONFIG_RULES + TXQ_RULES[self.dev.family]
+        if kind == "qprof":
+            return COMMON_CONFIG_RULES + PROFILE_RULES + PROFILE_QUEUE_RULES[self.dev.family]
         return []
 
     def _error(self, res: grammar.Result, tokens: list[str]) -> str:
@@ -648,6 +674,10 @@ class EosShell(Shell):
             return [tgt.sub(f"interface {n}") for n in m[1]]
         if m[0] == "txq":
             return [tgt.sub(f"interface {n}").sub(f"{self.dev.queue_block} {m[3]}") for n in m[1]]
+        if m[0] == "qprof":
+            return [tgt.sub(f"qos profile {m[1]}")]
+        if m[0] == "pq":
+            return [tgt.sub(f"qos profile {m[1]}").sub(f"{self.dev.queue_block} {m[2]}")]
         return []
 
     def _negate(self, rule: Rule, res: grammar.Result, tokens: list[str]) -> str:
@@ -660,6 +690,11 @@ class EosShell(Shell):
                 tgt = self.target()
                 for n in exp[0]:
                     tgt.subs.pop(f"interface {n}", None)
+                return ""
+            if rule.kw["fn"] == "enter_qos_profile":
+                if "name" not in b:
+                    return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+                self.target().subs.pop(f"qos profile {b['name']}", None)
                 return ""
             if "q" not in b:
                 return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
@@ -819,6 +854,17 @@ class EosShell(Shell):
         base = self.modes[:3]
         self.modes = base + [("if", names, label)]
         return warn
+
+    def enter_qos_profile(self, b, tokens) -> str:
+        self.target().sub(f"qos profile {b['name']}")
+        self.modes = self.modes[:3] + [("qprof", b["name"])]
+        return ""
+
+    def enter_profile_txq(self, b, tokens) -> str:
+        name = self.modes[-1][1]
+        self.target().sub(f"qos profile {name}").sub(f"{self.dev.queue_block} {b['q']}")
+        self.modes.append(("pq", name, b["q"]))
+        return ""
 
     def enter_txq(self, b, tokens) -> str:
         m = self.modes[-1]

@@ -277,3 +277,31 @@ def test_session_json_forms_by_release(sim, jericho):
                 assert 3500 < doc["commitTimerExpireTime"] - uptime <= 3600
         finally:
             conn.disconnect()
+
+
+def test_qos_profile_mode_and_service_profile(jericho):
+    """AVD qos-profiles.j2 forms; the prompt as avd#4900 prints it (here inside a session)."""
+    conn = connect(jericho)
+    try:
+        out = conn.send_config_set(
+            ["qos profile RDMA-QOS-PROFILE", "priority-flow-control on", "priority-flow-control priority 3 no-drop",
+             "tx-queue 3", "no priority", "bandwidth percent 100",
+             "random-detect ecn minimum-threshold 320 microseconds maximum-threshold 480 microseconds max-mark-probability 100",
+             "random-detect ecn count", "interface Ethernet1", "service-profile RDMA-QOS-PROFILE"],
+            config_mode_command="configure session qp")
+        assert "% " not in out, out
+        assert "(config-s-qp-qos-profile-RDMA-QOS-PROFILE-txq-3)#" in out
+        conn.send_command("configure session qp commit")
+        run = jericho.running("leaf1")
+        assert "qos profile RDMA-QOS-PROFILE\n   priority-flow-control on\n" in run
+        assert ("   tx-queue 3\n      no priority\n      bandwidth percent 100\n      random-detect ecn minimum-threshold 320 microseconds "
+                "maximum-threshold 480 microseconds max-mark-probability 100\n      random-detect ecn count\n") in run  # avd#4900's order
+        assert "interface Ethernet1\n   service-profile RDMA-QOS-PROFILE" in run
+        out = conn.send_config_set(["qos profile RDMA-QOS-PROFILE", "uc-tx-queue 3"], config_mode_command="configure session qp2")
+        assert "% Invalid input (at token 0: 'uc-tx-queue')" in out  # Jericho: tx-queue only, in a profile too
+        out = conn.send_config_set(["no qos profile RDMA-QOS-PROFILE"], config_mode_command="configure session qp2")
+        assert "% " not in out
+        assert "qos profile" not in conn.send_command("show session-config named qp2")
+        conn.send_command("configure session qp2 abort")
+    finally:
+        conn.disconnect()
