@@ -280,7 +280,17 @@ _FOREIGN = re.compile(r"^(set |nv |delete |\{|\[)|^\S[^!]*\{\s*$|^\s*}\s*$")
 def _check_eos_text(running: Any) -> None:
     if not isinstance(running, str) or not running.strip():
         raise ValueError("eos: no configuration text (expected the output of 'show running-config')")
-    lines = [line for line in running.replace("\r", "").split("\n") if line.strip() and not line.lstrip().startswith("!")]
+    lines = []
+    in_banner = False
+    for line in running.replace("\r", "").split("\n"):
+        # A banner's text (between 'banner login|motd' and 'EOF') may hold anything: not judged.
+        if in_banner:
+            in_banner = line.strip() != "EOF"
+            continue
+        if re.match(r"^banner (login|motd)\s*$", line):
+            in_banner = True
+        if line.strip() and not line.lstrip().startswith("!"):
+            lines.append(line)
     foreign = next((line for line in lines if _FOREIGN.search(line)), None)
     if foreign is not None:
         raise ValueError("eos: %r is not EOS configuration text (expected the output of 'show running-config', "

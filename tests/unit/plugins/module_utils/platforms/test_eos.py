@@ -218,6 +218,11 @@ def test_parse_refuses_what_is_not_eos_config():
         assert "show running-config" in str(err.value)
 
 
+def test_parse_banner_text_is_not_judged():
+    text = "hostname sw1\nbanner motd\nset your watch {\n}\nEOF\n!\ninterface Ethernet1\n   mtu 9214\n"
+    assert eos.Driver.parse(text)["interfaces"]["Ethernet1"]["mtu"] == 9214
+
+
 def test_parse_crlf():
     parsed = eos.Driver.parse("interface Ethernet1\r\n   mtu 9214\r\n   priority-flow-control on\r\n")
     assert parsed["interfaces"]["Ethernet1"]["mtu"] == 9214 and parsed["interfaces"]["Ethernet1"]["pfc_enabled"]
