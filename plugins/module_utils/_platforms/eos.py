@@ -274,7 +274,8 @@ _EOS_TOP = re.compile(
     r"router|management|service|transceiver|daemon|ntp|logging|snmp-server|banner|no|end|lldp|mac|clock|boot|dns|policy-map|class-map)\b"
 )
 # Forms of other platforms (Junos set/braces, NVUE, JSON): refused by name.
-_FOREIGN = re.compile(r"^(set |nv |delete |\{|\[)|^\S[^!]*\{\s*$|^\s*}\s*$")
+# Judged on unindented lines only: EOS blocks (RCF code units, banners) may hold braces.
+_FOREIGN = re.compile(r"^(set |nv |delete |\{|\[)|^\S[^!]*\{\s*$|^}\s*$")
 
 
 def _check_eos_text(running: Any) -> None:
@@ -291,7 +292,7 @@ def _check_eos_text(running: Any) -> None:
             in_banner = True
         if line.strip() and not line.lstrip().startswith("!"):
             lines.append(line)
-    foreign = next((line for line in lines if _FOREIGN.search(line)), None)
+    foreign = next((line for line in lines if not line.startswith(" ") and _FOREIGN.search(line)), None)
     if foreign is not None:
         raise ValueError("eos: %r is not EOS configuration text (expected the output of 'show running-config', "
                          "indented 3 spaces a level; not Junos, NVUE or JSON)" % foreign.strip()[:80])

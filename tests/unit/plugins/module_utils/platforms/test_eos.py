@@ -218,6 +218,11 @@ def test_parse_refuses_what_is_not_eos_config():
         assert "show running-config" in str(err.value)
 
 
+def test_parse_rcf_code_with_braces_is_eos():
+    parsed = eos.Driver.parse((FIXTURES / "avd_router_general.cfg").read_text())
+    assert parsed["interfaces"] == {} and parsed["dscp_map"] == {}
+
+
 def test_parse_banner_text_is_not_judged():
     text = "hostname sw1\nbanner motd\nset your watch {\n}\nEOF\n!\ninterface Ethernet1\n   mtu 9214\n"
     assert eos.Driver.parse(text)["interfaces"]["Ethernet1"]["mtu"] == 9214
