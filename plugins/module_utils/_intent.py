@@ -209,34 +209,13 @@ def roce_tos(dscp: int) -> int:
     return dscp << 2 | 2
 
 
-def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
-    """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
+def _derived_ecn_defaults(speed_gbps: int) -> dict[str, int]:
+    """The collection's earlier rule, kept for platforms whose vendor table is not in yet.
 
-    junos: Juniper publishes its RoCE starting values as a drop profile in percent of
-    the queue buffer (fill-level 55-90 %, drop-probability 0-100 %, Juniper/jvd AI/ML
-    backend QFX5240 configuration; _vendor_junos), not bytes per speed: there is no
-    byte table, so this raises ValueError; the plan derives Junos' bytes from the
-    switch's queue_buffer_bytes (_vendor_junos.ecn_defaults_bytes).
-
-    nvue: NVIDIA's RoCE numbers (150,000 B / 1,500,000 B / 100 %), one value
-    for every speed, from the table in _vendor_nvue.py (its citation there);
-    a speed missing from the table raises ValueError naming platform and speed.
-
-    Other platforms (until their tables land): anchor at NVIDIA's Spectrum ``qos roce``
-    default, Kmin 150,000 B / Kmax 1,500,000 B, taken as the 100G value, and scale
-    linearly with speed (alibaba-edu/High-Precision-Congestion-Control
-    simulation/mix/config.txt); Pmax 20 % is the ns-3 DCQCN value.
+    Anchored at NVIDIA's Spectrum ``qos roce`` default (Kmin 150,000 B / Kmax
+    1,500,000 B) taken as the 100G value, scaled linearly with speed (the
+    DCQCN/HPCC ns-3 defaults do the same), Pmax 20 %.
     """
-    if not _is_int(speed_gbps) or speed_gbps <= 0:
-        raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
-    if platform == "junos":
-        raise ValueError(
-            f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
-            f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
-            "(derived from lossless_fabric_device.queue_buffer_bytes)"
-        )
-    if platform == "nvue":
-        return _vendor_nvue.ecn_defaults(speed_gbps)
     return {
         "min_threshold_bytes": 1500 * speed_gbps,
         "max_threshold_bytes": 15000 * speed_gbps,
@@ -249,6 +228,44 @@ def _platform_ecn_defaults(speed_gbps: int, platform: str, queue_buffer_bytes: A
     if platform == "junos":
         return _vendor_junos.ecn_defaults_bytes(queue_buffer_bytes)
     return ecn_defaults(speed_gbps, platform)
+
+
+def _eos_ecn_defaults(speed_gbps: int) -> dict[str, int]:
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
+
+    return _vendor_eos.ecn_defaults(speed_gbps)
+
+
+# platform -> ECN default lookup (each platform's table lives in its _vendor_<os>.py).
+_ECN_DEFAULTS = {"eos": _eos_ecn_defaults, "nvue": _vendor_nvue.ecn_defaults}
+
+
+def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
+    """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
+
+    Each platform's table lives in its vendor module (EOS: _vendor_eos, with the
+    source or "unverified" of each entry; nvue: _vendor_nvue, NVIDIA's RoCE
+    numbers; docs/intent.md says where each comes from).  A speed the
+    platform's table lacks raises ValueError naming both.
+
+    junos: Juniper publishes its RoCE starting values as a drop profile in percent of
+    the queue buffer (fill-level 55-90 %, Juniper/jvd AI/ML backend QFX5240
+    configuration; _vendor_junos), not bytes per speed: there is no byte table, so
+    this raises ValueError; the plan derives Junos' bytes from the switch's
+    queue_buffer_bytes (_platform_ecn_defaults).
+    """
+    if not _is_int(speed_gbps) or speed_gbps <= 0:
+        raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
+    if platform == "junos":
+        raise ValueError(
+            f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
+            f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
+            "(derived from lossless_fabric_device.queue_buffer_bytes)"
+        )
+    lookup = _ECN_DEFAULTS.get(platform)
+    if lookup is None:
+        return _derived_ecn_defaults(speed_gbps)
+    return lookup(speed_gbps)
 
 
 def _ceil_kib(value: Fraction | int) -> int:
@@ -1459,7 +1476,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "scheduling", "dcbx", "release"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family", "scheduling", "dcbx", "release"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -1601,23 +1618,32 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                     break
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
-    if not (good and _ok(platform, queue_buffer, junos, release)):
+    eos = _eos_device(ctx, raw, path, platform) if platform is not _BAD else None
+    if platform is not _BAD:
+        if raw.get("asic_family") is not None and platform.name != "eos":
+            ctx.error(f"{path}.asic_family", f"{raw['asic_family']!r}: only platform eos takes asic_family")
+            good = False
+        if raw.get("model") is not None and platform.name not in ("eos", "junos"):
+            ctx.error(f"{path}.model", f"{raw['model']!r}: only platforms eos and junos take model")
+            good = False
+    if not (good and _ok(platform, queue_buffer, junos, release, eos)):
         return _BAD
     out = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
     if junos:
         out["junos"] = junos
     if release is not None:
         out["release"] = release
+    if eos is not None:
+        out["eos"] = eos
     return out
 
 
 def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
     """model (decides which scheduling forms apply), scheduling (port | ets), dcbx; junos only."""
-    keys = ("model", "scheduling", "dcbx")
     if platform is _BAD:
         return None
     if platform.name != "junos":
-        for key in keys:
+        for key in ("scheduling", "dcbx"):  # model: eos takes one too (_eos_device)
             if raw.get(key) is not None:
                 ctx.error(f"{path}.{key}", f"is a junos key; platform is {platform.name}")
                 return _BAD
@@ -1665,16 +1691,50 @@ def _release(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
     return value
 
 
+def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
+    """EOS: the ASIC family (from asic_family or model) that picks the queue sub-mode (_vendor_eos)."""
+    if platform.name != "eos":
+        return None
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
+
+    model, family = raw.get("model"), raw.get("asic_family")
+    from_model = None
+    if model is not None:
+        try:
+            from_model = _vendor_eos.family_of_model(model)
+        except ValueError as exc:
+            ctx.error(f"{path}.model", str(exc))
+            return _BAD
+    if family is not None and (not isinstance(family, str) or family not in _vendor_eos.ASIC_FAMILIES):
+        ctx.error(f"{path}.asic_family", f"{family!r} is not an EOS ASIC family (one of {', '.join(_vendor_eos.ASIC_FAMILIES)})")
+        return _BAD
+    if family is not None and from_model is not None and family != from_model:
+        ctx.error(f"{path}.asic_family", f"{family!r} disagrees with model {model!r} ({from_model})")
+        return _BAD
+    family = family or from_model
+    if family is None:
+        # Not given: Jericho's 'tx-queue', what this collection rendered before issue 13 (so a
+        # switch it configured keeps its lines) and the lab's emulated model. A wrong default
+        # fails safe: EOS rejects the queue line and load() aborts the whole session.
+        family = "jericho"
+    # The EOS ECN defaults have no Arista source (_vendor_eos.ECN_DEFAULTS_SOURCE is None):
+    # docs/intent.md and docs/vendor-eos.md say so; a warning here would fire on every lab plan.
+    return {"model": model, "asic_family": family, "queue_block": _vendor_eos.QUEUE_BLOCK[family]}
+
+
 def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str, queue_buffer_bytes: Any = None) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
-    if not _ok(low, high) or (low is None) == (high is None):
+    if not _ok(low, high, ecn.get("max_probability_percent")):
+        return True  # the intent's ECN section has its own errors
+    if any(ecn.get(key) is None for key in _ECN_KEYS):
+        try:
+            derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
+        except ValueError as exc:
+            ctx.error(path, str(exc))
+            return False
+    if (low is None) == (high is None):
         return True  # both derived (always ordered) or both given (checked on the intent)
-    try:
-        derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
-    except ValueError as exc:
-        ctx.error(path, str(exc))
-        return False
     if low is not None and low >= derived["max_threshold_bytes"]:
         ctx.error(
             path,
@@ -1852,8 +1912,17 @@ def _dscp_map(roce: dict) -> dict[str, int]:
     return {str(dscp): prio for dscp, prio in pairs}
 
 
+def _dscp_map_full(roce: dict, default_tc: int) -> dict[str, int]:
+    """Every DSCP 0-63: the plan's DSCPs to their class, every other to default_tc."""
+    full = {str(dscp): default_tc for dscp in range(64)}
+    full.update(_dscp_map(roce))
+    return full
+
+
 def _port_ecn(roce: dict, speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
     """Intent values win; nulls are filled from the platform's defaults for the port speed."""
+    if all(roce["ecn"][key] is not None for key in _ECN_KEYS):
+        return {key: roce["ecn"][key] for key in _ECN_KEYS}
     derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
     return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}
 
@@ -1917,6 +1986,9 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_traffic_class": 0,
+        # All 64 code points, so no DSCP keeps a vendor default class (issue 13: EOS maps
+        # 24-31 to the no-drop class 3 by default). Drivers that map explicitly render this.
+        "dscp_map_full": _dscp_map_full(roce, 0),
         "traffic_classes": {str(tc): classes[tc] for tc in sorted(classes)},
         "pfc_priorities": list(pfc),
         "cnp": {"dscp": roce["cnp"]["dscp"], "priority": cnp_prio, "queue": cnp_prio, "strict": roce["cnp"]["strict"]},
@@ -1942,6 +2014,9 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         }
         # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
         plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
+    if "eos" in device:
+        # EOS: the ASIC family and the queue sub-mode it takes ('uc-tx-queue' | 'tx-queue'; _vendor_eos).
+        plan["eos"] = dict(device["eos"])
     return plan
 
 

@@ -1,8 +1,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Arista EOS model: modes, configure sessions, commit timer, QoS/PFC grammar, counters.
 
-Grammar sources: shared/reference/switch-lossless-cli.md section 1 (AVD templates and
-schemas, ANTA). Prompt/session/error forms: see README.md in this package.
+Grammar sources (docs/vendor-eos.md lists them with what is unverified):
+- aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen/j2templates/eos/ (ethernet-interfaces.j2,
+  ethernet-interface-tx-queues.j2, ethernet-interface-uc-tx-queues.j2, qos.j2, priority-flow-control.j2)
+  and schema/schema_fragments/ (ranges: ECN thresholds 1-256000000, max-mark-probability 1-100, weight 0-15).
+- github.com/aristanetworks/avd/issues/4900: a 7280SRA (Jericho) takes 'tx-queue N' and offers the
+  threshold units bytes|kbytes|mbytes|microseconds|milliseconds.
+- The queue sub-mode follows the emulated model's ASIC family: Strata (7050X/7060X/...) has
+  'uc-tx-queue N' and no 'tx-queue N'; Jericho (7280R/7500R/7800R) the reverse (AVD has both templates).
+- Sessions: arista.com/en/um-eos/eos-configure-session (an uncommitted session stays after the
+  terminal goes: it is discarded only by abort, a reboot or a 24 h timeout); the JSON of
+  'show configuration sessions detail' as napalm-automation/napalm napalm/eos/eos.py reads it.
+Prompt/session/error forms: see README.md in this package.
 """
 from __future__ import annotations
 
@@ -29,8 +39,23 @@ INTF_TYPES = {
     "vlan": ("Vlan", "Vl"),
 }
 
-ECN_UNITS = "segments|bytes|kbytes|mbytes|milliseconds"
-_UNIT_BYTES = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000, "segments": 208}
+# Model line -> ASIC family (the simulator's own table; production code has _vendor_eos).
+_FAMILY_PREFIXES = (("DCS-7050", "strata"), ("DCS-7060", "strata"), ("DCS-7260", "strata"), ("DCS-7300", "strata"),
+                    ("DCS-7358", "strata"), ("DCS-7368", "strata"), ("DCS-7388", "strata"),
+                    ("DCS-7280", "jericho"), ("DCS-7500", "jericho"), ("DCS-7800", "jericho"))
+QUEUE_BLOCK = {"strata": "uc-tx-queue", "jericho": "tx-queue"}
+# The units each family's 'random-detect ecn minimum-threshold N ?' offers: Jericho from avd#4900;
+# Strata from AVD's schema (no captured Strata '?' output: unverified).
+ECN_UNITS = {"strata": "segments|bytes|kbytes|mbytes|milliseconds",
+             "jericho": "bytes|kbytes|mbytes|microseconds|milliseconds"}
+ECN_MAX = 256000000  # AVD ethernet_interfaces schema: min 1, max 256000000
+
+
+def model_family(model: str) -> str:
+    for prefix, family in _FAMILY_PREFIXES:
+        if model.startswith(prefix):
+            return family
+    raise SimError(f"no ASIC family known for model {model!r}")
 
 
 class Rule:
@@ -112,10 +137,13 @@ COMMON_CONFIG_RULES = [
 GLOBAL_RULES = [
     R("hostname <name:word>", key="hostname"),
     R("interface <intf:intf>+", "block", fn="enter_interface"),
+    R("qos profile <name:word>", "block", fn="enter_qos_profile"),
     R("qos map dscp <dscp:int:0-63>+ to traffic-class <tc:int:0-7>", "action", fn="do_qos_map_dscp"),
     R("qos map traffic-class <tcs:int:0-7>+ to tx-queue <q:int:0-7>", "action", fn="do_qos_map_tc"),
     R("qos random-detect ecn allow non-ect [chip-based]", key="qos random-detect ecn allow non-ect"),
     R("priority-flow-control all off", key="priority-flow-control all off"),
+    # Watchdog timers: AVD's schema gives the format (seconds, 2 decimals; polling 3) and
+    # "Example: 0.01 or 60"; the 0.01-60 bounds come from that example (unverified as limits).
     R("priority-flow-control pause watchdog default timeout <t:dec:0.01-60:2>",
       key="priority-flow-control pause watchdog default timeout"),
     R("priority-flow-control pause watchdog default recovery-time <t:dec:0.01-60:2>",
@@ -147,20 +175,32 @@ INTF_RULES = [
     R("priority-flow-control pause watchdog port timer timeout <t:dec:0.01-60:2> polling-interval "
       "<pi:dec:0.005-60:3> recovery-time <r:dec:0.01-60:2> [forced]",
       key="priority-flow-control pause watchdog port timer"),
-    R("tx-queue <q:int:0-7>", "block", fn="enter_txq"),
 ]
+# One of these per model (EosDevice.family): the other is '% Invalid input' as on the device.
+QUEUE_RULES = {family: [R(f"{kw} <q:int:0-7>", "block", fn="enter_txq")] for family, kw in QUEUE_BLOCK.items()}
 
-TXQ_RULES = [
+# 'qos profile NAME' (AVD qos-profiles.j2): the interface-level QoS lines and queue blocks, applied
+# to an interface with 'service-profile NAME'. Prompt '(config-qos-profile-NAME[-txq-N])#' as avd#4900
+# shows; inside a session the 'config-s-NAME6' prefix is assumed (unverified).
+PROFILE_RULES = [r for r in INTF_RULES if r.key and (r.key.startswith(("qos trust", "priority-flow-control")))]
+PROFILE_QUEUE_RULES = {family: [R(f"{kw} <q:int:0-7>", "block", fn="enter_profile_txq")] for family, kw in QUEUE_BLOCK.items()}
+
+TXQ_COMMON_RULES = [
     R("priority strict", key="priority"),
     R("no priority", key="priority"),
     R("bandwidth percent <n:int:1-100>", key="bandwidth percent"),
     R("bandwidth guaranteed percent <n:int:1-100>", key="bandwidth guaranteed"),
-    R("random-detect ecn minimum-threshold <min:int:1-4294967295> <mu:enum:" + ECN_UNITS + "> "
-      "maximum-threshold <max:int:1-4294967295> <xu:enum:" + ECN_UNITS + "> "
-      "[max-mark-probability <p:int:1-100>] [weight <w:int:0-15>]",
-      key="random-detect ecn minimum-threshold", validate="ecn"),
     R("random-detect ecn count", key="random-detect ecn count"),
 ]
+TXQ_RULES = {
+    family: TXQ_COMMON_RULES + [
+        R(f"random-detect ecn minimum-threshold <min:int:1-{ECN_MAX}> <mu:enum:{units}> "
+          f"maximum-threshold <max:int:1-{ECN_MAX}> <xu:enum:{units}> "
+          "[max-mark-probability <p:int:1-100>] [weight <w:int:0-15>]",
+          key="random-detect ecn minimum-threshold", validate="ecn"),
+    ]
+    for family, units in ECN_UNITS.items()
+}
 
 _INTF_LINE_ORDER = [
     "description", "shutdown", "mtu", "switchport", "ip address", "service-profile", "qos trust",
@@ -168,7 +208,9 @@ _INTF_LINE_ORDER = [
     "priority-flow-control pause watchdog port action", "priority-flow-control pause watchdog port timer",
     "priority-flow-control pause watchdog",
 ]
-_TXQ_LINE_ORDER = ["bandwidth", "priority", "random-detect ecn minimum-threshold", "random-detect ecn count"]
+# The order a real switch prints a queue's lines (avd#4900's paste of a 7280SRA; AVD-M agrees on
+# priority before bandwidth).
+_TXQ_LINE_ORDER = ["priority", "bandwidth", "random-detect ecn minimum-threshold", "random-detect ecn count"]
 _GLOBAL_ORDER = ["hostname", "qos map", "qos random-detect", "priority-flow-control"]
 
 
@@ -256,7 +298,11 @@ class EosDevice(Device):
 
     def __init__(self, spec: dict, sim: Any) -> None:
         super().__init__(spec, sim)
-        self.model = spec.get("model", "DCS-7050CX3-32S")
+        # The lab emulates a DCS-7280CR3-32P4 (Jericho2: 'tx-queue') on EOS 4.32.2F; give "model"
+        # (e.g. DCS-7050CX3-32S, Trident3: 'uc-tx-queue') for another family.
+        self.model = spec.get("model", "DCS-7280CR3-32P4")
+        self.family = model_family(self.model)
+        self.queue_block = QUEUE_BLOCK[self.family]
         self.version = spec.get("version", "4.32.2F")
         self.running = Block()
         self.running.lines["hostname"] = f"hostname {self.hostname}"
@@ -328,6 +374,17 @@ class EosDevice(Device):
             groups[-1].append(glines[key])
         for g in groups:
             out.extend(g)
+            out.append("!")
+        for hdr in sorted((h for h in block.subs if h.startswith("qos profile ")), key=natural_key):
+            out.append(hdr)
+            pb = block.subs[hdr]
+            for key in sorted(pb.lines, key=lambda k: _order(k, _INTF_LINE_ORDER)):
+                out.append("   " + pb.lines[key])
+            for qhdr in sorted(pb.subs, key=natural_key):
+                out.append("   !")
+                out.append("   " + qhdr)
+                for key in sorted(pb.subs[qhdr].lines, key=lambda k: _order(k, _TXQ_LINE_ORDER)):
+                    out.append("      " + pb.subs[qhdr].lines[key])
             out.append("!")
         intfs = set(self.ports) | {h.split(" ", 1)[1] for h in block.subs if h.startswith("interface ")}
         for name in sorted(intfs, key=natural_key):
@@ -461,8 +518,14 @@ class EosShell(Shell):
             return f"{host}({base})#"
         if m[0] == "if":
             return f"{host}({base}-if-{m[2]})#"
+        # '-txq-N' as avd#4900 shows for tx-queue; '-uc-txq-N' for uc-tx-queue is unverified.
+        txq = "uc-txq" if self.dev.queue_block == "uc-tx-queue" else "txq"
         if m[0] == "txq":
-            return f"{host}({base}-if-{m[2]}-txq-{m[3]})#"
+            return f"{host}({base}-if-{m[2]}-{txq}-{m[3]})#"
+        if m[0] == "qprof":
+            return f"{host}({base}-qos-profile-{m[1]})#"
+        if m[0] == "pq":
+            return f"{host}({base}-qos-profile-{m[1]}-{txq}-{m[2]})#"
         return f"{host}#"
 
     def reject(self, line: str) -> str:
@@ -501,9 +564,11 @@ class EosShell(Shell):
         if kind == "config":
             return COMMON_CONFIG_RULES + GLOBAL_RULES
         if kind == "if":
-            return COMMON_CONFIG_RULES + INTF_RULES
-        if kind == "txq":
-            return COMMON_CONFIG_RULES + TXQ_RULES
+            return COMMON_CONFIG_RULES + INTF_RULES + QUEUE_RULES[self.dev.family]
+        if kind in ("txq", "pq"):
+            return COMMON_CONFIG_RULES + TXQ_RULES[self.dev.family]
+        if kind == "qprof":
+            return COMMON_CONFIG_RULES + PROFILE_RULES + PROFILE_QUEUE_RULES[self.dev.family]
         return []
 
     def _error(self, res: grammar.Result, tokens: list[str]) -> str:
@@ -591,15 +656,11 @@ class EosShell(Shell):
             if not re.match(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", b["a"]):
                 return ERR_INVALID.format(pos=2, tok=b["a"]) + "\n"
         if v == "ecn":
-            mu, xu = b["mu"], b["xu"]
-            if (mu == "milliseconds") != (xu == "milliseconds"):
-                return "% Minimum and maximum thresholds must use the same unit type\n"
-            if mu != "milliseconds":
-                lo = b["min"] * _UNIT_BYTES[mu]
-                hi = b["max"] * _UNIT_BYTES[xu]
-            else:
-                lo, hi = b["min"], b["max"]
-            if lo > hi:
+            # AVD renders one unit for both thresholds; a mixed pair and min > max are refused
+            # here with texts of our own (EOS's wording for these is unverified).
+            if b["mu"] != b["xu"]:
+                return "% Minimum and maximum thresholds must use the same unit\n"
+            if b["min"] > b["max"]:
                 return "% Minimum threshold must be less than or equal to maximum threshold\n"
         return ""
 
@@ -612,7 +673,11 @@ class EosShell(Shell):
         if m[0] == "if":
             return [tgt.sub(f"interface {n}") for n in m[1]]
         if m[0] == "txq":
-            return [tgt.sub(f"interface {n}").sub(f"tx-queue {m[3]}") for n in m[1]]
+            return [tgt.sub(f"interface {n}").sub(f"{self.dev.queue_block} {m[3]}") for n in m[1]]
+        if m[0] == "qprof":
+            return [tgt.sub(f"qos profile {m[1]}")]
+        if m[0] == "pq":
+            return [tgt.sub(f"qos profile {m[1]}").sub(f"{self.dev.queue_block} {m[2]}")]
         return []
 
     def _negate(self, rule: Rule, res: grammar.Result, tokens: list[str]) -> str:
@@ -626,10 +691,15 @@ class EosShell(Shell):
                 for n in exp[0]:
                     tgt.subs.pop(f"interface {n}", None)
                 return ""
+            if rule.kw["fn"] == "enter_qos_profile":
+                if "name" not in b:
+                    return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
+                self.target().subs.pop(f"qos profile {b['name']}", None)
+                return ""
             if "q" not in b:
                 return ERR_INCOMPLETE.format(pos=len(tokens) - 1, tok=tokens[-1]) + "\n"
             for blk in self._blocks():
-                blk.subs.pop(f"tx-queue {b['q']}", None)
+                blk.subs.pop(f"{self.dev.queue_block} {b['q']}", None)
             return ""
         if rule.kind == "action":  # no qos map ...
             tgt = self.target()
@@ -785,11 +855,22 @@ class EosShell(Shell):
         self.modes = base + [("if", names, label)]
         return warn
 
+    def enter_qos_profile(self, b, tokens) -> str:
+        self.target().sub(f"qos profile {b['name']}")
+        self.modes = self.modes[:3] + [("qprof", b["name"])]
+        return ""
+
+    def enter_profile_txq(self, b, tokens) -> str:
+        name = self.modes[-1][1]
+        self.target().sub(f"qos profile {name}").sub(f"{self.dev.queue_block} {b['q']}")
+        self.modes.append(("pq", name, b["q"]))
+        return ""
+
     def enter_txq(self, b, tokens) -> str:
         m = self.modes[-1]
         names, label = m[1], m[2]
         for blk in self._blocks():
-            blk.sub(f"tx-queue {b['q']}")
+            blk.sub(f"{self.dev.queue_block} {b['q']}")
         self.modes.append(("txq", names, label, b["q"]))
         return ""
 
@@ -916,16 +997,26 @@ class EosShell(Shell):
         return "\n".join(diff) + ("\n" if old != new else "")
 
     def show_sessions(self, b, json_out) -> Any:
+        """JSON as napalm's EOS driver reads it (napalm/eos/eos.py _get_pending_commits): up to
+        4.32 each session's 'state' ('pending', 'pendingCommitTimer', 'completed') and 'commitBy'
+        (seconds of uptime); later releases name the timed session at the top level
+        ('commitTimerSessionName', 'commitTimerExpireTime'). The text table is unverified."""
+        uptime = time.time() - self.dev.boot_time
+        p = self.dev.pending
+        new_form = tuple(int(x) for x in re.findall(r"\d+", self.dev.version)[:2]) > (4, 32)
         sessions = {}
         for name, s in self.dev.sessions.items():
             entry = {"state": s["state"], "completedTime": None, "commitUser": "",
                      "description": "", "instances": {}}
-            p = self.dev.pending
-            if p and p["name"] == name:
-                entry["commitTimerExpireTime"] = time.time() + p["timer"].remaining()
+            if p and p["name"] == name and not new_form:
+                entry["commitBy"] = uptime + p["timer"].remaining()
             sessions[name] = entry
         if json_out:
-            return {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
+            doc = {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
+            if new_form and p:
+                doc["commitTimerSessionName"] = p["name"]
+                doc["commitTimerExpireTime"] = uptime + p["timer"].remaining()
+            return doc
         lines = ["Maximum number of completed sessions: 1",
                  "Maximum number of pending sessions: 5", "",
                  "  Name               State                   User    Terminal",
@@ -1019,7 +1110,7 @@ class EosShell(Shell):
             blk = self._intf_block(p)
             qc = {}
             for q in range(8):
-                tq = blk.subs.get(f"tx-queue {q}") if blk else None
+                tq = blk.subs.get(f"{self.dev.queue_block} {q}") if blk else None
                 counting = tq is not None and "random-detect ecn count" in tq.lines
                 qc[str(q)] = str(self.dev.counters[p]["ecn_marked"][q]) if counting else "-"
             data[p] = {"queueCounters": qc}

@@ -18,7 +18,7 @@ netmiko = pytest.importorskip("netmiko")
 
 SCALE = 0.002  # 5 minutes of device time = 0.6 s
 
-LINES = [  # taken from shared/reference/switch-lossless-cli.md section 1
+LINES = [  # AVD eos templates' forms, for the Strata DCS-7050CX3-32S of the 'sim' fixture: uc-tx-queue
     "qos map dscp 26 to traffic-class 3",
     "qos map dscp 48 to traffic-class 6",
     "priority-flow-control pause watchdog default timeout 0.05",
@@ -28,19 +28,34 @@ LINES = [  # taken from shared/reference/switch-lossless-cli.md section 1
     "priority-flow-control on",
     "priority-flow-control priority 3 no-drop",
     "priority-flow-control pause watchdog",
-    "tx-queue 3",
-    "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100",
+    "uc-tx-queue 3",
+    "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes max-mark-probability 100",
     "random-detect ecn count",
     "bandwidth percent 50",
-    "tx-queue 6",
+    "uc-tx-queue 6",
     "priority strict",
 ]
+# What the driver rendered before issue 13: 'tx-queue' on every model, thresholds in kbytes.
+OLD_QUEUE_LINES = ["interface Ethernet1", "tx-queue 3", "random-detect ecn count"]
 
 
 @pytest.fixture
 def sim(tmp_path):
+    """A DCS-7050CX3-32S (Trident3: Broadcom Strata) on 4.32.2F."""
     cfg = {"time_scale": SCALE, "switches": [
-        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos"}]}
+        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos",
+         "model": "DCS-7050CX3-32S"}]}
+    with SimProcess(cfg, str(tmp_path)) as s:
+        yield s
+
+
+@pytest.fixture
+def jericho(tmp_path):
+    """A DCS-7280CR3-32P4 (Jericho2, the simulator's default model) on a release that names the
+    timed session at the top level."""
+    cfg = {"time_scale": SCALE, "switches": [
+        {"name": "leaf1", "platform": "eos", "port": 0, "username": "admin", "password": "s3cret-eos",
+         "version": "4.33.1F"}]}
     with SimProcess(cfg, str(tmp_path)) as s:
         yield s
 
@@ -57,7 +72,7 @@ def connect(sim, **kw):
 def stage(conn, name="lossless"):
     out = conn.send_config_set(LINES, config_mode_command=f"configure session {name}")
     assert "% " not in out, out
-    assert f"(config-s-{name[:6]}-if-Et1-txq-3)#" in out  # EOS truncates the session name
+    assert f"(config-s-{name[:6]}-if-Et1-uc-txq-3)#" in out  # EOS truncates the session name
     diff = conn.send_command(f"show session-config named {name} diffs")
     assert "--- system:/running-config" in diff
     assert f"+++ session:/{name}-session-config" in diff
@@ -156,7 +171,7 @@ def test_counters_settable_and_shown(sim):
         assert pfc["interfaceCounters"]["Ethernet1"] == {"rxFrames": 1204, "txFrames": 57}
         ecn = json.loads(conn.send_command("show qos interfaces ecn counters queue | json"))
         assert ecn["intfQueueCounters"]["Ethernet1"]["queueCounters"]["3"] == "-"  # not counting yet
-        conn.send_config_set(["interface Ethernet1", "tx-queue 3", "random-detect ecn count"],
+        conn.send_config_set(["interface Ethernet1", "uc-tx-queue 3", "random-detect ecn count"],
                              config_mode_command="configure session cnt")
         conn.send_command("configure session cnt commit")
         ecn = json.loads(conn.send_command("show qos interfaces Ethernet1 ecn counters queue | json"))
@@ -169,5 +184,124 @@ def test_counters_settable_and_shown(sim):
         sim.set_counters("leaf1", "Ethernet1", {"watchdog_storms": {"3": 1}})
         wd = json.loads(conn.send_command("show priority-flow-control counters watchdog | json"))
         assert wd["interfaces"]["Ethernet1"]["txQueues"]["3"]["stuckCount"] == 1
+    finally:
+        conn.disconnect()
+
+
+def test_strata_model_rejects_the_old_tx_queue_block(sim):
+    """The old template's 'tx-queue 3' fails on a Strata model (it has uc-tx-queue)."""
+    conn = connect(sim)
+    try:
+        out = conn.send_config_set(OLD_QUEUE_LINES, config_mode_command="configure session old")
+        assert "% Invalid input (at token 0: 'tx-queue')" in out
+        diff = conn.send_command("show session-config named old diffs")
+        assert "tx-queue" not in diff
+        conn.send_command("configure session old abort")
+    finally:
+        conn.disconnect()
+
+
+def test_jericho_model_takes_tx_queue_and_its_own_units(jericho):
+    conn = connect(jericho)
+    try:
+        out = conn.send_config_set(["interface Ethernet1", "uc-tx-queue 3"], config_mode_command="configure session j1")
+        assert "% Invalid input (at token 0: 'uc-tx-queue')" in out
+        out = conn.send_config_set(
+            ["interface Ethernet1", "tx-queue 3",
+             "random-detect ecn minimum-threshold 320 microseconds maximum-threshold 480 microseconds max-mark-probability 100",
+             "random-detect ecn minimum-threshold 320 segments maximum-threshold 320 segments"],
+            config_mode_command="configure session j1")
+        assert "(config-s-j1-if-Et1-txq-3)#" in out
+        assert "% Invalid input (at token 4: 'segments')" in out  # avd#4900: Jericho offers no segments unit
+        assert out.count("% ") == 1
+        diff = conn.send_command("show session-config named j1 diffs")
+        assert "+      random-detect ecn minimum-threshold 320 microseconds" in diff
+        conn.send_command("configure session j1 abort")
+    finally:
+        conn.disconnect()
+
+
+def test_threshold_range_as_avd_documents(sim):
+    conn = connect(sim)
+    try:
+        out = conn.send_config_set(
+            ["interface Ethernet1", "uc-tx-queue 3",
+             "random-detect ecn minimum-threshold 1 bytes maximum-threshold 256000000 bytes",
+             "random-detect ecn minimum-threshold 1 bytes maximum-threshold 256000001 bytes",
+             "random-detect ecn minimum-threshold 0 bytes maximum-threshold 10 bytes",
+             "random-detect ecn minimum-threshold 10 bytes maximum-threshold 10 bytes max-mark-probability 101"],
+            config_mode_command="configure session rng")
+        assert "% Invalid input (at token 6: '256000001')" in out
+        assert "% Invalid input (at token 3: '0')" in out
+        assert "% Invalid input (at token 9: '101')" in out
+        assert out.count("% ") == 3
+        conn.send_command("configure session rng abort")
+    finally:
+        conn.disconnect()
+
+
+def test_uncommitted_session_survives_a_disconnect(sim):
+    """Arista EOS manual, Configure Session: an uncommitted session is discarded only by abort,
+    a reboot or its 24 h timeout, not when the terminal goes."""
+    before = sim.running("leaf1")
+    conn = connect(sim)
+    stage(conn, "left-open")
+    conn.disconnect()
+    conn = connect(sim)
+    try:
+        sessions = json.loads(conn.send_command("show configuration sessions detail | json"))["sessions"]
+        assert sessions["left-open"]["state"] == "pending"
+        assert sim.running("leaf1") == before
+        diff = conn.send_command("show session-config named left-open diffs")
+        assert "+   priority-flow-control priority 3 no-drop" in diff  # the staged lines are still there
+        out = conn.send_command("configure session left-open commit")
+        assert "%" not in out and "priority-flow-control priority 3 no-drop" in sim.running("leaf1")
+    finally:
+        conn.disconnect()
+
+
+def test_session_json_forms_by_release(sim, jericho):
+    """napalm eos.py: up to 4.32 'commitBy' per session; later the timed session at the top level."""
+    for s, block in ((sim, "uc-tx-queue"), (jericho, "tx-queue")):
+        conn = connect(s)
+        try:
+            conn.send_config_set(["interface Ethernet1", block + " 3", "random-detect ecn count"], config_mode_command="configure session t1")
+            commit_timer(conn, "t1", "01:00:00")
+            doc = json.loads(conn.send_command("show configuration sessions detail | json"))
+            uptime = json.loads(conn.send_command("show version | json"))["uptime"]
+            if s is sim:
+                assert doc["sessions"]["t1"]["state"] == "pendingCommitTimer" and "commitTimerSessionName" not in doc
+                assert 3500 < doc["sessions"]["t1"]["commitBy"] - uptime <= 3600
+            else:
+                assert doc["commitTimerSessionName"] == "t1"
+                assert 3500 < doc["commitTimerExpireTime"] - uptime <= 3600
+        finally:
+            conn.disconnect()
+
+
+def test_qos_profile_mode_and_service_profile(jericho):
+    """AVD qos-profiles.j2 forms; the prompt as avd#4900 prints it (here inside a session)."""
+    conn = connect(jericho)
+    try:
+        out = conn.send_config_set(
+            ["qos profile RDMA-QOS-PROFILE", "priority-flow-control on", "priority-flow-control priority 3 no-drop",
+             "tx-queue 3", "no priority", "bandwidth percent 100",
+             "random-detect ecn minimum-threshold 320 microseconds maximum-threshold 480 microseconds max-mark-probability 100",
+             "random-detect ecn count", "interface Ethernet1", "service-profile RDMA-QOS-PROFILE"],
+            config_mode_command="configure session qp")
+        assert "% " not in out, out
+        assert "(config-s-qp-qos-profile-RDMA-QOS-PROFILE-txq-3)#" in out
+        conn.send_command("configure session qp commit")
+        run = jericho.running("leaf1")
+        assert "qos profile RDMA-QOS-PROFILE\n   priority-flow-control on\n" in run
+        assert ("   tx-queue 3\n      no priority\n      bandwidth percent 100\n      random-detect ecn minimum-threshold 320 microseconds "
+                "maximum-threshold 480 microseconds max-mark-probability 100\n      random-detect ecn count\n") in run  # avd#4900's order
+        assert "interface Ethernet1\n   service-profile RDMA-QOS-PROFILE" in run
+        out = conn.send_config_set(["qos profile RDMA-QOS-PROFILE", "uc-tx-queue 3"], config_mode_command="configure session qp2")
+        assert "% Invalid input (at token 0: 'uc-tx-queue')" in out  # Jericho: tx-queue only, in a profile too
+        out = conn.send_config_set(["no qos profile RDMA-QOS-PROFILE"], config_mode_command="configure session qp2")
+        assert "% " not in out
+        assert "qos profile" not in conn.send_command("show session-config named qp2")
+        conn.send_command("configure session qp2 abort")
     finally:
         conn.disconnect()

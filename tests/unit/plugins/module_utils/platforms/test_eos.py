@@ -20,7 +20,7 @@ ROOT = HERE.parents[4]
 FIXTURES = HERE / "fixtures" / "eos"
 
 
-def small_plan(**roce) -> dict:
+def small_plan(device=None, **roce) -> dict:
     intent = {
         "name": "lab",
         "transport": "roce",
@@ -35,6 +35,7 @@ def small_plan(**roce) -> dict:
                 "Ethernet2/1": {"speed": "100G", "cable_length_m": 40},
                 "Ethernet1": {"speed": "400G", "description": "to gpu1 mlx5_0"},
             },
+            **(device or {}),
         }
     }
     return _intent.build_plan(intent, devices)["devices"]["leaf1"]
@@ -53,11 +54,12 @@ PORT_BLOCK = [
     "      no priority",
     "      bandwidth percent 50",
 ]
+# Every code point mapped (issue 13): 26 -> 3, 48 -> 6, all others -> 0.
+DSCP_LINES = ["qos map dscp %d to traffic-class %d" % (d, {26: 3, 48: 6}.get(d, 0)) for d in range(64)]
 
 EXPECTED = (
-    [
-        "qos map dscp 26 to traffic-class 3",
-        "qos map dscp 48 to traffic-class 6",
+    DSCP_LINES
+    + [
         "priority-flow-control pause watchdog default timeout 0.20",
         "priority-flow-control pause watchdog default recovery-time 0.40",
         "priority-flow-control pause watchdog action drop",
@@ -66,7 +68,7 @@ EXPECTED = (
     ]
     + PORT_BLOCK
     + [
-        "      random-detect ecn minimum-threshold 600 kbytes maximum-threshold 6000 kbytes max-mark-probability 20",
+        "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 20",
         "      random-detect ecn count",
         "   tx-queue 6",
         "      priority strict",
@@ -74,7 +76,7 @@ EXPECTED = (
     ]
     + PORT_BLOCK
     + [
-        "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20",
+        "      random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes max-mark-probability 20",
         "      random-detect ecn count",
         "   tx-queue 6",
         "      priority strict",
@@ -103,8 +105,8 @@ def test_render_units_watchdog_variants():
         cnp={"strict": False},
     )
     lines = eos.Driver.render(plan)
-    # 153600 is not a whole number of kbytes: bytes; 1536000 is: kbytes
-    assert "      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536 kbytes max-mark-probability 100" in lines
+    # always bytes: whether EOS's kbytes is 1000 or 1024 is unverified
+    assert "      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 bytes max-mark-probability 100" in lines
     assert not [line for line in lines if line.startswith("priority-flow-control pause watchdog")]
     assert lines.count("   no priority-flow-control pause watchdog") == 2
     assert lines.count("   priority-flow-control priority 4 no-drop") == 2
@@ -117,12 +119,16 @@ def test_render_every_number_from_the_plan():
     plan = small_plan()
     plan["mtu"] = 9000
     plan["traffic_classes"]["3"]["bandwidth_percent"] = 70
-    plan["dscp_map"] = {"8": 0, "26": 3}
+    plan["dscp_map_full"] = {str(d): 1 for d in range(64)}
+    plan["dscp_map_full"].update({"8": 0, "26": 3})
     plan["ports"]["Ethernet1"]["ecn"]["max_probability_percent"] = 7
+    plan["eos"]["queue_block"] = "uc-tx-queue"
     lines = eos.Driver.render(plan)
-    assert lines[:2] == ["qos map dscp 8 to traffic-class 0", "qos map dscp 26 to traffic-class 3"]  # numeric order
+    assert lines[7:9] == ["qos map dscp 7 to traffic-class 1", "qos map dscp 8 to traffic-class 0"]  # numeric order
+    assert lines[26] == "qos map dscp 26 to traffic-class 3" and len([line for line in lines if line.startswith("qos map dscp")]) == 64
     assert lines.count("   mtu 9000") == 2 and lines.count("      bandwidth percent 70") == 2
-    assert "      random-detect ecn minimum-threshold 600 kbytes maximum-threshold 6000 kbytes max-mark-probability 7" in lines
+    assert "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 7" in lines
+    assert "   uc-tx-queue 3" in lines and not [line for line in lines if line.startswith("   tx-queue")]
 
 
 def test_render_refuses_what_eos_cannot_say_or_a_second_command():
@@ -144,17 +150,25 @@ def test_render_refuses_what_eos_cannot_say_or_a_second_command():
 # --- pure: parse ----------------------------------------------------------------------------------
 
 
+def _ecn(low, high, prob, unit="bytes"):
+    known = unit == "bytes"
+    return {"min_threshold_bytes": low if known else None, "max_threshold_bytes": high if known else None,
+            "max_probability_percent": prob, "min_threshold": low, "max_threshold": high, "unit": unit}
+
+
 def test_parse_rendered_lines():
     parsed = eos.Driver.parse("\n".join(EXPECTED))
     assert parsed["dscp_map"] == {"26": 3, "48": 6}
     assert parsed["watchdog"] == {"enabled": True, "detection_time_ms": 200, "restoration_time_ms": 400, "action": "drop"}
+    assert parsed["dscp_unmapped"] == []
     assert parsed["interfaces"]["Ethernet1"] == {
         "description": "to gpu1 mlx5_0",
         "mtu": 9214,
         "trust": "dscp",
+        "service_profile": None,
         "pfc_enabled": True,
         "pfc_priorities": [3],
-        "ecn": {"3": {"min_threshold_bytes": 600000, "max_threshold_bytes": 6000000, "max_probability_percent": 20}},
+        "ecn": {"3": _ecn(600000, 6000000, 20)},
         "strict_queues": [6],
         "bandwidth_percent": {"0": 50, "3": 50},
         "watchdog": True,
@@ -172,9 +186,12 @@ def test_parse_realistic_running_config():
         "description": "to leaf1 swp31",
         "mtu": None,  # from interface defaults, not configured on the port
         "trust": "dscp",
+        "service_profile": None,
         "pfc_enabled": True,
         "pfc_priorities": [3],
-        "ecn": {"3": {"min_threshold_bytes": 600000, "max_threshold_bytes": 6000000, "max_probability_percent": 20}},
+        # kbytes/mbytes: 1000 or 1024 is unverified, so no byte count; number and unit as the device has them
+        "ecn": {"3": {"min_threshold_bytes": None, "max_threshold_bytes": None, "max_probability_percent": 20,
+                      "min_threshold": 600, "max_threshold": 6, "unit": "kbytes/mbytes"}},
         "strict_queues": [6],
         "bandwidth_percent": {"3": 50},
         "watchdog": True,
@@ -182,16 +199,36 @@ def test_parse_realistic_running_config():
     second = parsed["interfaces"]["Ethernet2/1"]
     assert second["mtu"] == 1500 and second["trust"] == "cos" and second["pfc_priorities"] == [3, 4]
     assert second["watchdog"] is False  # 'port action drop' alone does not enable it
-    assert second["ecn"] == {"3": {"min_threshold_bytes": None, "max_threshold_bytes": None, "max_probability_percent": None}}  # segments
+    assert second["ecn"]["3"]["min_threshold_bytes"] is None and second["ecn"]["3"]["unit"] == "segments"
     assert parsed["interfaces"]["Ethernet3/1"]["pfc_enabled"] is False
 
 
-def test_parse_empty_and_crlf():
-    assert eos.Driver.parse("") == {
-        "dscp_map": {},
-        "watchdog": {"enabled": False, "detection_time_ms": None, "restoration_time_ms": None, "action": None},
-        "interfaces": {},
-    }
+def test_parse_refuses_what_is_not_eos_config():
+    for text, why in (
+        ("", "no configuration text"),
+        ("   \n", "no configuration text"),
+        ("set class-of-service forwarding-classes class fc3 queue-num 3", "not EOS configuration text"),
+        ("class-of-service {\n    forwarding-classes {\n", "not EOS configuration text"),
+        ("nv set qos roce mode lossless", "not EOS configuration text"),
+        ('{"cmds": {"interface Ethernet1": {}}}', "not EOS configuration text"),
+        ("Port      TxQ    Marked Packets\n--------  -----", "no EOS configuration line"),
+    ):
+        with pytest.raises(ValueError, match="eos: .*" + why) as err:
+            eos.Driver.parse(text)
+        assert "show running-config" in str(err.value)
+
+
+def test_parse_rcf_code_with_braces_is_eos():
+    parsed = eos.Driver.parse((FIXTURES / "avd_router_general.cfg").read_text())
+    assert sorted(parsed["interfaces"]) == ["Management1"] and parsed["dscp_map"] == {}
+
+
+def test_parse_banner_text_is_not_judged():
+    text = "hostname sw1\nbanner motd\nset your watch {\n}\nEOF\n!\ninterface Ethernet1\n   mtu 9214\n"
+    assert eos.Driver.parse(text)["interfaces"]["Ethernet1"]["mtu"] == 9214
+
+
+def test_parse_crlf():
     parsed = eos.Driver.parse("interface Ethernet1\r\n   mtu 9214\r\n   priority-flow-control on\r\n")
     assert parsed["interfaces"]["Ethernet1"]["mtu"] == 9214 and parsed["interfaces"]["Ethernet1"]["pfc_enabled"]
 
@@ -202,7 +239,9 @@ def test_parse_empty_and_crlf():
 def test_missing_lines_by_meaning_not_by_text():
     running = "\n".join(
         [
-            "qos map dscp 24 26 to traffic-class 3",  # EOS merges DSCPs that share a class
+            # EOS merges DSCPs that share a class
+            "qos map dscp %s to traffic-class 0" % " ".join(str(d) for d in range(64) if d not in (26, 48)),
+            "qos map dscp 26 to traffic-class 3",
             "qos map dscp 48 to traffic-class 6",
             "priority-flow-control pause watchdog action drop",
             "priority-flow-control pause watchdog default recovery-time 0.4",  # 0.40 as EOS may print it
@@ -211,7 +250,7 @@ def test_missing_lines_by_meaning_not_by_text():
             "   mtu 9214",
         ]
     )
-    for ifname, low, high in (("Ethernet1", "600000 bytes", "6 mbytes"), ("Ethernet2/1", "150 kbytes", "1500000 bytes")):
+    for ifname, low, high in (("Ethernet1", "600000 bytes", "6000000 bytes"), ("Ethernet2/1", "150000 bytes", "1500000 bytes")):
         running += "\n" + "\n".join(
             [
                 "interface " + ifname,
@@ -235,12 +274,16 @@ def test_missing_lines_by_meaning_not_by_text():
     assert eos.Driver.missing_lines(EXPECTED, running) == []
     broken = running.replace("interface defaults\n   mtu 9214\n", "").replace("      random-detect ecn count\n", "", 1)
     broken += "\n   tx-queue 6\n      no priority"
+    broken = broken.replace(" 25 27 ", " 25 ")  # DSCP 27 left on its EOS default class
     assert eos.Driver.missing_lines(EXPECTED, broken) == [
+        "qos map dscp 27 to traffic-class 0",
         "interface Ethernet1 > mtu 9214",
         "interface Ethernet1 > tx-queue 3 > random-detect ecn count",
         "interface Ethernet2/1 > mtu 9214",
         "interface Ethernet2/1 > tx-queue 6 > priority strict",
     ]
+    # a 'uc-tx-queue' block does not count as the plan's 'tx-queue' (Jericho, the default family)
+    assert "interface Ethernet1 > tx-queue 3 > bandwidth percent 50" in eos.Driver.missing_lines(EXPECTED, running.replace("tx-queue", "uc-tx-queue"))
 
 
 def test_missing_lines_negative_lines():
@@ -257,8 +300,9 @@ SCALE = 0.01  # device seconds x SCALE = real seconds
 PORTS = ["Ethernet1", "Ethernet2/1", "Ethernet3"]
 
 
-@pytest.fixture
-def sim(tmp_path):
+@pytest.fixture(params=[None])
+def sim(tmp_path, request):
+    """The simulator's default model (DCS-7280CR3-32P4, Jericho2), or request.param's model."""
     sys.path.insert(0, str(ROOT / "tests" / "lab"))
     try:
         from switchsim.client import SimProcess  # pylint: disable=import-outside-toplevel
@@ -275,6 +319,7 @@ def sim(tmp_path):
                 "password": "s3cret-eos",
                 "ports": PORTS,
                 "initial_config": ["interface Ethernet3", "description untouched"],
+                **({"model": request.param} if request.param else {}),
             }
         ],
     }
@@ -293,6 +338,15 @@ def _known_hosts(sim, path: pathlib.Path) -> str:
 
 @pytest.fixture
 def driver(sim, tmp_path):
+    drv = _driver(sim, tmp_path)
+    yield drv
+    try:
+        drv.conn.disconnect()
+    except (OSError, EOFError):
+        pass
+
+
+def _driver(sim, tmp_path):
     conn = eos.Driver.connection_class()(
         host="127.0.0.1",
         port=sim.port("leaf1"),
@@ -309,11 +363,7 @@ def driver(sim, tmp_path):
     )
     drv = eos.Driver(conn, "leaf1")
     drv.prepare()
-    yield drv
-    try:
-        conn.disconnect()
-    except (OSError, EOFError):
-        pass
+    return drv
 
 
 def _sessions(drv) -> dict:
@@ -362,9 +412,9 @@ def test_timer_expiry_reverts(sim, driver):
     assert sim.running("leaf1") == before
     assert driver.pending() is None
     assert driver.readback_missing(lines)  # the plan is gone again
-    with pytest.raises(_base.DeviceError, match="cannot confirm") as err:
+    with pytest.raises(_base.DeviceError, match="refusing to confirm session lossless-fabric-timer: it has no commit timer pending") as err:
         driver.confirm()
-    assert err.value.state == _base.UNKNOWN and err.value.device_said.startswith("%")
+    assert err.value.state == _base.UNKNOWN
 
 
 def test_rollback_of_pending_commit(sim, driver):
@@ -436,3 +486,155 @@ def test_plan_copy_is_not_mutated():
     snapshot = copy.deepcopy(plan)
     eos.Driver.render(plan)
     assert plan == snapshot
+
+
+# --- parse: real published configurations (fixtures/eos/SOURCES.md) ---------------------------------
+
+
+def test_parse_avd_qos_profiles_service_profile_and_uc_tx_queue():
+    parsed = eos.Driver.parse((FIXTURES / "avd_qos.cfg").read_text())
+    profiles = parsed["qos_profiles"]
+    assert sorted(profiles) == ["experiment", "no_qos_trust", "qprof_testwithpolicy", "test", "test_with_pfc",
+                                "uc_mc_queues_test", "wred_queues_test", "wred_uc_queues_test"]
+    uc = profiles["uc_mc_queues_test"]
+    assert uc["ecn"]["1"] == _ecn(3, 9, 90, "milliseconds")
+    assert uc["ecn"]["2"] == _ecn(320, 320, 90, "kbytes") and uc["ecn"]["4"] == _ecn(320, 320, None, "segments")
+    assert uc["strict_queues"] == [2] and uc["bandwidth_percent"] == {"1": 50, "2": 10}  # mc-tx-queue lines are not unicast queues
+    pfc = profiles["test_with_pfc"]
+    assert pfc["pfc_enabled"] and pfc["pfc_priorities"] == [0] and pfc["watchdog"]  # 'priority 1 drop' is not no-drop
+    assert profiles["no_qos_trust"]["trust"] == "disabled"
+    # Ethernet1 takes profile 'test' (tx-queues 1, 2, 4) and keeps its own trust and mtu
+    eth1 = parsed["interfaces"]["Ethernet1"]
+    assert eth1["service_profile"] == "test" and eth1["trust"] == "dscp" and eth1["mtu"] == 1500
+    assert eth1["bandwidth_percent"] == {"1": 50, "2": 10} and eth1["strict_queues"] == [2]
+    assert eth1["ecn"]["2"] == _ecn(320, 320, 90, "kbytes") and eth1["ecn"]["4"]["unit"] == "segments"
+    # Ethernet6: profile 'experiment' (trust cos, tx-queues 3 4 5 7) plus its own 'tx-queue 2' block
+    eth6 = parsed["interfaces"]["Ethernet6"]
+    assert eth6["trust"] == "cos" and eth6["bandwidth_percent"] == {"3": 30, "5": 40, "7": 30}
+    assert parsed["interfaces"]["Ethernet7"]["service_profile"] == "qprof_testwithpolicy"
+    assert parsed["interfaces"]["Ethernet7"]["bandwidth_percent"] == {"0": 1, "1": 80, "5": 19}
+    # qos map dscp with 44 code points on one line, a drop-precedence suffix, and no map for 0-7
+    assert parsed["dscp_map"]["63"] == 1 and parsed["dscp_map"]["26"] == 4 and parsed["dscp_map"]["46"] == 5
+    assert parsed["dscp_unmapped"] == [0, 1, 2, 3, 4, 5, 6, 7, 48, 56]
+    assert parsed["watchdog"]["detection_time_ms"] == 50 and parsed["watchdog"]["restoration_time_ms"] == 1220
+    assert parsed["watchdog"]["action"] == "forward"
+
+
+def test_parse_avd4900_jericho_roce_profile_in_microseconds():
+    parsed = eos.Driver.parse((FIXTURES / "avd4900_qos_profile.txt").read_text())
+    profile = parsed["qos_profiles"]["RDMA-QOS-PROFILE"]
+    assert profile["pfc_enabled"] and profile["pfc_priorities"] == [3]
+    assert profile["ecn"] == {"3": _ecn(320, 480, 100, "microseconds")}
+    assert profile["bandwidth_percent"] == {"3": 100} and profile["strict_queues"] == []
+    assert parsed["interfaces"] == {} and parsed["dscp_unmapped"] == list(range(64))
+
+
+def test_service_profile_lines_are_read_back_through_the_interface():
+    """An interface that holds the plan through a qos profile has it (drift sees it), its own lines win."""
+    text = "\n".join([
+        "qos profile ROCE",
+        "   qos trust dscp",
+        "   priority-flow-control on",
+        "   priority-flow-control priority 3 no-drop",
+        "   !",
+        "   tx-queue 3",
+        "      bandwidth percent 50",
+        "      random-detect ecn minimum-threshold 600000 bytes maximum-threshold 6000000 bytes max-mark-probability 20",
+        "!",
+        "interface Ethernet1",
+        "   service-profile ROCE",
+        "   no priority-flow-control",
+        "   !",
+        "   tx-queue 3",
+        "      bandwidth percent 60",
+    ])
+    eth1 = eos.Driver.parse(text)["interfaces"]["Ethernet1"]
+    assert eth1["trust"] == "dscp" and eth1["pfc_priorities"] == [3] and eth1["pfc_enabled"] is False
+    assert eth1["bandwidth_percent"] == {"3": 60} and eth1["ecn"]["3"]["min_threshold_bytes"] == 600000
+
+
+def test_render_queue_block_per_asic_family():
+    strata = eos.Driver.render(small_plan(device={"model": "DCS-7060DX5-64S"}))
+    jericho = eos.Driver.render(small_plan(device={"asic_family": "jericho"}))
+    assert strata.count("   uc-tx-queue 3") == 2 and not [line for line in strata if line.startswith("   tx-queue")]
+    assert jericho.count("   tx-queue 3") == 2 and not [line for line in jericho if "uc-tx-queue" in line]
+    plan = small_plan()
+    plan["eos"]["queue_block"] = "tx-queue 3\nreload"
+    with pytest.raises(_base.DeviceError, match="not an EOS queue sub-mode"):
+        eos.Driver.render(plan)
+    del plan["eos"]
+    with pytest.raises(KeyError, match="eos"):
+        eos.Driver.render(plan)
+
+
+def test_parse_sessions_forms():
+    old = (FIXTURES / "show_configuration_sessions_detail_4_32.json").read_text()
+    rows = eos.parse_sessions(old, json.dumps({"uptime": 5000.0}))
+    assert {r["session"]: (r["state"], r["remaining_s"]) for r in rows} == {
+        "lossless-fabric-20261201101500-a1b2c3": ("pendingCommitTimer", 120), "cvp-sess": ("pending", None), "old": ("completed", None)}
+    new = (FIXTURES / "show_configuration_sessions_detail_4_33.json").read_text()
+    rows = eos.parse_sessions(new, json.dumps({"uptime": 7000.0}))
+    assert [r for r in rows if r["state"] == "pendingCommitTimer"] == [{"session": "window-b", "state": "pendingCommitTimer", "remaining_s": 300}]
+    assert eos.parse_sessions(old, "% not json")[0]["remaining_s"] is None  # no uptime: remaining unknown, never guessed
+    text = "  Name      State               User\n  --------- ------------------- ----\n* s1        pending\n  s2        pendingCommitTimer  admin\n"
+    assert [(r["session"], r["state"]) for r in eos.parse_sessions(text)] == [("s1", "pending"), ("s2", "pendingCommitTimer")]
+    with pytest.raises(ValueError, match="eos: 'show configuration sessions detail' gave neither"):
+        eos.parse_sessions("% Invalid input")
+
+
+# --- issue 15: another run's session ---------------------------------------------------------------
+
+
+def test_refuses_to_change_while_another_runs_commit_timer_is_pending(sim, driver, tmp_path):
+    other = _driver(sim, tmp_path)
+    lines = eos.Driver.render(small_plan())
+    other.open_session("window-a")
+    other.load(lines)
+    other.commit(3600)
+    held = sim.running("leaf1")
+    driver.open_session("window-b")
+    with pytest.raises(_base.DeviceError, match="configuration session window-a has a commit timer pending, 3[56]\\d\\d s left") as err:
+        driver.load([line.replace("bandwidth percent 50", "bandwidth percent 40") for line in lines])
+    assert err.value.state == _base.UNCHANGED and "configure session window-a commit|abort" in str(err.value)
+    assert sim.running("leaf1") == held and "window-b" not in _sessions(driver)
+    # and it never settles window-a's commit as if it were its own: only a named, timed session
+    with pytest.raises(_base.DeviceError, match="refusing to confirm session window-b: it has no commit timer pending"):
+        driver.confirm("window-b")
+    assert sim.pending("leaf1")["session"] == "window-a"
+    other.rollback("window-a")
+    other.conn.disconnect()
+
+
+def test_refuses_while_another_session_is_open_even_after_its_disconnect(sim, driver, tmp_path):
+    before = sim.running("leaf1")
+    other = _driver(sim, tmp_path)
+    other.open_session("half-done")
+    other._run(["configure session half-done", "interface Ethernet3", "description staged by someone", "end"], None, "test")  # pylint: disable=protected-access
+    other.conn.disconnect()  # EOS keeps the uncommitted session (Configure Session, 24 h)
+    assert _sessions(driver)["half-done"]["state"] == "pending"
+    driver.open_session("lossless-fabric-3")
+    with pytest.raises(_base.DeviceError, match="configuration session half-done is open with uncommitted changes") as err:
+        driver.load(eos.Driver.render(small_plan()))
+    assert err.value.state == _base.UNCHANGED
+    # confirm/rollback of that session are refused: 'commit' would put its staged lines live
+    for action, verb in ((driver.confirm, "confirm"), (driver.rollback, "roll back")):
+        with pytest.raises(_base.DeviceError, match="refusing to %s session half-done: it has no commit timer pending \\(state: pending\\)" % verb) as err:
+            action("half-done")
+        assert err.value.state == _base.UNCHANGED
+    assert sim.running("leaf1") == before and _sessions(driver)["half-done"]["state"] == "pending"
+
+
+@pytest.mark.parametrize("sim", ["DCS-7050CX3-32S"], indirect=True)
+def test_strata_switch_takes_uc_tx_queue_and_refuses_the_old_lines(sim, driver):
+    old = eos.Driver.render(small_plan())  # no model: Jericho's tx-queue, as before issue 13
+    driver.open_session("lossless-fabric-old")
+    with pytest.raises(_base.DeviceError, match="the device rejected a line") as err:
+        driver.load(old)
+    assert err.value.line == "tx-queue 0" and err.value.device_said == "% Invalid input (at token 0: 'tx-queue')"
+    lines = eos.Driver.render(small_plan(device={"model": "DCS-7050CX3-32S"}))
+    driver.open_session("lossless-fabric-new")
+    driver.load(lines)
+    driver.commit(300)
+    assert driver.readback_missing(lines) == []
+    driver.confirm()
+    assert "   uc-tx-queue 3" in sim.running("leaf1")

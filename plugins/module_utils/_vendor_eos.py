@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""Arista EOS vendor data the plan needs: ASIC families, models, ranges, ECN defaults.
+
+Pure data and lookups (no device, no Ansible). Every entry names its source;
+docs/vendor-eos.md lists the same sources and what is still unverified.
+
+Sources (short names used below):
+  AVD-UCTXQ  aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen/j2templates/eos/ethernet-interface-uc-tx-queues.j2
+             and ethernet-interface-tx-queues.j2 (both block forms, same child lines)
+  AVD-SCHEMA aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen/schema/schema_fragments/
+             qos_profiles.schema.yml, ethernet_interfaces.schema.yml, priority_flow_control.schema.yml
+  AVD-4900   github.com/aristanetworks/avd/issues/4900: a DCS-7280SRA-48C6 (Jericho) on 4.30.3M,
+             a qos profile with 'tx-queue 3' and the '?' list of ECN threshold units
+  EOS-QOS    arista.com/en/um-eos/eos-quality-of-service: QoS differs per chipset ("Chipset Mapping
+             for QoS"); separate chapters for Trident/Tomahawk and Jericho platforms
+"""
+
+from __future__ import annotations
+
+import re
+
+# ASIC family -> the interface sub-mode that holds a unicast egress queue.
+# Strata (Trident/Tomahawk) switches split unicast and multicast queues
+# ('uc-tx-queue N' / 'mc-tx-queue N'); Jericho (VOQ) switches have 'tx-queue N'
+# (AVD-UCTXQ; AVD-4900 shows 'tx-queue 3' on a 7280SRA).
+QUEUE_BLOCK = {
+    "strata": "uc-tx-queue",
+    "jericho": "tx-queue",
+}
+ASIC_FAMILIES = tuple(sorted(QUEUE_BLOCK))
+
+# Model prefix -> ASIC family, longest prefix wins. The families of these product
+# lines follow Arista's datasheets (7050X/7060X/7260X/7300X/7358X/7368X/7388X:
+# Broadcom Trident/Tomahawk; 7280R/7500R/7800R: Broadcom Jericho) and EOS-QOS's
+# per-chipset chapters. A model outside these lines is refused, never guessed.
+# Unverified: the exact model list of Arista's "Chipset Mapping for QoS" table
+# (the page was not readable here); give asic_family for a model not listed.
+_MODEL_FAMILY = (
+    ("DCS-7050", "strata"),
+    ("DCS-7060", "strata"),
+    ("DCS-7260", "strata"),
+    ("DCS-7300", "strata"),
+    ("DCS-7358", "strata"),
+    ("DCS-7368", "strata"),
+    ("DCS-7388", "strata"),
+    ("DCS-7280", "jericho"),
+    ("DCS-7500", "jericho"),
+    ("DCS-7800", "jericho"),
+)
+MODEL_PREFIXES = tuple(prefix for prefix, _family in _MODEL_FAMILY)
+_MODEL_RE = re.compile(r"DCS-\d{4}[A-Z0-9-]*")
+
+# random-detect ecn thresholds: 1..256000000 in the chosen unit (AVD-SCHEMA
+# ethernet_interfaces: min 1, max 256000000); max-mark-probability 1..100,
+# weight 0..15 (AVD-SCHEMA qos_profiles). Per-platform maxima in bytes: unverified.
+ECN_THRESHOLD_RANGE = (1, 256000000)
+ECN_PROBABILITY_RANGE = (1, 100)
+ECN_WEIGHT_RANGE = (0, 15)
+# The threshold units each family's CLI offers. Jericho: the '?' output in AVD-4900.
+# Strata: AVD-SCHEMA's list (segments, bytes, kbytes, mbytes, milliseconds); no
+# captured '?' output of a Strata switch was found (unverified).
+ECN_UNITS = {
+    "strata": ("segments", "bytes", "kbytes", "mbytes", "milliseconds"),
+    "jericho": ("bytes", "kbytes", "mbytes", "microseconds", "milliseconds"),
+}
+
+# ECN defaults per link speed (Gb/s) for EOS. No Arista document giving per-speed
+# RoCE starting thresholds could be read here (Arista's AI fabric deployment guides
+# were found but not their configuration pages). UNVERIFIED: these entries keep the
+# collection's previous derivation (1,500 B and 15,000 B per Gb/s, Pmax 20 %) so that
+# an intent without thresholds still plans; every plan that uses one carries a
+# warning saying so (see _intent). Set lossless_fabric.roce.ecn to your own values.
+ECN_DEFAULTS_SOURCE = None  # no vendor source: see the comment above
+ECN_DEFAULTS = {
+    speed: {"min_threshold_bytes": 1500 * speed, "max_threshold_bytes": 15000 * speed, "max_probability_percent": 20}
+    for speed in (10, 25, 40, 50, 100, 200, 400, 800)
+}
+
+
+def family_of_model(model: str) -> str:
+    """The ASIC family of an Arista model name such as 'DCS-7060DX5-64S'; ValueError if unknown."""
+    if not isinstance(model, str) or not _MODEL_RE.fullmatch(model):
+        raise ValueError("%r is not an Arista model name (like DCS-7060DX5-64S)" % (model,))
+    for prefix, family in sorted(_MODEL_FAMILY, key=lambda item: -len(item[0])):
+        if model.startswith(prefix):
+            return family
+    known = ", ".join(MODEL_PREFIXES)
+    raise ValueError("%r: no ASIC family known for this model (known lines: %s); give asic_family (%s)" % (model, known, ", ".join(ASIC_FAMILIES)))
+
+
+def ecn_defaults(speed_gbps: int) -> dict[str, int]:
+    """EOS ECN defaults for a link speed; ValueError naming the platform and speed when the table has none."""
+    entry = ECN_DEFAULTS.get(speed_gbps) if isinstance(speed_gbps, int) and not isinstance(speed_gbps, bool) else None
+    if entry is None:
+        raise ValueError("platform eos: no ECN default for %r Gb/s; set lossless_fabric.roce.ecn thresholds" % (speed_gbps,))
+    return dict(entry)
