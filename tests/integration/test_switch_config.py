@@ -187,3 +187,27 @@ def test_fabric_wide_mode_pushes_every_switch_and_reports_each(switch_lab):
     res = results(lab.playbook(_plan_then(push)))[0]
     assert res["failed"] and "1 of 3 switches failed" in res["msg"] and "sw-nvue" in res["msg"], res
     assert not res["switches"]["sw-eos"].get("failed")
+
+
+DUPLICATE_PORT = "    ports:\n      Ethernet1: {speed: 100G}\n      Ethernet1: {speed: 400G}\n"
+
+
+@pytest.mark.parametrize("where", ["hosts.yml", "host_vars"])
+def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_cfg(tmp_path, where):
+    # pylint: disable=import-outside-toplevel
+    from labrun import BIN, ansible_env, run
+
+    device = "  lossless_fabric_device:\n    kind: switch\n    platform: eos\n" + DUPLICATE_PORT
+    if where == "hosts.yml":
+        (tmp_path / "hosts.yml").write_text("all:\n  hosts:\n    leaf1:\n" + "".join("    " + line + "\n" for line in device.splitlines()))
+    else:
+        (tmp_path / "hosts.yml").write_text("all:\n  hosts:\n    leaf1:\n")
+        (tmp_path / "host_vars").mkdir()
+        (tmp_path / "host_vars" / "leaf1.yml").write_text(device.replace("\n  ", "\n")[2:])
+    argv = [os.path.join(BIN, "ansible-inventory"), "-i", str(tmp_path / "hosts.yml"), "--host", "leaf1"]
+    out = run(argv)
+    assert out.returncode != 0, out.stdout
+    assert "Found duplicate mapping key 'Ethernet1'" in out.stderr, out.stderr
+    # The control: Ansible's own default only warns, and the last value wins.
+    warned = run(argv, env=ansible_env(ANSIBLE_DUPLICATE_YAML_DICT_KEY="warn"))
+    assert warned.returncode == 0 and '"speed": "400G"' in warned.stdout, warned.stdout + warned.stderr
