@@ -25,7 +25,7 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _platforms
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, connect
+from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, StepGuard, connect, netmiko_text
 
 # Running configs carry secrets (EOS 'username x secret sha512 ...', Junos
 # 'encrypted-password "..."', SNMP communities, TACACS/RADIUS keys): what
@@ -146,36 +146,138 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     if not args.get("host"):
         return _fail(result, "%s: host: not given and the inventory has no ansible_host" % device)
 
+    step_timeout = args.get("step_timeout") or CONNECTION_SPEC["step_timeout"]["default"]
+    if step_timeout <= 0:
+        return _fail(result, "%s: step_timeout: %r is not a number of seconds above 0" % (device, step_timeout))
     try:
         conn = connect(driver_cls, device, args)
     except ConnectError as exc:
-        return _fail(result, str(exc), device_state=_base.UNCHANGED)
-    driver = driver_cls(conn, device)
+        return _fail(result, str(exc), device_state=_base.UNCHANGED, step="connect")
+    # Imported here: the sanity import test runs without netmiko.
+    from netmiko.exceptions import NetmikoBaseException  # pylint: disable=import-outside-toplevel
+
+    guard = StepGuard(conn, device, step_timeout)
+    steps = _Steps(driver_cls(conn, device), guard)
     try:
-        driver.prepare()
+        with guard.bound("connect"):
+            steps.driver.prepare()
         if state == "gathered":
-            running = driver.gather()
+            running = steps.gather()
             result["gathered"] = driver_cls.parse(running)
             if args.get("backup"):
                 # The change window's backup: the same read, as the device's text.
                 result["backup"] = running
             return result
         if state in ("confirmed", "rolled_back"):
-            return _settle(driver, args, result, state, check_mode)
-        return _merge(driver, args, result, lines, check_mode, diff_mode)
-    except _base.DeviceError as exc:
-        return _fail(result, str(exc), device_state=exc.state, failed_line=exc.line, device_said=exc.device_said)
-    except (OSError, EOFError) as exc:
+            return _settle(steps, args, result, state, check_mode)
+        return _merge(steps, args, result, lines, check_mode, diff_mode)
+    except (_base.DeviceError, OSError, EOFError, NetmikoBaseException) as exc:
+        if guard.expired:
+            return _hung(result, device, guard, step_timeout)
+        result["step"] = guard.step
+        if isinstance(exc, _base.DeviceError):
+            if exc.state not in (_base.PENDING, _base.UNKNOWN):
+                result.pop("pending_until", None)  # nothing is left pending
+            return _fail(result, netmiko_text(exc), device_state=exc.state, failed_line=exc.line, device_said=exc.device_said)
+        if isinstance(exc, NetmikoBaseException):
+            # netmiko's own read ran out (ReadTimeout: 'Pattern not detected') inside a driver step.
+            state_left = _hung_state(guard.step, result)
+            return _fail(result, "%s: no answer at step %r: %s; device state: %s" % (device, guard.step, netmiko_text(exc), _state_text(state_left, result)),
+                         device_state=state_left)
         # The connection went away outside a driver step that could say more.
-        return _fail(result, "%s: connection lost: %s" % (device, exc), device_state=_base.UNKNOWN)
+        state_left = _hung_state(guard.step, result)
+        text = "%s: connection lost at step %r: %s; device state: %s" % (device, guard.step, exc, _state_text(state_left, result))
+        return _fail(result, text, device_state=state_left)
     finally:
         try:
             conn.disconnect()
-        except (OSError, EOFError):
+        except (OSError, EOFError, NetmikoBaseException):
             pass  # the session is already gone; nothing left to close
 
 
-def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], check_mode: bool, diff_mode: bool) -> dict:
+class _Steps:
+    """The driver's device methods, each run as a named step under the guard's bound."""
+
+    def __init__(self, driver: _base.Driver, guard: StepGuard):
+        self.driver = driver
+        self.guard = guard
+        self.device = driver.device
+
+    def _call(self, step: str, method: str, *args: Any) -> Any:
+        with self.guard.bound(step):
+            return getattr(self.driver, method)(*args)
+
+    def gather(self) -> str:
+        return self._call("gather", "gather")
+
+    def open_session(self, name: str) -> None:
+        self._call("open session", "open_session", name)
+
+    def load(self, lines: list[str]) -> None:
+        self._call("load", "load", lines)
+
+    def diff(self) -> str:
+        return self._call("diff", "diff")
+
+    def abort(self) -> None:
+        self._call("abort", "abort")
+
+    def commit(self, timeout: int) -> None:
+        self._call("commit", "commit", timeout)
+
+    def readback_missing(self, lines: list[str]) -> list[str]:
+        return self._call("read-back", "readback_missing", lines)
+
+    def confirm(self, session: str | None) -> None:
+        self._call("confirm", "confirm", session)
+
+    def save(self) -> None:
+        self._call("save", "save")
+
+    def rollback(self, session: str | None) -> None:
+        self._call("rollback", "rollback", session)
+
+    def pending(self) -> dict | None:
+        return self._call("pending", "pending")
+
+
+def _hung_state(step: str | None, result: dict) -> str:
+    """What the device holds when ``step`` never finished."""
+    if step in ("commit", "confirm", "rollback"):
+        return _base.UNKNOWN
+    if step == "save":
+        return _base.COMMITTED
+    # Before the commit nothing reached the running config; after it, the commit is pending.
+    return result.get("device_state") or _base.UNCHANGED
+
+
+def _state_text(state: str, result: dict) -> str:
+    """The state, with what happens next when a rollback timer is running."""
+    until, step = result.get("pending_until"), result.get("step")
+    if not until or state not in (_base.PENDING, _base.UNKNOWN):
+        return state
+    if state == _base.PENDING:
+        return "%s (the device rolls the commit back by itself at %s unless it is confirmed)" % (state, until)
+    if step == "confirm":
+        return "%s (committed if the confirm went through; if not, the device rolls the commit back by itself at %s)" % (state, until)
+    if step == "rollback":
+        return "%s (rolled back, or the device rolls the commit back by itself at %s)" % (state, until)
+    return "%s (if the commit went through, the device rolls it back by itself at %s unless it is confirmed)" % (state, until)
+
+
+def _hung(result: dict, device: str, guard: StepGuard, step_timeout: float) -> dict:
+    step = guard.expired
+    state = _hung_state(step, result)
+    result["step"] = step
+    return _fail(
+        result,
+        "%s: the device stopped answering at step %r: nothing for %s s (step_timeout); the connection was closed; device state: %s"
+        % (device, step, step_timeout, _state_text(state, result)),
+        device_state=state,
+    )
+
+
+def _merge(driver: _Steps, args: dict, result: dict, lines: list[str], check_mode: bool, diff_mode: bool) -> dict:
     before = driver.gather() if (args.get("backup") or diff_mode) else None
     if args.get("backup"):
         result["backup"] = before
@@ -199,11 +301,15 @@ def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], che
         return result
 
     timeout = args["confirm_timeout"]
+    # Known before the commit is sent: a commit that hangs may still have started its timer.
+    until = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=timeout)
+    result["pending_until"] = until.isoformat(timespec="seconds")
     driver.commit(timeout)
     result.update(changed=True, session=name, device_state=_base.PENDING)
     missing = driver.readback_missing(lines)
     if missing:
         driver.rollback(name)
+        result.pop("pending_until")
         result["readback_missing"] = missing
         return _fail(
             result,
@@ -215,16 +321,14 @@ def _merge(driver: _base.Driver, args: dict, result: dict, lines: list[str], che
         result["diff"]["after"] = mask_secrets(driver.gather())
     if args["confirm"]:
         driver.confirm(name)
+        result.pop("pending_until")
+        result["device_state"] = _base.COMMITTED
         if args["save"]:
             driver.save()
-        result["device_state"] = _base.COMMITTED
-    else:
-        until = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=timeout)
-        result["pending_until"] = until.isoformat(timespec="seconds")
     return result
 
 
-def _settle(driver: _base.Driver, args: dict, result: dict, state: str, check_mode: bool) -> dict:
+def _settle(driver: _Steps, args: dict, result: dict, state: str, check_mode: bool) -> dict:
     """Confirm or roll back a pending commit left by confirm=false."""
     pending = driver.pending()
     result["pending"] = pending
