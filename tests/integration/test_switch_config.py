@@ -211,3 +211,78 @@ def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_
     # The control: Ansible's own default only warns, and the last value wins.
     warned = run(argv, env=ansible_env(ANSIBLE_DUPLICATE_YAML_DICT_KEY="warn"))
     assert warned.returncode == 0 and '"speed": "400G"' in warned.stdout, warned.stdout + warned.stderr
+
+
+# --- a hung switch: every wait bounded, the step and the state named ------------------------------
+
+# Where each platform's transaction stops answering, as the command the simulator's 'hang' fault matches
+# (the commands are the ones each driver sends; the step is the one switch_config was in).
+HANG_AT = {
+    "connect": {"eos": "login", "nvue": "login", "junos": "login"},
+    "load": {"eos": "^configure session", "nvue": "^nv set qos mapping", "junos": "^set class-of-service"},
+    "diff": {"nvue": "^nv config diff"},  # EOS and Junos read their diff inside load's round trip
+    "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed"},
+    "read-back": {"eos": "^show running-config", "nvue": "^nv config show", "junos": "^run show configuration"},
+    "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$"},
+}
+HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
+HANG_STATE = {"connect": "unchanged", "load": "unchanged", "diff": "unchanged", "commit": "unknown", "read-back": "pending confirmation", "confirm": "unknown"}
+
+
+def _direct_args(lab, name, **extra):
+    """switch_config's arguments for one lab switch, as the action plugin fills them from the inventory."""
+    # pylint: disable=import-outside-toplevel
+    import yaml
+
+    from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _switch_config
+
+    inventory = yaml.safe_load((lab.inventory / "hosts.yml").read_text())
+    hosts = inventory["all"]["children"]["switches"]["hosts"]
+    plan = _intent.build_plan(inventory["all"]["vars"]["lossless_fabric"], {h: v["lossless_fabric_device"] for h, v in hosts.items()})["devices"][name]
+    args = {key: spec.get("default") for key, spec in _switch_config.ARGUMENT_SPEC.items()}
+    args.update(plan=plan, platform=plan["platform"], host="127.0.0.1", port=lab.sim.port(name), username="admin", password=PASSWORD,
+                host_key_checking=True, known_hosts_file=str(lab.known_hosts))
+    args.update(extra)
+    return args
+
+
+@pytest.mark.parametrize("platform, step", HANG_CASES, ids=["%s-%s" % case for case in HANG_CASES])
+def test_a_hung_switch_fails_at_its_step_naming_the_device_and_the_state_it_is_in(switch_lab, platform, step):
+    from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config  # pylint: disable=import-outside-toplevel
+
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    lab.sim.set_faults("sw1", {"hang": HANG_AT[step][platform]})
+    res = _switch_config.run(_direct_args(lab, "sw1", timeout=1, step_timeout=1, confirm_timeout=120), device="sw1")
+    assert res["failed"] and res["step"] == step and res["device_state"] == HANG_STATE[step], res
+    assert res["msg"].startswith("sw1"), res["msg"]
+    assert ("no answer after login within 1 s" if step == "connect" else "at step %r: nothing for 1 s (step_timeout)" % step) in res["msg"], res["msg"]
+    assert "Pattern not detected" not in res["msg"] and "\n" not in res["msg"], res["msg"]
+    assert "device state: " + HANG_STATE[step] in res["msg"], res["msg"]
+    assert any(e["event"] == "fault_hang" for e in lab.sim.log("sw1")["events"])
+    lab.sim.set_faults("sw1", {"hang": None})
+    # What the report says is what the device holds.
+    pending = lab.sim.pending("sw1").get("pending_commit")
+    if HANG_STATE[step] == "pending confirmation":
+        assert pending and lab.running("sw1") != before
+        assert "rolls the commit back by itself at " + res["pending_until"] in res["msg"], res["msg"]
+    elif step == "confirm":
+        assert pending, "the confirm never reached the device: the commit is still pending"
+        assert "committed if the confirm went through" in res["msg"], res["msg"]
+    else:
+        # unchanged, or a commit that hung before the device took it (unknown to switch_config, but nothing committed)
+        assert not pending and lab.running("sw1") == before
+    if pending:
+        deadline = time.monotonic() + 120 * 0.01 + 10
+        while time.monotonic() < deadline and lab.running("sw1") != before:
+            time.sleep(0.2)
+        assert lab.running("sw1") == before, "the device's own timer did not roll the commit back"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_step_timeout_from_a_playbook_bounds_a_hung_read_back(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    lab.sim.set_faults("sw1", {"hang": HANG_AT["read-back"][platform]})
+    res = results(lab.playbook(_plan_then(_push(step_timeout=2, confirm_timeout=120))))[0]
+    assert res["failed"] and res["device_state"] == "pending confirmation" and res["step"] == "read-back", res
+    assert res["msg"].startswith("sw1: the device stopped answering at step 'read-back': nothing for 2 s (step_timeout)"), res["msg"]
