@@ -47,15 +47,4 @@ options:
         device; it is left unchanged.
     type: int
     default: 30
-  step_timeout:
-    description:
-      - Seconds any one step after login may wait for the switch (read the running config, open the session, load, diff,
-        commit, read back, confirm, save, roll back). A step that runs out has its SSH connection closed under it, and the
-        task fails naming the device, the step, and the state the device was left in - V(unchanged) before the commit,
-        V(pending confirmation) (with the time its rollback timer ends) after it, V(unknown) when the commit or the confirm
-        itself hung (the commit may have gone through, in which case the device's timer rolls it back unless confirmed).
-      - The default is not a vendor figure (no vendor documents how long a commit may take); raise it for switches that
-        are slow to commit. The platform drivers keep their own, shorter, per-command limits.
-    type: int
-    default: 120
 """

@@ -25,7 +25,14 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _platforms
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import CONNECTION_SPEC, ConnectError, StepGuard, connect, netmiko_text
+from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import (
+    CONNECTION_SPEC,
+    STEP_TIMEOUT_SPEC,
+    ConnectError,
+    StepGuard,
+    connect,
+    netmiko_text,
+)
 
 # Running configs carry secrets (EOS 'username x secret sha512 ...', Junos
 # 'encrypted-password "..."', SNMP communities, TACACS/RADIUS keys): what
@@ -59,6 +66,7 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "workers": {"type": "int", "default": 32},
 }
 ARGUMENT_SPEC.update(CONNECTION_SPEC)
+ARGUMENT_SPEC.update(STEP_TIMEOUT_SPEC)
 
 REQUIRED_IF = [
     ("state", "merged", ("plan", "plans"), True),
@@ -146,7 +154,7 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     if not args.get("host"):
         return _fail(result, "%s: host: not given and the inventory has no ansible_host" % device)
 
-    step_timeout = args.get("step_timeout") or CONNECTION_SPEC["step_timeout"]["default"]
+    step_timeout = args.get("step_timeout") or STEP_TIMEOUT_SPEC["step_timeout"]["default"]
     if step_timeout <= 0:
         return _fail(result, "%s: step_timeout: %r is not a number of seconds above 0" % (device, step_timeout))
     try:

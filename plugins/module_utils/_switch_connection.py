@@ -36,8 +36,11 @@ CONNECTION_SPEC: dict[str, dict[str, Any]] = {
     "host_key_checking": {"type": "bool"},
     "known_hosts_file": {"type": "path"},
     "timeout": {"type": "int", "default": 30},
-    "step_timeout": {"type": "int", "default": 120},
 }
+
+# switch_config's bound on each step after login (StepGuard); in its own spec,
+# since only switch_config runs its steps under a guard so far.
+STEP_TIMEOUT_SPEC = {"step_timeout": {"type": "int", "default": 120}}
 
 # The steps a switch session goes through, as error messages name them.
 STEPS = ("connect", "gather", "open session", "load", "diff", "abort", "commit", "read-back", "confirm", "save", "rollback", "pending")
