@@ -286,3 +286,15 @@ def test_step_timeout_from_a_playbook_bounds_a_hung_read_back(switch_lab, platfo
     res = results(lab.playbook(_plan_then(_push(step_timeout=2, confirm_timeout=120))))[0]
     assert res["failed"] and res["device_state"] == "pending confirmation" and res["step"] == "read-back", res
     assert res["msg"].startswith("sw1: the device stopped answering at step 'read-back': nothing for 2 s (step_timeout)"), res["msg"]
+
+
+def test_a_hand_written_plan_with_an_injected_interface_name_never_reaches_the_switch(switch_lab):
+    lab = switch_lab({"sw1": "eos"})
+    before = lab.running("sw1")
+    mine = "fabric_plan_result.devices[inventory_hostname]"
+    bad = "{{ %s | combine({'ports': {'Ethernet1x;reboot': %s.ports.Ethernet1}}, recursive=True) }}" % (mine, mine)
+    res = results(lab.playbook(_plan_then(_push(plan=bad))))[0]
+    assert res["failed"] and res["plan_errors"] == [
+        "sw1: plan.ports['Ethernet1x;reboot']: interface name 'Ethernet1x;reboot' contains ';', which could start a second command or a comment"], res
+    assert not [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e)], "switch_config connected before checking the plan"
+    assert lab.running("sw1") == before
