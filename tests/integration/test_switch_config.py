@@ -298,3 +298,12 @@ def test_a_hand_written_plan_with_an_injected_interface_name_never_reaches_the_s
         "sw1: plan.ports['Ethernet1x;reboot']: interface name 'Ethernet1x;reboot' contains ';', which could start a second command or a comment"], res
     assert not [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e)], "switch_config connected before checking the plan"
     assert lab.running("sw1") == before
+
+
+@pytest.mark.parametrize("value, shown", [("0", "0"), ("'300\\n'", "'300\\\\n'"), ("-5", "-5")])
+def test_switch_qos_refuses_a_rollback_timer_that_is_not_seconds_before_connecting(switch_lab, value, shown):
+    lab = switch_lab({"sw1": "eos"})
+    out = lab.playbook(ROLE_PLAY, "-e", "{\"switch_qos_confirm_timeout\": %s}" % value.replace("'", '"'), check=False)
+    assert out.returncode != 0
+    assert "sw1: switch_qos_confirm_timeout: %s is not a number of seconds above 0" % shown in out.stdout, out.stdout[-3000:]
+    assert not [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e)]
