@@ -213,8 +213,10 @@ session:
   returned: when a commit was made or settled
   type: str
 pending_until:
-  description: UTC time (ISO 8601) at which the device rolls the pending commit back unless it is confirmed.
-  returned: when O(confirm=false) and a commit was made
+  description:
+    - UTC time (ISO 8601) at which the device rolls the pending commit back unless it is confirmed (counted from just
+      before the commit was sent).
+  returned: when O(confirm=false) and a commit was made, and on a failure that left the commit pending or its state unknown
   type: str
 readback_missing:
   description: Lines of the plan the read-back after commit did not find (the commit is rolled back when any is missing).
