@@ -310,7 +310,8 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     if not args.get("host"):
         return _fail(result, "%s: host: not given and the inventory has no ansible_host" % device)
 
-    step_timeout = args.get("step_timeout") or STEP_TIMEOUT_SPEC["step_timeout"]["default"]
+    step_timeout = args.get("step_timeout")
+    step_timeout = STEP_TIMEOUT_SPEC["step_timeout"]["default"] if step_timeout is None else step_timeout
     if step_timeout <= 0:
         return _fail(result, "%s: step_timeout: %r is not a number of seconds above 0" % (device, step_timeout))
     try:

@@ -198,3 +198,78 @@ def test_a_hand_written_port_name_is_rendered_in_its_one_spelling():
     res = _rendered(plan)
     assert not res.get("failed"), res
     assert "interface Ethernet1" in res["rendered"] and not any("Ethernet01" in line for line in res["rendered"])
+
+
+# --- every step bounded: the guard, without a device ------------------------------------------------
+
+class _FakeTransport:
+    def __init__(self):
+        self.active = True
+        self.sock = self
+
+    def shutdown(self, _how):
+        self.active = False
+
+    def is_active(self):
+        return self.active
+
+
+class _FakeConn:
+    def __init__(self):
+        self.transport = _FakeTransport()
+        self.remote_conn = self
+
+    def get_transport(self):
+        return self.transport
+
+
+def test_a_step_that_outlasts_its_bound_has_its_connection_shut_and_is_named():
+    import time  # pylint: disable=import-outside-toplevel
+
+    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import StepGuard  # pylint: disable=import-outside-toplevel
+
+    conn = _FakeConn()
+    guard = StepGuard(conn, "sw1", 0.05)
+    with pytest.raises(EOFError):
+        with guard.bound("commit"):
+            # a driver's read loop: it waits until the device answers or the connection goes
+            while conn.transport.is_active():
+                time.sleep(0.005)
+            raise EOFError("the device closed the connection")
+    assert guard.expired == "commit" and not conn.transport.active
+    quick = StepGuard(_FakeConn(), "sw1", 5)
+    with quick.bound("load"):
+        pass
+    assert quick.expired is None
+
+
+@pytest.mark.parametrize(
+    "step, before, state, text",
+    [
+        ("load", {}, "unchanged", "unchanged"),
+        ("commit", {"pending_until": "T"}, "unknown", "unknown (if the commit went through, the device rolls it back by itself at T unless it is confirmed)"),
+        ("read-back", {"pending_until": "T", "device_state": "pending confirmation"}, "pending confirmation",
+         "pending confirmation (the device rolls the commit back by itself at T unless it is confirmed)"),
+        ("confirm", {"pending_until": "T", "device_state": "pending confirmation"}, "unknown",
+         "unknown (committed if the confirm went through; if not, the device rolls the commit back by itself at T)"),
+        ("save", {"device_state": "committed"}, "committed", "committed"),
+    ],
+)
+def test_the_state_a_hung_step_leaves(step, before, state, text):
+    result = dict(before, step=step)
+    assert _switch_config._hung_state(step, result) == state  # pylint: disable=protected-access
+    assert _switch_config._state_text(state, result) == text  # pylint: disable=protected-access
+
+
+def test_netmiko_advice_becomes_one_line():
+    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import netmiko_text  # pylint: disable=import-outside-toplevel
+
+    raw = ("\nPattern not detected: '[$>#]' in output.\n\nThings you might try to fix this:\n1. Adjust the regex pattern to better identify the "
+           "terminating string.\n2. Increase the read_timeout to a larger value.\n\nYou can also look at the Netmiko session_log or debug log.\n")
+    assert netmiko_text(raw) == "no prompt matching '[$>#]' came back"
+
+
+@pytest.mark.parametrize("value", [0, -1])
+def test_step_timeout_must_be_positive(plan, value):
+    res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "step_timeout": value}, device="sw1")
+    assert res["failed"] and res["msg"] == "sw1: step_timeout: %d is not a number of seconds above 0" % value
