@@ -314,6 +314,9 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
     step_timeout = STEP_TIMEOUT_SPEC["step_timeout"]["default"] if step_timeout is None else step_timeout
     if step_timeout <= 0:
         return _fail(result, "%s: step_timeout: %r is not a number of seconds above 0" % (device, step_timeout))
+    if state == "merged" and (args.get("confirm_timeout") or 0) <= 0:
+        # The rollback timer of every platform takes a positive duration (EOS hh:mm:ss, Junos minutes, NVUE 5m).
+        return _fail(result, "%s: confirm_timeout: %r is not a number of seconds above 0" % (device, args.get("confirm_timeout")))
     try:
         conn = connect(driver_cls, device, args)
     except ConnectError as exc:

@@ -273,3 +273,8 @@ def test_netmiko_advice_becomes_one_line():
 def test_step_timeout_must_be_positive(plan, value):
     res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "step_timeout": value}, device="sw1")
     assert res["failed"] and res["msg"] == "sw1: step_timeout: %d is not a number of seconds above 0" % value
+
+
+def test_confirm_timeout_must_be_positive(plan):
+    res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "confirm_timeout": 0}, device="sw1")
+    assert res["failed"] and res["msg"] == "sw1: confirm_timeout: 0 is not a number of seconds above 0"
