@@ -41,7 +41,10 @@ options:
     type: path
   timeout:
     description:
-      - Seconds to wait for the connection, authentication and each command.
+      - Seconds to wait for the TCP connection, for authentication, for the first prompt after login, and for each read
+        netmiko itself makes (netmiko's C(read_timeout_override)).
+      - A switch that accepts the SSH session and then never shows a prompt fails the task after this long, naming the
+        device; it is left unchanged.
     type: int
     default: 30
 """

@@ -117,15 +117,19 @@ class Platform(NamedTuple):
 PLATFORMS: dict[str, Platform] = {
     p.name: p
     for p in (
-        Platform("eos", r"Ethernet\d+(/\d+){0,2}", "Ethernet1/1", max_mtu=9214),
-        Platform("nvue", r"swp\d+(s\d+)?", "swp1s0"),
+        # Patterns are ASCII only ([0-9], never \d: \d also matches '١' or '１',
+        # which would pass here and reach the switch).
+        Platform("eos", r"Ethernet[0-9]+(/[0-9]+){0,2}", "Ethernet1/1", max_mtu=9214),
+        Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0"),
         # Junos: max_mtu is the IP MTU; the media MTU it renders adds the 14-byte Ethernet header
         # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
-        Platform("junos", r"(et|xe|ge)-\d+/\d+/\d+(:\d+)?", "et-0/0/1:0", max_mtu=_vendor_junos.MAX_IP_MTU, ecn_in_percent_of_queue_buffer=True),
-        Platform("nxos", r"Ethernet\d+/\d+(/\d+)?", "Ethernet1/1", supported=False),
+        Platform(
+            "junos", r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?", "et-0/0/1:0", max_mtu=_vendor_junos.MAX_IP_MTU, ecn_in_percent_of_queue_buffer=True
+        ),
+        Platform("nxos", r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?", "Ethernet1/1", supported=False),
         Platform(
             "sonic",
-            r"Ethernet\d+",
+            r"Ethernet[0-9]+",
             "Ethernet0",
             supported=False,
             notes=(
@@ -1562,19 +1566,13 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
     default_cable = roce.get("cable_length_m", 5)
     ports: dict[str, Any] = {}
     good = True
+    canonical = check_port_names(ctx, platform, ports_raw, f"{path}.ports")
     for ifname in sorted(ports_raw, key=lambda k: _natural_key(str(k))):
         port_path = f"{path}.ports[{_key_repr(ifname)}]"
-        if not isinstance(ifname, str):
-            ctx.error(port_path, f"{ifname!r} is not an interface name")
+        if not isinstance(ifname, str) or unsafe_reason(ifname):
             good = False
             continue
-        reason = unsafe_reason(ifname)
-        if reason:
-            ctx.error(port_path, f"interface name {ifname!r} contains {reason}")
-            good = False
-            continue
-        if platform is not _BAD and not re.fullmatch(platform.interface_pattern, ifname):
-            ctx.error(port_path, f"{ifname!r} is not a {platform.name} interface name (like {platform.interface_example})")
+        if canonical[ifname] is _BAD:
             good = False
         src = ctx.mapping(ports_raw[ifname], port_path, _PORT_KEYS)
         if not isinstance(ports_raw[ifname], (dict, type(None))):
@@ -1589,7 +1587,8 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         ecn_now = _ok(speed) and roce.get("ecn") and platform is not _BAD and not junos_later
         if ecn_now and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
             good = False
-        ports[ifname] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
+        name = canonical[ifname] if _ok(canonical[ifname]) else ifname
+        ports[name] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
     queue_buffer = raw.get("queue_buffer_bytes")
     if queue_buffer is not None:
@@ -1750,6 +1749,50 @@ def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str
         )
         return False
     return True
+
+
+def canonical_port(platform: Platform, name: str) -> str | None:
+    """The one spelling of an interface of ``platform`` (leading zeros dropped
+    from every number: Ethernet01 and Ethernet1, swp01 and swp1 are the same
+    port), or None when ``name`` is not one of its interface names. ASCII only."""
+    if not name.isascii() or not re.fullmatch(platform.interface_pattern, name, re.ASCII):
+        return None
+    return re.sub(r"[0-9]+", lambda m: str(int(m.group())), name)
+
+
+def check_port_names(ctx: _Ctx, platform: Any, names: Any, path: str) -> dict:
+    """Every interface name of a switch checked (injection, the platform's
+    pattern) and normalised: {given name: canonical name, or _BAD}. Two names
+    of the same port (Ethernet01 beside Ethernet1) are refused, naming both.
+    The intent and switch_config's check of a hand-written plan share it."""
+    out: dict[Any, Any] = {}
+    seen: dict[str, str] = {}
+    for ifname in sorted(names, key=lambda k: _natural_key(str(k))):
+        port_path = f"{path}[{_key_repr(ifname)}]"
+        if not isinstance(ifname, str):
+            ctx.error(port_path, f"{ifname!r} is not an interface name")
+            out[ifname] = _BAD
+            continue
+        reason = unsafe_reason(ifname)
+        if reason:
+            ctx.error(port_path, f"interface name {ifname!r} contains {reason}")
+            out[ifname] = _BAD
+            continue
+        if platform is _BAD:
+            out[ifname] = ifname
+            continue
+        canonical = canonical_port(platform, ifname)
+        if canonical is None:
+            ctx.error(port_path, f"{ifname!r} is not a {platform.name} interface name (like {platform.interface_example})")
+            out[ifname] = _BAD
+            continue
+        if canonical in seen:
+            ctx.error(port_path, f"{ifname!r} is the same port as {seen[canonical]!r} ({canonical}): give each port once")
+            out[ifname] = _BAD
+            continue
+        seen[canonical] = ifname
+        out[ifname] = canonical
+    return out
 
 
 def _supported_platforms() -> tuple[str, ...]:

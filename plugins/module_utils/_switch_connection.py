@@ -8,8 +8,11 @@ keep the two in step (tests/unit/plugins/test_examples.py compares them).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import re
+import socket
 import threading
 from typing import Any
 
@@ -35,9 +38,78 @@ CONNECTION_SPEC: dict[str, dict[str, Any]] = {
     "timeout": {"type": "int", "default": 30},
 }
 
+# switch_config's bound on each step after login (StepGuard); in its own spec,
+# since only switch_config runs its steps under a guard so far.
+STEP_TIMEOUT_SPEC = {"step_timeout": {"type": "int", "default": 120}}
+
+# The steps a switch session goes through, as error messages name them.
+STEPS = ("connect", "gather", "open session", "load", "diff", "abort", "commit", "read-back", "confirm", "save", "rollback", "pending")
+
 
 class ConnectError(Exception):
     """Could not open the SSH session; the message names the device and why."""
+
+
+class StepGuard:
+    """Bounds every step of one switch session (``step_timeout``): a step that
+    has not returned in time gets its SSH connection shut down under it, so
+    whatever loop is waiting (netmiko's or a driver's) sees the connection go
+    and returns; the caller then reports the step that ran out (``expired``)
+    instead of whatever the interrupted loop said.
+
+    Shutting the socket is the one interruption every wait honours: a thread
+    cannot be stopped from outside, and a driver's read loop polls the channel.
+    """
+
+    def __init__(self, conn: Any, device: str, limit_s: float):
+        self.conn = conn
+        self.device = device
+        self.limit_s = float(limit_s)
+        self.step: str | None = None
+        self.expired: str | None = None
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def bound(self, step: str):
+        """Run the body as ``step``, shut the connection if it outlasts the limit."""
+        self.step = step
+        timer = threading.Timer(self.limit_s, self._expire, args=(step,))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def _expire(self, step: str) -> None:
+        with self._lock:
+            if self.expired is None and self.step == step:
+                self.expired = step
+                shut(self.conn)
+
+
+def shut(conn: Any) -> None:
+    """Shut a netmiko connection's TCP socket now (from any thread); never raises."""
+    chan = getattr(conn, "remote_conn", None)
+    transport = None
+    with contextlib.suppress(Exception):
+        transport = chan.get_transport() if chan is not None else None
+    sock = getattr(transport, "sock", None)
+    with contextlib.suppress(OSError, AttributeError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(Exception):
+        if transport is not None:
+            transport.active = False  # paramiko's read loop ends on its next poll
+
+
+_NETMIKO_PATTERN = re.compile(r"Pattern not detected: ?(.*?) in output\..*", re.S)
+
+
+def netmiko_text(text: str) -> str:
+    """netmiko's multi-line 'Pattern not detected ... Things you might try'
+    advice, reduced to what happened, on one line."""
+    text = _NETMIKO_PATTERN.sub(lambda m: "no prompt matching %s came back" % m.group(1).strip(), str(text))
+    return " ".join(text.split())
 
 
 def connect(driver_cls, device: str, params: dict) -> Any:
@@ -55,6 +127,7 @@ def connect(driver_cls, device: str, params: dict) -> Any:
     from netmiko.exceptions import (  # pylint: disable=import-outside-toplevel
         NetmikoAuthenticationException,
         NetmikoTimeoutException,
+        ReadException,
     )
 
     checking = params.get("host_key_checking")
@@ -78,6 +151,9 @@ def connect(driver_cls, device: str, params: dict) -> Any:
         "conn_timeout": params.get("timeout", 30),
         "auth_timeout": params.get("timeout", 30),
         "banner_timeout": params.get("timeout", 30),
+        # Every read netmiko itself makes (the first prompt after login, enable)
+        # waits at most this long, not its built-in 10-20 s per read.
+        "read_timeout_override": params.get("timeout", 30),
         "fast_cli": True,
     }
     where = "%s (%s:%s)" % (device, kwargs["host"], kwargs["port"])
@@ -98,6 +174,11 @@ def connect(driver_cls, device: str, params: dict) -> Any:
         if isinstance(exc, NetmikoTimeoutException) and "SSHException" not in text:
             raise ConnectError("%s: connection timed out: %s" % (where, _first_line(exc))) from None
         raise ConnectError("%s: SSH failed: %s" % (where, _last_line(exc))) from None
+    except ReadException as exc:
+        # ReadTimeout is one: the SSH session opened but the device never showed a prompt (a hung CLI).
+        raise ConnectError(
+            "%s: no answer after login within %s s (timeout): %s; device state: unchanged" % (where, kwargs["read_timeout_override"], netmiko_text(exc))
+        ) from None
     except OSError as exc:
         raise ConnectError("%s: cannot connect: %s" % (where, exc)) from None
 

@@ -24,8 +24,10 @@ description:
     on a mismatch it is rolled back and the task fails.
   - With O(confirm=false) the commit stays pending; a later task with O(state=confirmed) or O(state=rolled_back) settles
     it, and if nobody does, the device rolls itself back when the timer ends.
-  - Every failure names the device, the line where there is one, what the device said, and the state the device was
-    left in (RV(device_state)).
+  - Every failure names the device, the line where there is one, what the device said, the step (RV(step)) and the
+    state the device was left in (RV(device_state)).
+  - Every wait is bounded - O(timeout) for the connection and the first prompt, O(step_timeout) for each step after it -
+    so a switch that stops answering fails the task instead of holding the play.
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
@@ -124,6 +126,17 @@ options:
       - Threads of the fabric-wide mode.
     type: int
     default: 32
+  step_timeout:
+    description:
+      - Seconds any one step after login may wait for the switch (read the running config, open the session, load, diff,
+        commit, read back, confirm, save, roll back). A step that runs out has its SSH connection closed under it, and the
+        task fails naming the device, the step, and the state the device was left in - V(unchanged) before the commit,
+        V(pending confirmation) (with the time its rollback timer ends) after it, V(unknown) when the commit or the confirm
+        itself hung (the commit may have gone through, in which case the device's timer rolls it back unless confirmed).
+      - The default is not a vendor figure (no vendor documents how long a commit may take); raise it for switches that
+        are slow to commit. The platform drivers keep their own, shorter, per-command limits.
+    type: int
+    default: 120
 seealso:
   - module: lossless.fabric.fabric_plan
 author:
@@ -200,8 +213,10 @@ session:
   returned: when a commit was made or settled
   type: str
 pending_until:
-  description: UTC time (ISO 8601) at which the device rolls the pending commit back unless it is confirmed.
-  returned: when O(confirm=false) and a commit was made
+  description:
+    - UTC time (ISO 8601) at which the device rolls the pending commit back unless it is confirmed (counted from just
+      before the commit was sent).
+  returned: when O(confirm=false) and a commit was made, and on a failure that left the commit pending or its state unknown
   type: str
 readback_missing:
   description: Lines of the plan the read-back after commit did not find (the commit is rolled back when any is missing).
@@ -236,4 +251,12 @@ device_said:
   description: What the device answered to the failed line or command.
   returned: on device failure
   type: str
+step:
+  description:
+    - The step that failed - V(connect), V(gather), V(open session), V(load), V(diff), V(abort), V(commit), V(read-back),
+      V(confirm), V(save), V(rollback) or V(pending). A step that outlasts O(step_timeout) fails with
+      C(the device stopped answering at step ...), its connection closed, and RV(device_state) says what the device holds.
+  returned: on failure after the connection was attempted
+  type: str
+  sample: read-back
 """

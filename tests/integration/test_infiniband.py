@@ -195,3 +195,16 @@ def test_bad_input_fails_before_any_file_is_written(ib_lab):
                 "'ar_updn' is not an OpenSM 3.3.23 routing engine", "an SL2VL map of the wrong length (3 entries")
     assert "Configure - install" not in out.stdout
     assert {key: ib_lab.read(key) for key in files} == before
+
+
+def test_a_role_variable_with_a_newline_never_reaches_opensm_conf(ib_lab, tmp_path):
+    files = ("lab_opensm_conf_file", "lab_opensm_partitions_file", "lab_opensm_qos_policy_file")
+    before = {key: ib_lab.read(key) for key in files}
+    extra = tmp_path / "extra.yml"
+    extra.write_text(yaml.safe_dump({"opensm_log_flags": "0x03\nlog_file /tmp/evil.log", "opensm_reload_command": ["kill", "-HUP\nreboot"]}))
+    out = ib_lab.playbook("-e", "@%s" % extra)
+    _fails_with(out, "opensm_log_flags: '0x03\\\\nlog_file /tmp/evil.log' is not a byte in hex (0x00-0xff, like 0x03)",
+                "opensm_reload_command[1]: '-HUP\\\\nreboot' is not a command argument (one line, no control characters)")
+    assert "Preflight - render the three files" not in out.stdout
+    assert {key: ib_lab.read(key) for key in files} == before
+    assert "evil" not in ib_lab.read("lab_opensm_conf_file")

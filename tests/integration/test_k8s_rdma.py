@@ -406,3 +406,24 @@ def test_verify_alone_with_tags(tmp_path, inventory, sim):
     assert out.returncode == 0 and changed(out) == 0, out.stdout[-3000:]
     assert "Verify - wait until the plugin registered on every selected node" in out.stdout
     assert "Configure - apply the manifests" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        ({"k8s_rdma_kubernetes_version": "1.30\n"}, "k8s_rdma_kubernetes_version: '1.30\\\\n' is not a Kubernetes version major.minor (like 1.30)"),
+        ({"k8s_rdma_render_dir": "/tmp/x\nrm -rf /"}, "k8s_rdma_render_dir: '/tmp/x\\\\nrm -rf /' is not a path"),
+        ({"k8s_rdma_network_operator_chart_repo": "https://helm.ngc.nvidia.com/nvidia\n"},
+         "k8s_rdma_network_operator_chart_repo: 'https://helm.ngc.nvidia.com/nvidia\\\\n' is not an https URL"),
+        ({"k8s_rdma_periodic_update_interval": 0}, "k8s_rdma_periodic_update_interval: 0 is not a number of seconds above 0"),
+    ],
+    ids=["version-newline", "render-dir-newline", "chart-repo-newline", "interval-zero"],
+)
+def test_a_role_variable_with_a_second_line_is_refused_before_any_api_call(tmp_path, inventory, sim, extra, expected):
+    extra_file = tmp_path / "extra.yml"
+    extra_file.write_text(yaml.safe_dump(extra))
+    rv = sim.state()["resource_version"]
+    out = playbook(tmp_path, inventory, sim, "-e", "@%s" % extra_file)
+    assert out.returncode != 0
+    assert expected in out.stdout, out.stdout[-3000:]
+    assert "Preflight - the cluster answers" not in out.stdout and sim.state()["resource_version"] == rv

@@ -187,3 +187,123 @@ def test_fabric_wide_mode_pushes_every_switch_and_reports_each(switch_lab):
     res = results(lab.playbook(_plan_then(push)))[0]
     assert res["failed"] and "1 of 3 switches failed" in res["msg"] and "sw-nvue" in res["msg"], res
     assert not res["switches"]["sw-eos"].get("failed")
+
+
+DUPLICATE_PORT = "    ports:\n      Ethernet1: {speed: 100G}\n      Ethernet1: {speed: 400G}\n"
+
+
+@pytest.mark.parametrize("where", ["hosts.yml", "host_vars"])
+def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_cfg(tmp_path, where):
+    # pylint: disable=import-outside-toplevel
+    from labrun import BIN, ansible_env, run
+
+    device = "  lossless_fabric_device:\n    kind: switch\n    platform: eos\n" + DUPLICATE_PORT
+    if where == "hosts.yml":
+        (tmp_path / "hosts.yml").write_text("all:\n  hosts:\n    leaf1:\n" + "".join("    " + line + "\n" for line in device.splitlines()))
+    else:
+        (tmp_path / "hosts.yml").write_text("all:\n  hosts:\n    leaf1:\n")
+        (tmp_path / "host_vars").mkdir()
+        (tmp_path / "host_vars" / "leaf1.yml").write_text(device.replace("\n  ", "\n")[2:])
+    argv = [os.path.join(BIN, "ansible-inventory"), "-i", str(tmp_path / "hosts.yml"), "--host", "leaf1"]
+    out = run(argv)
+    assert out.returncode != 0, out.stdout
+    assert "Found duplicate mapping key 'Ethernet1'" in out.stderr, out.stderr
+    # The control: Ansible's own default only warns, and the last value wins.
+    warned = run(argv, env=ansible_env(ANSIBLE_DUPLICATE_YAML_DICT_KEY="warn"))
+    assert warned.returncode == 0 and '"speed": "400G"' in warned.stdout, warned.stdout + warned.stderr
+
+
+# --- a hung switch: every wait bounded, the step and the state named ------------------------------
+
+# Where each platform's transaction stops answering, as the command the simulator's 'hang' fault matches
+# (the commands are the ones each driver sends; the step is the one switch_config was in).
+HANG_AT = {
+    "connect": {"eos": "login", "nvue": "login", "junos": "login"},
+    "load": {"eos": "^configure session", "nvue": "^nv set qos mapping", "junos": "^set class-of-service"},
+    "diff": {"nvue": "^nv config diff"},  # EOS and Junos read their diff inside load's round trip
+    "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed"},
+    "read-back": {"eos": "^show running-config", "nvue": "^nv config show", "junos": "^run show configuration"},
+    "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$"},
+}
+HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
+HANG_STATE = {"connect": "unchanged", "load": "unchanged", "diff": "unchanged", "commit": "unknown", "read-back": "pending confirmation", "confirm": "unknown"}
+
+
+def _direct_args(lab, name, **extra):
+    """switch_config's arguments for one lab switch, as the action plugin fills them from the inventory."""
+    # pylint: disable=import-outside-toplevel
+    import yaml
+
+    from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _switch_config
+
+    inventory = yaml.safe_load((lab.inventory / "hosts.yml").read_text())
+    hosts = inventory["all"]["children"]["switches"]["hosts"]
+    plan = _intent.build_plan(inventory["all"]["vars"]["lossless_fabric"], {h: v["lossless_fabric_device"] for h, v in hosts.items()})["devices"][name]
+    args = {key: spec.get("default") for key, spec in _switch_config.ARGUMENT_SPEC.items()}
+    args.update(plan=plan, platform=plan["platform"], host="127.0.0.1", port=lab.sim.port(name), username="admin", password=PASSWORD,
+                host_key_checking=True, known_hosts_file=str(lab.known_hosts))
+    args.update(extra)
+    return args
+
+
+@pytest.mark.parametrize("platform, step", HANG_CASES, ids=["%s-%s" % case for case in HANG_CASES])
+def test_a_hung_switch_fails_at_its_step_naming_the_device_and_the_state_it_is_in(switch_lab, platform, step):
+    from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config  # pylint: disable=import-outside-toplevel
+
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    lab.sim.set_faults("sw1", {"hang": HANG_AT[step][platform]})
+    res = _switch_config.run(_direct_args(lab, "sw1", timeout=1, step_timeout=1, confirm_timeout=120), device="sw1")
+    assert res["failed"] and res["step"] == step and res["device_state"] == HANG_STATE[step], res
+    assert res["msg"].startswith("sw1"), res["msg"]
+    assert ("no answer after login within 1 s" if step == "connect" else "at step %r: nothing for 1 s (step_timeout)" % step) in res["msg"], res["msg"]
+    assert "Pattern not detected" not in res["msg"] and "\n" not in res["msg"], res["msg"]
+    assert "device state: " + HANG_STATE[step] in res["msg"], res["msg"]
+    assert any(e["event"] == "fault_hang" for e in lab.sim.log("sw1")["events"])
+    lab.sim.set_faults("sw1", {"hang": None})
+    # What the report says is what the device holds.
+    pending = lab.sim.pending("sw1").get("pending_commit")
+    if HANG_STATE[step] == "pending confirmation":
+        assert pending and lab.running("sw1") != before
+        assert "rolls the commit back by itself at " + res["pending_until"] in res["msg"], res["msg"]
+    elif step == "confirm":
+        assert pending, "the confirm never reached the device: the commit is still pending"
+        assert "committed if the confirm went through" in res["msg"], res["msg"]
+    else:
+        # unchanged, or a commit that hung before the device took it (unknown to switch_config, but nothing committed)
+        assert not pending and lab.running("sw1") == before
+    if pending:
+        deadline = time.monotonic() + 120 * 0.01 + 10
+        while time.monotonic() < deadline and lab.running("sw1") != before:
+            time.sleep(0.2)
+        assert lab.running("sw1") == before, "the device's own timer did not roll the commit back"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_step_timeout_from_a_playbook_bounds_a_hung_read_back(switch_lab, platform):
+    lab = switch_lab({"sw1": platform})
+    lab.sim.set_faults("sw1", {"hang": HANG_AT["read-back"][platform]})
+    res = results(lab.playbook(_plan_then(_push(step_timeout=2, confirm_timeout=120))))[0]
+    assert res["failed"] and res["device_state"] == "pending confirmation" and res["step"] == "read-back", res
+    assert res["msg"].startswith("sw1: the device stopped answering at step 'read-back': nothing for 2 s (step_timeout)"), res["msg"]
+
+
+def test_a_hand_written_plan_with_an_injected_interface_name_never_reaches_the_switch(switch_lab):
+    lab = switch_lab({"sw1": "eos"})
+    before = lab.running("sw1")
+    mine = "fabric_plan_result.devices[inventory_hostname]"
+    bad = "{{ %s | combine({'ports': {'Ethernet1x;reboot': %s.ports.Ethernet1}}, recursive=True) }}" % (mine, mine)
+    res = results(lab.playbook(_plan_then(_push(plan=bad))))[0]
+    assert res["failed"] and res["plan_errors"] == [
+        "sw1: plan.ports['Ethernet1x;reboot']: interface name 'Ethernet1x;reboot' contains ';', which could start a second command or a comment"], res
+    assert not [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e)], "switch_config connected before checking the plan"
+    assert lab.running("sw1") == before
+
+
+@pytest.mark.parametrize("value, shown", [("0", "0"), ("'300\\n'", "'300\\\\n'"), ("-5", "-5")])
+def test_switch_qos_refuses_a_rollback_timer_that_is_not_seconds_before_connecting(switch_lab, value, shown):
+    lab = switch_lab({"sw1": "eos"})
+    out = lab.playbook(ROLE_PLAY, "-e", "{\"switch_qos_confirm_timeout\": %s}" % value.replace("'", '"'), check=False)
+    assert out.returncode != 0
+    assert "sw1: switch_qos_confirm_timeout: %s is not a number of seconds above 0" % shown in out.stdout, out.stdout[-3000:]
+    assert not [e for e in lab.sim.log("sw1").get("events", []) if "auth" in str(e)]

@@ -133,7 +133,7 @@ class Device:
     # --- faults ----------------------------------------------------------
     def set_faults(self, faults: dict, replace: bool = False) -> None:
         known = {"drop_after_commands", "reject_lines", "delay", "wrong_password",
-                 "commit_error", "drop_on"}
+                 "commit_error", "drop_on", "hang"}
         bad = set(faults) - known
         if bad:
             raise SimError(f"unknown fault(s): {sorted(bad)}; known: {sorted(known)}")
@@ -141,6 +141,11 @@ class Device:
             re.compile(pat)
         if faults.get("drop_on"):
             re.compile(faults["drop_on"])
+        hang = faults.get("hang")
+        if hang is not None and not isinstance(hang, str):
+            raise SimError("hang takes 'login' or a regex of the command at which the device stops answering")
+        if hang and hang != "login":
+            re.compile(hang)
         with self.lock:
             if replace:
                 self.faults = {}
@@ -149,6 +154,16 @@ class Device:
                     self.faults.pop(k, None)
                 else:
                     self.faults[k] = v
+
+    def hangs_on(self, line: str | None) -> bool:
+        """The hang fault: a device that stops answering (keeps the TCP session
+        open, sends nothing) at login (line None) or at a matching command."""
+        hang = self.faults.get("hang")
+        if not hang:
+            return False
+        if line is None:
+            return hang == "login"
+        return hang != "login" and re.search(hang, line) is not None
 
     def rejected(self, line: str) -> bool:
         for pat in self.faults.get("reject_lines") or []:

@@ -238,7 +238,22 @@ class Listener:
             except Exception:  # noqa: BLE001
                 pass
 
+    def _hang(self, conn: Connection, chan: paramiko.Channel, command: str | None) -> None:
+        """A hung device: the session stays open, input is read and ignored,
+        nothing is ever sent back, until the client closes or the simulator stops."""
+        self.device.record("fault_hang", command=command if command is not None else "(login)")
+        chan.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                if not chan.recv(65536):
+                    return
+            except TimeoutError:
+                continue
+
     def _interactive(self, conn: Connection, shell: Any, chan: paramiko.Channel) -> None:
+        if self.device.hangs_on(None):
+            self._hang(conn, chan, None)
+            return
         chan.sendall(_crlf(shell.banner() + shell.prompt()).encode())
         chan.settimeout(0.2)
         buf = ""
@@ -271,7 +286,12 @@ class Listener:
                 hidden = shell.ask is not None and not shell.ask[2]
                 echo = "" if hidden else line[echoed:]
                 buf, echoed = rest, 0
-                out = self._process(conn, shell, _apply_backspaces(line), chan)
+                line = _apply_backspaces(line)
+                if line.strip() and shell.ask is None and self.device.hangs_on(line.strip()):
+                    self.device.log.append({"time": time.time(), "conn": conn.id, "user": conn.user, "command": line.strip()})
+                    self._hang(conn, chan, line.strip())
+                    return
+                out = self._process(conn, shell, line, chan)
                 if out is None:
                     return
                 # echo + output + next prompt in ONE send

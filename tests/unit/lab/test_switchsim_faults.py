@@ -167,3 +167,87 @@ def test_sigint_also_stops(tmp_path):
     s.proc.send_signal(signal.SIGINT)
     assert s.proc.wait(5) == 0
     s.proc = None
+
+
+def _shell(sim, name, user, password):
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", port=sim.port(name), username=user, password=password, look_for_keys=False, allow_agent=False)
+    chan = client.invoke_shell()
+    chan.settimeout(0.1)
+    return client, chan
+
+
+def _read(chan, until=None, seconds=0.6):
+    """What the channel sends within ``seconds`` (returns early once ``until`` shows up)."""
+    got = ""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not (until and until in got):
+        try:
+            data = chan.recv(65536)
+        except TimeoutError:
+            continue
+        if not data:
+            break
+        got += data.decode()
+    return got
+
+
+def test_hang_on_a_command_stops_answering_and_keeps_the_session_open(sim):
+    sim.set_faults("leaf1", {"hang": r"^show running-config$"})
+    client, chan = _shell(sim, "leaf1", "admin", "pw-eos")
+    try:
+        assert _read(chan, until=">").endswith("leaf1>")
+        chan.send("show version\n")
+        assert "leaf1>" in _read(chan, until="leaf1>")  # other commands still answer
+        chan.send("show running-config\n")
+        assert _read(chan) == ""                        # no echo, no output, no prompt
+        chan.send("show version\n")
+        assert _read(chan) == ""                        # and nothing after it either
+        assert chan.get_transport().is_active()         # the TCP/SSH session stays open
+    finally:
+        client.close()
+    events = [e for e in sim.log("leaf1")["events"] if e["event"] == "fault_hang"]
+    assert events and events[-1]["command"] == "show running-config"
+    sim.set_faults("leaf1", {"hang": None})
+    client, chan = _shell(sim, "leaf1", "admin", "pw-eos")
+    try:
+        _read(chan, until=">")
+        chan.send("show running-config\n")
+        assert "leaf1>" in _read(chan, until="leaf1>", seconds=3)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("name, user, password", [("leaf1", "admin", "pw-eos"), ("qfx1", "netops", "pw-junos"), ("leaf3", "cumulus", "pw-nv")])
+def test_hang_at_login_never_shows_a_prompt(sim, name, user, password):
+    sim.set_faults(name, {"hang": "login"})
+    client, chan = _shell(sim, name, user, password)
+    try:
+        chan.send("\n")
+        assert _read(chan) == ""
+    finally:
+        client.close()
+    assert any(e["event"] == "fault_hang" and e["command"] == "(login)" for e in sim.log(name)["events"])
+
+
+def test_hang_fault_is_checked():
+    from switchsim.core import Device, SimError  # pylint: disable=import-outside-toplevel
+
+    dev = Device({"name": "x", "ports": []}, sim=None)
+    with pytest.raises(SimError, match="hang takes"):
+        dev.set_faults({"hang": 3})
+    with pytest.raises(Exception, match="unterminated|missing"):
+        dev.set_faults({"hang": "("})
+    dev.set_faults({"hang": "^commit"})
+    assert dev.hangs_on("commit timer 00:05:00") and not dev.hangs_on("show version") and not dev.hangs_on(None)
+
+
+def test_sigterm_with_a_hung_session_still_stops(tmp_path):
+    s = SimProcess({"switches": [{"name": "a", "platform": "nvue", "port": 0, "password": "x", "faults": {"hang": "login"}}]}, str(tmp_path))
+    s.start()
+    client, _chan = _shell(s, "a", "admin", "x")
+    try:
+        assert s.stop() == 0
+    finally:
+        client.close()

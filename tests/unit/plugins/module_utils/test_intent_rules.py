@@ -1022,3 +1022,79 @@ def test_no_warnings_on_defaults():
 def test_unsafe_reason_is_the_rule_other_module_utils_share(value, reason):
     # public: _nccl_launch refuses launcher arguments by the same rule
     assert _intent.unsafe_reason(value) == reason
+
+
+# --- port and NIC names: one spelling per port, ASCII digits only ---------------------------------
+
+SAME_PORT_TWICE = [
+    ("eos", {"Ethernet1": {"speed": "100G"}, "Ethernet01": {"speed": "100G"}}, "Ethernet01", "Ethernet1", "Ethernet1"),
+    ("eos", {"Ethernet1/1": {"speed": "100G"}, "Ethernet1/001": {"speed": "100G"}}, "Ethernet1/001", "Ethernet1/1", "Ethernet1/1"),
+    ("nvue", {"swp1": {"speed": "100G"}, "swp01": {"speed": "100G"}}, "swp01", "swp1", "swp1"),
+    ("nvue", {"swp1s0": {"speed": "100G"}, "swp1s00": {"speed": "100G"}}, "swp1s00", "swp1s0", "swp1s0"),
+    ("junos", {"et-0/0/1": {"speed": "100G"}, "et-0/0/01": {"speed": "100G"}}, "et-0/0/01", "et-0/0/1", "et-0/0/1"),
+]
+
+
+def _switch(platform, ports):
+    device = {"kind": "switch", "platform": platform, "ports": ports}
+    if platform == "junos":
+        device["queue_buffer_bytes"] = 12000000
+    return device
+
+
+@pytest.mark.parametrize("platform, ports, second, first, canonical", SAME_PORT_TWICE, ids=[c[2] for c in SAME_PORT_TWICE])
+def test_the_same_port_under_two_spellings_is_refused_naming_both(platform, ports, second, first, canonical):
+    intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, ports)})
+    errors = _intent.validate(intent, devices)[0]
+    assert errors == [f"leaf1: lossless_fabric_device.ports[{second}]: {second!r} is the same port as {first!r} ({canonical}): give each port once"]
+
+
+@pytest.mark.parametrize(
+    "platform, given, canonical",
+    [("eos", "Ethernet01", "Ethernet1"), ("eos", "Ethernet1/01/2", "Ethernet1/1/2"),
+     ("nvue", "swp007s01", "swp7s1"), ("junos", "xe-0/00/10:02", "xe-0/0/10:2")],
+)
+def test_a_port_name_reaches_the_plan_in_its_one_spelling(platform, given, canonical):
+    intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, {given: {"speed": "100G"}})})
+    plan = _intent.build_plan(intent, devices)
+    assert list(plan["devices"]["leaf1"]["ports"]) == [canonical]
+
+
+# Arabic-Indic one, fullwidth one, Devanagari one, superscript one: str.isdigit() and \d accept the first three.
+NON_ASCII_DIGITS = ["\u0661", "\uff11", "\u0967", "\u00b9"]
+
+
+@pytest.mark.parametrize("digit", NON_ASCII_DIGITS, ids=[ascii(d) for d in NON_ASCII_DIGITS])
+@pytest.mark.parametrize("platform, template", [("eos", "Ethernet{}"), ("eos", "Ethernet1/{}"), ("nvue", "swp{}"), ("nvue", "swp1s{}"), ("junos", "et-0/0/{}")])
+def test_port_names_with_non_ascii_digits_are_refused(platform, template, digit):
+    name = template.format(digit)
+    intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, {name: {"speed": "100G"}})})
+    errors = _intent.validate(intent, devices)[0]
+    example = _intent.PLATFORMS[platform].interface_example
+    assert errors == [f"leaf1: lossless_fabric_device.ports[{name}]: {name!r} is not a {platform} interface name (like {example})"]
+
+
+@pytest.mark.parametrize("digit", NON_ASCII_DIGITS, ids=[ascii(d) for d in NON_ASCII_DIGITS])
+@pytest.mark.parametrize("key, template", [("name", "mlx5_{}"), ("netdev", "eth{}")])
+def test_nic_names_with_non_ascii_digits_are_refused(key, template, digit):
+    value = template.format(digit)
+    intent, devices = apply(roce_base, None, {"gpu1.nics": [dict({"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}, **{key: value})]})
+    errors = _intent.validate(intent, devices)[0]
+    assert len(errors) == 1 and errors[0].startswith(f"gpu1: lossless_fabric_device.nics[0].{key}: {value!r} is not "), errors
+
+
+def test_nic_names_are_exact_kernel_names_and_duplicates_are_refused():
+    # Linux device names are compared as strings: eth01 and eth1 are two interfaces, so only exact repeats are refused.
+    nics = [{"name": "mlx5_0", "netdev": "eth1", "speed": "400G"}, {"name": "mlx5_00", "netdev": "eth01", "speed": "400G"},
+            {"name": "mlx5_0", "netdev": "eth1", "speed": "400G"}]
+    intent, devices = apply(roce_base, None, {"gpu1.nics": nics})
+    errors = _intent.validate(intent, devices)[0]
+    assert errors == ["gpu1: lossless_fabric_device.nics[2].name: 'mlx5_0' duplicates nics[0].name",
+                      "gpu1: lossless_fabric_device.nics[2].netdev: 'eth1' duplicates nics[0].netdev"]
+
+
+def test_canonical_port_is_ascii_only():
+    eos = _intent.PLATFORMS["eos"]
+    assert _intent.canonical_port(eos, "Ethernet010/02") == "Ethernet10/2"
+    assert _intent.canonical_port(eos, "Ethernet\u0661") is None
+    assert _intent.canonical_port(eos, "Ethernet1\n") is None

@@ -78,7 +78,7 @@ def test_session_name_is_valid_for_every_platform_and_unique():
 
 def test_rendered_never_contacts_a_device(plan):
     args = {"state": "rendered", "plan": plan, "platform": None, "host": None}
-    result = _switch_config.run(dict(args, platform="nvue"), device="leaf1")
+    result = _switch_config.run(dict(args, platform="eos"), device="leaf1")
     assert not result.get("failed"), result
     assert result["rendered"] == result["commands"] and result["rendered"]
     assert "device_state" not in result
@@ -87,6 +87,11 @@ def test_rendered_never_contacts_a_device(plan):
 def test_unknown_platform_fails_naming_the_device(plan):
     result = _switch_config.run({"state": "rendered", "plan": plan, "platform": "ios"}, device="leaf1")
     assert result["failed"] and result["msg"].startswith("leaf1: platform: 'ios' has no switch driver")
+
+
+def test_a_plan_of_another_platform_is_refused(plan):
+    result = _switch_config.run({"state": "rendered", "plan": plan, "platform": "nvue"}, device="leaf1")
+    assert result["failed"] and "leaf1: plan.platform: 'eos' is not the switch's platform 'nvue'" in result["plan_errors"]
 
 
 def test_not_a_plan_fails_clearly():
@@ -113,3 +118,163 @@ def test_diffs_never_carry_secrets_from_the_running_config():
     for secret in ("$6$abc$def", "s3cr3t", "$6$xyz", "070C285F4D06"):
         assert secret not in masked
     assert "priority-flow-control priority 3 no-drop" in masked
+
+
+# --- a hand-written plan is checked with the intent's rules before any device -----------------------
+
+def _plans():
+    devices = {
+        "e": {"kind": "switch", "platform": "eos", "ports": {"Ethernet1": {"speed": "400G"}, "Ethernet2/1": {"speed": "100G", "description": "to gpu1"}}},
+        "n": {"kind": "switch", "platform": "nvue", "ports": {"swp1": {"speed": "400G"}, "swp2s1": {"speed": "100G"}}},
+        "j": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "400G"}}},
+    }
+    return _intent.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
+
+
+@pytest.mark.parametrize("host", ["e", "n", "j"])
+def test_every_plan_fabric_plan_derives_passes_the_check_unchanged(host):
+    plan = _plans()[host]
+    checked, errors = _switch_config.check_plan(plan, plan["platform"], host)
+    assert errors == [] and checked == plan
+
+
+def _rendered(plan, platform="eos"):
+    return _switch_config.run({"state": "rendered", "plan": plan, "platform": platform}, device="sw1")
+
+
+def _edit(path_fn):
+    plan = copy.deepcopy(_plans()["e"])
+    path_fn(plan)
+    return plan
+
+
+def _rename(plan, old, new):
+    plan["ports"][new] = plan["ports"].pop(old)
+
+
+HAND_WRITTEN = [
+    (lambda p: _rename(p, "Ethernet1", "Ethernet1x;reboot"),
+     "sw1: plan.ports['Ethernet1x;reboot']: interface name 'Ethernet1x;reboot' contains ';', which could start a second command or a comment"),
+    (lambda p: _rename(p, "Ethernet1", "Ethernet1x"), "sw1: plan.ports[Ethernet1x]: 'Ethernet1x' is not a eos interface name (like Ethernet1/1)"),
+    (lambda p: _rename(p, "Ethernet1", "Ethernet\u0661"), "sw1: plan.ports[Ethernet\u0661]: 'Ethernet\u0661' is not a eos interface name (like Ethernet1/1)"),
+    (lambda p: p["ports"].update({"Ethernet01": p["ports"]["Ethernet1"]}),
+     "sw1: plan.ports[Ethernet01]: 'Ethernet01' is the same port as 'Ethernet1' (Ethernet1): give each port once"),
+    (lambda p: p["ports"]["Ethernet1"].update(description="x\nreload now"), "sw1: plan.ports[Ethernet1].description: 'x\\nreload now' contains a newline"),
+    (lambda p: p["ports"]["Ethernet1"].update(cable_length_m="3; reload"),
+     "sw1: plan.ports[Ethernet1].cable_length_m: '3; reload' is not a cable length in metres (1-10000)"),
+    (lambda p: p["ports"]["Ethernet1"]["ecn"].update(min_threshold_bytes=-1),
+     "sw1: plan.ports[Ethernet1].ecn.min_threshold_bytes: -1 is not a threshold in bytes (1-4294967295)"),
+    (lambda p: p["dscp_map"].update({"64": 3}), "sw1: plan.dscp_map[64]: '64' is not a DSCP (0-63, as a decimal string)"),
+    (lambda p: p["dscp_map"].update({"26": "3 ; reload"}), "sw1: plan.dscp_map[26]: '3 ; reload' is not a traffic class (0-7)"),
+    (lambda p: p["watchdog"].update(action="drop\nreload"), "sw1: plan.watchdog.action: 'drop\\nreload' is not a watchdog action (one of drop, forward)"),
+    (lambda p: p.update(mtu=9216), "sw1: plan.mtu: 9216 is not a switch MTU (1500-9214)"),
+    (lambda p: p.update(trust="cos"), "sw1: plan.trust: 'cos' is not a trust mode (one of dscp)"),
+    (lambda p: p.update(pfc_priorities=[3, 3]), "sw1: plan.pfc_priorities[1]: 3 is listed twice"),
+    (lambda p: p["traffic_classes"]["3"].update(bandwidth_percent=101),
+     "sw1: plan.traffic_classes[3].bandwidth_percent: 101 is not a bandwidth share in percent (0-100)"),
+    (lambda p: p.update(platform="junos"), "sw1: plan.platform: 'junos' is not the switch's platform 'eos'"),
+    (lambda p: p.pop("watchdog"), "sw1: plan.watchdog: required (a switch plan from lossless.fabric.fabric_plan has it)"),
+    (lambda p: p.update(extra={"note": ["ok", "a|b"]}), "sw1: plan.extra.note[1]: 'a|b' contains '|', which could start a second command or a comment"),
+]
+
+
+@pytest.mark.parametrize("edit, expected", HAND_WRITTEN, ids=[str(i) for i in range(len(HAND_WRITTEN))])
+def test_a_hand_written_plan_is_refused_naming_the_key_path_and_value(edit, expected):
+    res = _rendered(_edit(edit))
+    assert res["failed"] and res["plan_errors"] == [expected], res
+    assert "rendered" not in res and "commands" not in res
+    assert res["msg"].startswith("sw1: plan: not a switch plan (1 error(s)); nothing sent:\n" + expected)
+
+
+def test_a_hand_written_plan_is_refused_before_any_connection():
+    # merged with a host that does not exist: the check fails first, so nothing tries to connect
+    plan = _edit(lambda p: _rename(p, "Ethernet1", "Ethernet1x;reboot"))
+    res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "confirm_timeout": 300, "confirm": True}, device="sw1")
+    assert res["failed"] and res["plan_errors"] and "device_state" not in res
+
+
+def test_a_hand_written_port_name_is_rendered_in_its_one_spelling():
+    plan = _edit(lambda p: _rename(p, "Ethernet1", "Ethernet01"))
+    res = _rendered(plan)
+    assert not res.get("failed"), res
+    assert "interface Ethernet1" in res["rendered"] and not any("Ethernet01" in line for line in res["rendered"])
+
+
+# --- every step bounded: the guard, without a device ------------------------------------------------
+
+class _FakeTransport:
+    def __init__(self):
+        self.active = True
+        self.sock = self
+
+    def shutdown(self, _how):
+        self.active = False
+
+    def is_active(self):
+        return self.active
+
+
+class _FakeConn:
+    def __init__(self):
+        self.transport = _FakeTransport()
+        self.remote_conn = self
+
+    def get_transport(self):
+        return self.transport
+
+
+def test_a_step_that_outlasts_its_bound_has_its_connection_shut_and_is_named():
+    import time  # pylint: disable=import-outside-toplevel
+
+    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import StepGuard  # pylint: disable=import-outside-toplevel
+
+    conn = _FakeConn()
+    guard = StepGuard(conn, "sw1", 0.05)
+    with pytest.raises(EOFError):
+        with guard.bound("commit"):
+            # a driver's read loop: it waits until the device answers or the connection goes
+            while conn.transport.is_active():
+                time.sleep(0.005)
+            raise EOFError("the device closed the connection")
+    assert guard.expired == "commit" and not conn.transport.active
+    quick = StepGuard(_FakeConn(), "sw1", 5)
+    with quick.bound("load"):
+        pass
+    assert quick.expired is None
+
+
+@pytest.mark.parametrize(
+    "step, before, state, text",
+    [
+        ("load", {}, "unchanged", "unchanged"),
+        ("commit", {"pending_until": "T"}, "unknown", "unknown (if the commit went through, the device rolls it back by itself at T unless it is confirmed)"),
+        ("read-back", {"pending_until": "T", "device_state": "pending confirmation"}, "pending confirmation",
+         "pending confirmation (the device rolls the commit back by itself at T unless it is confirmed)"),
+        ("confirm", {"pending_until": "T", "device_state": "pending confirmation"}, "unknown",
+         "unknown (committed if the confirm went through; if not, the device rolls the commit back by itself at T)"),
+        ("save", {"device_state": "committed"}, "committed", "committed"),
+    ],
+)
+def test_the_state_a_hung_step_leaves(step, before, state, text):
+    result = dict(before, step=step)
+    assert _switch_config._hung_state(step, result) == state  # pylint: disable=protected-access
+    assert _switch_config._state_text(state, result) == text  # pylint: disable=protected-access
+
+
+def test_netmiko_advice_becomes_one_line():
+    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import netmiko_text  # pylint: disable=import-outside-toplevel
+
+    raw = ("\nPattern not detected: '[$>#]' in output.\n\nThings you might try to fix this:\n1. Adjust the regex pattern to better identify the "
+           "terminating string.\n2. Increase the read_timeout to a larger value.\n\nYou can also look at the Netmiko session_log or debug log.\n")
+    assert netmiko_text(raw) == "no prompt matching '[$>#]' came back"
+
+
+@pytest.mark.parametrize("value", [0, -1])
+def test_step_timeout_must_be_positive(plan, value):
+    res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "step_timeout": value}, device="sw1")
+    assert res["failed"] and res["msg"] == "sw1: step_timeout: %d is not a number of seconds above 0" % value
+
+
+def test_confirm_timeout_must_be_positive(plan):
+    res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "confirm_timeout": 0}, device="sw1")
+    assert res["failed"] and res["msg"] == "sw1: confirm_timeout: 0 is not a number of seconds above 0"
