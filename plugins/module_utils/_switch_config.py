@@ -305,7 +305,11 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
             result["rendered"] = lines
             return result
     if state == "parsed":
-        result["parsed"] = driver_cls.parse(args["running_config"])
+        try:
+            result["parsed"] = driver_cls.parse(args["running_config"])
+        except ValueError as exc:
+            # The parsers refuse input they do not recognise (never an empty success).
+            return _fail(result, "%s: running_config: %s" % (device, exc))
         return result
     if not args.get("host"):
         return _fail(result, "%s: host: not given and the inventory has no ansible_host" % device)
@@ -331,7 +335,10 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
             steps.driver.prepare()
         if state == "gathered":
             running = steps.gather()
-            result["gathered"] = driver_cls.parse(running)
+            try:
+                result["gathered"] = driver_cls.parse(running)
+            except ValueError as exc:
+                return _fail(result, "%s: the running configuration the switch returned: %s" % (device, exc), device_state=_base.UNCHANGED, step="gather")
             if args.get("backup"):
                 # The change window's backup: the same read, as the device's text.
                 result["backup"] = running

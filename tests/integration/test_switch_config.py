@@ -105,13 +105,16 @@ def test_pending_commit_confirmed_by_a_later_task_stays(switch_lab, platform):
 def test_pending_commit_rolled_back_by_a_later_task_or_by_the_timer(switch_lab, platform):
     lab = switch_lab({"sw1": platform, "sw2": platform})
     before = {name: lab.running(name) for name in ("sw1", "sw2")}
-    out = lab.playbook(_plan_then(_push(confirm=False, confirm_timeout=120) + [
-        {"name": "roll back sw1", "lossless.fabric.switch_config": {"state": "rolled_back"}, "when": "inventory_hostname == 'sw1'"},
+    # 600 device seconds are 6 s here (time scale 0.01): long enough that sw2 is still pending when
+    # the next task has run on a loaded 2-core machine (120 s = 1.2 s was not), short enough to wait out.
+    out = lab.playbook(_plan_then(_push(confirm=False, confirm_timeout=600) + [
+        {"name": "roll back sw1", "lossless.fabric.switch_config": {"state": "rolled_back", "session": "{{ pushed.session }}"},
+         "when": "inventory_hostname == 'sw1'"},
     ]))
     assert recap(out)["sw1"]["failed"] == 0
     assert lab.running("sw1") == before["sw1"], "rolled_back left the change in place"
     assert lab.running("sw2") != before["sw2"], "sw2 should still carry the pending change"
-    deadline = time.monotonic() + 120 * 0.01 + 10
+    deadline = time.monotonic() + 600 * 0.01 + 15
     while time.monotonic() < deadline and lab.running("sw2") != before["sw2"]:
         time.sleep(0.2)
     assert lab.running("sw2") == before["sw2"], "the timer did not roll sw2 back"

@@ -278,3 +278,17 @@ def test_step_timeout_must_be_positive(plan, value):
 def test_confirm_timeout_must_be_positive(plan):
     res = _switch_config.run({"state": "merged", "plan": plan, "platform": "eos", "host": "192.0.2.1", "confirm_timeout": 0}, device="sw1")
     assert res["failed"] and res["msg"] == "sw1: confirm_timeout: 0 is not a number of seconds above 0"
+
+
+@pytest.mark.parametrize("platform", ["eos", "nvue", "junos"])
+@pytest.mark.parametrize("text", ["", "this is not a switch configuration\n", '{"json": true}\n'])
+def test_parsed_refuses_what_it_does_not_recognise_as_a_failure_not_a_traceback(platform, text):
+    result = _switch_config.run({"state": "parsed", "platform": platform, "running_config": text}, "sw1")
+    if text == "" and platform == "junos":
+        # Junos: an empty text is an empty configuration (show configuration of a blank candidate).
+        assert not result.get("failed") and result["parsed"] is not None
+        return
+    assert result["failed"] is True
+    assert result["msg"].startswith("sw1: running_config: ")
+    assert platform in result["msg"]
+    assert "parsed" not in result
