@@ -127,6 +127,10 @@ class Switches(Simulator):
                 "password": hvars.get("ansible_password", ""),
                 "host_key_file": os.path.join(keys, host + ".key"),
                 "ports": sorted(device.get("ports") or {}),
+                # The model / release the inventory names is the one the simulator emulates (eos and
+                # junos: model; nvue: the Cumulus Linux release), so the lab follows its host_vars.
+                **({"model": device["model"]} if device.get("model") else {}),
+                **({"version": str(device["release"])} if device.get("release") else {}),
             })
         first = next(iter(ctx.devices("switch").values()))
         config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches}
