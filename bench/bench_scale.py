@@ -157,7 +157,7 @@ def counter_tasks(workers: int) -> list:
 
 def counter_checks() -> list:
     return [_no_failure("snap"), {"name": "switches read", "ansible.builtin.debug": {
-                "msg": "COUNT={{ snap.switches | dict2items | selectattr('value.counters.ports.Ethernet1', 'defined') | list | length }}"}}]
+        "msg": "COUNT={{ snap.switches | dict2items | selectattr('value.counters.ports.Ethernet1', 'defined') | list | length }}"}}]
 
 
 def measure(count: int, workers: int, sims: int) -> dict:

@@ -344,11 +344,9 @@ def _gate_wrong(result, rows, label, max_wrong, require_correctness=True):  # no
     return out
 
 
-
 # ---------------------------------------------------------------------------
 # module glue: the gate options nccl_result, nccl_compare and nccl_report share
 # (documented once in plugins/doc_fragments/_nccl_gate.py; keep the two in step)
-
 PLACEMENTS = V.PLACEMENTS
 
 GATE_ARG_SPEC = {

@@ -23,12 +23,11 @@ import re
 import shlex
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab as _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nccl_vocab
 
 LAUNCHERS = ("kubernetes", "mpirun", "slurm")
 # Every nccl-tests binary (section 1); NGC images add the _mpi suffix (NAME_SUFFIX=_mpi).
-BINARIES = tuple(coll + "_perf" for coll in _nccl.COLLECTIVES)
+BINARIES = _nccl_vocab.BINARIES
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")
 # NCCL_DEBUG_SUBSYS: INIT carries "NET/IB : Using ..." and "GPU Direct RDMA ...", NET the "Channel ... via NET/IB/../GDRDMA"
 # lines; without the ENV, GRAPH, TUNING, COLL... chatter every rank prints less (section 7; NCCL docs, Logging:

@@ -1581,7 +1581,6 @@ def _json_row(item):
             'out_of_place': halves[0], 'in_place': halves[1], 'timestamp': None}
 
 
-
 # ---------------------------------------------------------------------------
 # launches: every form a playbook holds
 
@@ -1612,4 +1611,3 @@ def load_launch(item, path: str) -> dict:
     if 'results' in item or 'config' in item:
         return parse(json.dumps(item))
     raise ValueError('%s: a mapping without rows, stdout or content is not an nccl_result result' % path)
-

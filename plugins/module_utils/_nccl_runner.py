@@ -382,8 +382,8 @@ class KubernetesRunner:
             self.sleep(min(self.poll, 1.0))
         return True
 
-
     # ------------------------------------------------------------ a module run
+
     def run(self, rendered: dict, timeout: float, keep: bool, fail_on_error: bool, launches: list) -> dict:
         """Connect, check, create the namespace when missing, then each repeat in turn; appends to ``launches``.
 

@@ -190,7 +190,8 @@ def _check_priorities(ctx: Any, value: Any, path: str) -> None:
     if ctx.sequence(value, path, min_len=1, max_len=8) is _intent._BAD:  # pylint: disable=protected-access
         return
     for index, prio in enumerate(value):
-        if ctx.check_int(prio, "%s[%d]" % (path, index), 0, 7, "a priority") is not _intent._BAD and value.index(prio) != index:  # pylint: disable=protected-access
+        checked = ctx.check_int(prio, "%s[%d]" % (path, index), 0, 7, "a priority")
+        if checked is not _intent._BAD and value.index(prio) != index:  # pylint: disable=protected-access
             ctx.error("%s[%d]" % (path, index), "%r is listed twice" % (prio,))
 
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: the statistics and the gate are plugins/module_utils/_nccl.py.
+# Thin glue: the statistics and the gate are plugins/module_utils/_nccl_stats.py and _nccl_gate.py.
 
 from __future__ import annotations
 
@@ -293,7 +293,7 @@ def main() -> None:
         module.fail_json(msg="\n".join(errors), errors=errors)
 
     result = _nccl_stats.compare_report(launches["pre"], launches["post"], settings, sizes, tolerance, params["alpha"],
-                                  params["allow_inconclusive"])
+                                        params["allow_inconclusive"])
     # Kept in the result too: Ansible shows each distinct warning once per run.
     result["notes"] = result.pop("compare_warnings")
     for warning in result["notes"]:

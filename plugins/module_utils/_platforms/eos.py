@@ -152,6 +152,7 @@ def parse_sessions(sessions_out: str, version_out: str | None = None) -> list[di
     raise ValueError("eos: 'show configuration sessions detail' gave neither JSON with a 'sessions' map nor the "
                      "'Name State ...' table: %r" % text.strip()[:200])
 
+
 DEFAULT_TIMEOUT = 60.0  # seconds for one chunk, plus PER_LINE_TIMEOUT a command
 PER_LINE_TIMEOUT = 0.5
 

@@ -162,6 +162,7 @@ def _roce_defaults(mode: str, mapping: dict, pfc: dict, ecn: dict, sched: dict) 
     for tc in d["strict"]:
         es.setdefault(str(tc), {"mode": "strict"})
 
+
 # Every token that follows one of these is an identifier list NVUE may
 # print compressed ("swp1-2,32", "0,3", "1-3").
 _ID_KEYS = frozenset(("interface", "dscp", "pcp", "switch-priority", "traffic-class"))

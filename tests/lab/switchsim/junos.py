@@ -717,6 +717,7 @@ def check_config(tree: dict, model: str = "qfx5120-32c") -> list[tuple[str, str,
 def _stamp() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
+
 class JunosDevice(Device):
     platform = "junos"
     default_ports = [f"et-0/0/{i}" for i in range(32)]

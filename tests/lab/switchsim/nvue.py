@@ -141,7 +141,7 @@ def build_schema(version: str) -> dict:
         else:
             schema["service"] = {"lldp": table}
         schema["interface"].child["lldp"] = {"application-tlv": {"udp-port": Id("port", Presence({}), "port-id"),
-                                                                  "tcp-port": Id("port", Presence({}), "port-id")}}
+                                                                 "tcp-port": Id("port", Presence({}), "port-id")}}
     return schema
 
 

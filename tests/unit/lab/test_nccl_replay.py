@@ -224,17 +224,17 @@ def test_passing_meets_and_failing_misses_the_lab_intents_busbw_target():
     """The choices mean what they say against the lab intent; and no replay proves transport or GPUDirect."""
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse
 
     intent = yaml.safe_load((ROOT / "inventories" / "lab" / "group_vars" / "all" / "lossless_fabric.yml").read_text())
     targets = intent["lossless_fabric"]["targets"]
-    busbw_only, _errors = _nccl.gate_settings({"fabric_targets": dict(targets, require_transport=None, require_gdr=None)})
-    full, _errors = _nccl.gate_settings({"fabric_targets": dict(targets, require_transport="RoCE")})
-    passing = _nccl.parse(read(PASSING))
-    assert _nccl.gate_report(passing, busbw_only)["passed"]
-    unmet = _nccl.gate_report(passing, full)["unmet"]
+    busbw_only, _errors = _nccl_gate.gate_settings({"fabric_targets": dict(targets, require_transport=None, require_gdr=None)})
+    full, _errors = _nccl_gate.gate_settings({"fabric_targets": dict(targets, require_transport="RoCE")})
+    passing = _nccl_parse.parse(read(PASSING))
+    assert _nccl_gate.gate_report(passing, busbw_only)["passed"]
+    unmet = _nccl_gate.gate_report(passing, full)["unmet"]
     expected = ["transport unknown is not proven to be RoCE", "GPUDirect RDMA is not proven, required active"]
     assert [u.split(": ", 1)[1].split(" (")[0] for u in unmet] == expected
-    failing = _nccl.gate_report(_nccl.parse(read(FAILING)), busbw_only)
+    failing = _nccl_gate.gate_report(_nccl_parse.parse(read(FAILING)), busbw_only)
     assert failing["unmet"] == ["all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 22.77 GB/s < target 180.00 GB/s "
                                 "(3 more cell(s) in range below target)"]

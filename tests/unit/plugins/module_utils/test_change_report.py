@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _counters, _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _counters, _nccl_gate, _nccl_parse, _nccl_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPLAYS = os.path.abspath(os.path.join(HERE, "..", "..", "..", "lab", "nccl", "replays"))
@@ -23,7 +23,7 @@ WINDOW = {"id": "20250601T120000Z", "fabric": "lab", "started_at": "2025-06-01T1
 
 def _log(name):
     with open(os.path.join(REPLAYS, name + ".txt"), encoding="utf-8") as handle:
-        return _nccl.parse(handle.read())
+        return _nccl_parse.parse(handle.read())
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,8 @@ def counters(device, drops_after=0):
 
 
 def kept_report(hdr):
-    settings, _errors = _nccl.gate_settings({"fabric_targets": TARGETS})
-    compare = _nccl.compare_report([hdr] * 3, [hdr] * 3, settings, allow_inconclusive=True)
+    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS})
+    compare = _nccl_stats.compare_report([hdr] * 3, [hdr] * 3, settings, allow_inconclusive=True)
     return _change_report.build(
         WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED, "backup": "/r/leaf1.cfg"},
                  "leaf2": {"platform": "junos", "push": {"changed": False, "device_state": "unchanged", "device_diff": ""}}},
@@ -85,8 +85,8 @@ def test_a_kept_window_names_every_device_and_what_happened(hdr):
 
 
 def test_the_benchmark_part_is_the_nccl_report_of_post_against_pre(hdr, roce):
-    settings, _errors = _nccl.gate_settings({"fabric_targets": TARGETS})
-    compare = _nccl.compare_report([hdr] * 5, [roce] * 5, settings)
+    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS})
+    compare = _nccl_stats.compare_report([hdr] * 5, [roce] * 5, settings)
     report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
                                   benchmark={"pre": [hdr] * 5, "post": [roce] * 5, "compare": compare, "targets": TARGETS},
                                   reasons=["post benchmark fail: regressed"])

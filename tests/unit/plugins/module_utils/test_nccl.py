@@ -202,7 +202,7 @@ def test_synthetic_per_iteration_timestamps_srun_roce():
     assert (res['ranks'], res['nodes']) == (16, 2)
     assert res['complete'] is True
     assert _nccl_gate.gate(res, [{'min_size': 1 << 30, 'max_size': 1 << 30, 'min_busbw': 150}], require_transport='RoCE', require_gdr=True,
-                      require_complete=True) == []
+                           require_complete=True) == []
 
 
 def test_synthetic_json_output():
@@ -271,14 +271,14 @@ def test_transport_rules():
     ports_only = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Using network IB\n')
     assert ports_only['transport'] == 'unknown'        # rule 1: ports alone do not prove the data path
     mixed = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/RoCE\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n'
-                        + base + 'Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/1\n')
+                              + base + 'Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/1\n')
     assert mixed['transport'] == 'RoCE' and mixed['gdr_active'] is False
     summary = _nccl_parse.parse(base + 'Connected all rings, use ring PXN 0 GDR 1\n')
     assert summary['gdr_active'] is True
     socket = _nccl_parse.parse(base + 'NET/IB : Using [0]mlx5_0:1/IB\n' + base + 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n')
     assert socket['transport'] == 'Socket' and socket['gdr_active'] is False
     nvl = _nccl_parse.parse('#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x01] GPU\n#  Rank  1 Group  0 Pid 1 on h1 device  1 [0x02] GPU\n#\n'
-                      + base + 'Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n')
+                            + base + 'Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n')
     assert nvl['transport'] == 'NVLink-only'
     none = _nccl_parse.parse('')
     assert none['transport'] == 'unknown' and none['gdr_active'] == 'unknown'

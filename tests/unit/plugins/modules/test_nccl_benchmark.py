@@ -12,7 +12,7 @@ import pytest
 from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_parse
 from ansible_collections.lossless.fabric.plugins.modules import nccl_benchmark
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
@@ -130,7 +130,7 @@ def test_mpijobs_run_logs_collected_and_parsed_then_cleaned_up(sim):
     assert names == result["names"] and len(set(names)) == 2
     assert all(n.startswith("nccl-all-reduce-") and n.endswith("-%d" % (i + 1)) for i, n in enumerate(names))
     assert result["logs"] == [expected, expected]
-    parsed = _nccl.parse(result["logs"][0])
+    parsed = _nccl_parse.parse(result["logs"][0])
     assert parsed["complete"] and parsed["largest_size_bytes"] == 4 << 30 and parsed["oop_busbw_at_largest_size"] == 188.53
     # what was created is what was rendered: labels, env, the pinned algorithm
     job = result["manifests"][1]
@@ -152,7 +152,7 @@ def test_timeout_fails_and_cleans_up(sim):
     assert "no Succeeded or Failed condition within 1s" in msg and "Running=True" in msg
     # the hung launcher printed part of the table: the message shows its last lines
     assert "last lines of the launcher log:" in msg and launch["log"] and launch["log"] in open(PASSING, encoding="utf-8").read()
-    assert not _nccl.parse(launch["log"])["complete"]
+    assert not _nccl_parse.parse(launch["log"])["complete"]
     assert leftovers(sim) == CLEAN
 
 
@@ -235,7 +235,7 @@ def test_per_label_replay_picks_the_post_log(sim):
             assert not failed, result.get("msg")
             with open(path, encoding="utf-8") as handle:
                 assert result["logs"] == [handle.read()]
-        assert _nccl.parse(result["logs"][0])["oop_busbw_at_largest_size"] == 22.92
+        assert _nccl_parse.parse(result["logs"][0])["oop_busbw_at_largest_size"] == 22.92
     finally:
         sim.set_replay(PASSING, selector={"lossless.fabric/phase": "post"})
 
@@ -283,7 +283,7 @@ def test_mpirun_through_the_shim(shim_env, monkeypatch):
     failed, result = run(mpirun_args(shim_env, repeats=2))
     assert not failed, result.get("msg")
     assert [launch["status"] for launch in result["launches"]] == ["succeeded", "succeeded"]
-    parsed = _nccl.parse(result["logs"][0])   # --tag-output prefixes: the parser strips them
+    parsed = _nccl_parse.parse(result["logs"][0])   # --tag-output prefixes: the parser strips them
     assert result["logs"][0].startswith("[1,0]<stdout>:") and parsed["oop_busbw_at_largest_size"] == 22.92
     rec = records(shim_env)
     assert len(rec) == 2 and rec[0]["np"] == 16 and rec[0]["hosts"] == {"gpu1": 8, "gpu2": 8}
@@ -316,7 +316,7 @@ def test_mpirun_hang_times_out(shim_env, monkeypatch):
     assert failed
     launch = result["launches"][0]
     assert launch["status"] == "timeout" and launch["rc"] is None
-    assert "did not finish within 1s" in result["msg"] and not _nccl.parse(launch["log"])["complete"]
+    assert "did not finish within 1s" in result["msg"] and not _nccl_parse.parse(launch["log"])["complete"]
 
 
 def test_mpirun_check_mode_runs_nothing(shim_env):
@@ -331,7 +331,7 @@ def test_srun_through_the_shim(shim_env):
                           "slurm": {"partition": "gpu", "args": ["--label"]}})
     assert not failed, result.get("msg")
     assert result["logs"][0].startswith("0: ")
-    parsed = _nccl.parse(result["logs"][0])
+    parsed = _nccl_parse.parse(result["logs"][0])
     assert parsed["complete"] and parsed["oop_busbw_at_largest_size"] == 188.53
     rec = records(shim_env)[0]
     assert rec["ranks"] == 16 and rec["nodelist"] == ["gpu1", "gpu2"] and rec["env"]["NCCL_IB_TC"] == "106"
@@ -397,14 +397,14 @@ def test_log_larger_than_the_rotation_size_keeps_its_head(sim, tmp_path):
         failed, result = run(k8s_args(sim, keep=True))
         assert not failed, result.get("msg")
         assert result["logs"] == [text] and len(text.encode()) > size
-        parsed = _nccl.parse(result["logs"][0])
+        parsed = _nccl_parse.parse(result["logs"][0])
         assert parsed["transport"] == DEBUG_TRANSPORT and parsed["gdr_active"] is True
         # the same pod read the plain way, as a run that does not follow it would: the head is gone
         api = k8s_config.new_client_from_config(config_file=sim.kubeconfig)
         plain = k8s.CoreV1Api(api).read_namespaced_pod_log(result["launches"][0]["launcher_pod"], "nccl-benchmark",
                                                            container="launcher")
         assert 0 < len(plain.encode()) <= size and text.endswith(plain) and not text.startswith(plain)
-        head = _nccl.parse(plain)
+        head = _nccl_parse.parse(plain)
         assert head["transport"] != DEBUG_TRANSPORT or head["gdr_active"] is not True
     finally:
         sim.set_log_max_size(10 * 1024 * 1024)

@@ -802,7 +802,6 @@ def test_connection_lost_during_the_commit_itself_is_unknown(switch, drv):
     assert switch.running("qfx1") == before
 
 
-
 def test_ets_plan_commits_on_the_emulated_qfx5120_and_reads_back(switch, drv):
     """The ETS form (priority groups + traffic control profiles) against the simulator's
     QFX5120: commit check passes, the read-back holds every line, the parser sees ETS."""
