@@ -499,3 +499,15 @@ def test_each_subnet_manager_has_its_own_rollback_timer_name(tmp_path):
     digest = hashlib.sha1((base + "-opensm").encode()).hexdigest()[:10]
     assert _timer_names(tmp_path, long_id, ["ufm1"]) == {"timers": {"ufm1": "%s-%s-opensm" % (base[:46], digest)}, "mine": None}
     assert len(base[:46] + "-" + digest + "-opensm") == 64
+
+
+def test_a_window_id_with_a_trailing_newline_is_refused_before_any_device(tmp_path):
+    # `match('^...$')` let "w1\n" through; the preflight's full match does not. No lab: nothing may reach a device.
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    settings = {"change_window_id": "w1\n", "lossless_fabric_report_dir": str(tmp_path / "report"),
+                "lossless_fabric_lock_dir": str(tmp_path / "locks")}
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/change_window.yml", "-e", json.dumps(settings)], timeout=300)
+    assert out.returncode != 0
+    assert 'change_window_id: \\"w1\\\\n\\" is not an id' in out.stdout, out.stdout
+    assert "Pre - read the running configuration" not in out.stdout
+    assert not glob.glob(str(tmp_path / "report" / "change-window-*"))
