@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from typing import Any
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,60}")
@@ -95,3 +96,86 @@ def timer_name(window_name: str, host: str, suffix: str) -> str:
         return name
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]
     return "%s-%s-%s" % (re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:64 - 12 - len(suffix)], digest, suffix)
+
+
+# ---------------------------------------------------------------- what the report reads from the batch's hosts
+
+def _results(registered: Any) -> list[dict]:
+    """The per-item results of a registered loop task (none when it did not run)."""
+    results = registered.get("results") if isinstance(registered, dict) else None
+    return [r for r in results or [] if isinstance(r, dict)]
+
+
+def _of(results: list[dict], host: str, nested: bool = False) -> dict | None:
+    """The result of ``host`` in a loop over hosts (``nested``: a loop over earlier results, whose item is one)."""
+    for result in results:
+        item = result.get("item")
+        if nested and isinstance(item, dict):
+            item = item.get("item")
+        if item == host:
+            return result
+    return None
+
+
+def switch_devices(switches: list, hostvars: dict, plans: dict, backup_dir: str, check_mode: bool) -> dict:
+    """{switch: {platform, push, settle, rollback, backup}}: its registered switch_config results (None: not run)."""
+    out = {}
+    for host in switches:
+        seen = hostvars.get(host) or {}
+        backup = seen.get("__change_window_backup")
+        out[host] = {
+            "platform": (plans.get(host) or {}).get("platform"),
+            "push": seen.get("__change_window_push"),
+            "settle": seen.get("__change_window_settle"),
+            "rollback": seen.get("__change_window_rollback"),
+            "backup": "%s/%s.cfg" % (backup_dir, host) if isinstance(backup, dict) and "backup" in backup and not check_mode else None,
+        }
+    return out
+
+
+def sm_devices(sms: list, hostvars: dict, window_name: str, backup_dir: str, check_mode: bool) -> dict:
+    """{SM host: {kind subnet_manager, files, timer, commands, arm, settle, rollback, backup}}."""
+    out = {}
+    for host in sms:
+        seen = hostvars.get(host) or {}
+        out[host] = {
+            "kind": "subnet_manager",
+            "files": seen.get("__change_window_sm_files") or [],
+            "timer": timer_name(window_name, host, "opensm"),
+            "commands": seen.get("__change_window_sm_commands") or [],
+            "arm": seen.get("__change_window_sm_arm"),
+            "settle": seen.get("__change_window_sm_settle"),
+            "rollback": seen.get("__change_window_sm_rollback"),
+            "backup": "%s/%s.opensm" % (backup_dir, host) if "__change_window_sm_files" in seen and not check_mode else None,
+        }
+    return out
+
+
+def nic_devices(registered: dict, backup_dir: str, check_mode: bool, inventory_sources: list, become: dict) -> dict:
+    """{GPU host: {kind host, apply, restore, confirm, backup, restore_command}} from the NIC tasks' registered loops
+    (``registered``: __change_window_nic_backup / _apply / _restore / _confirm, as the task host sees them)."""
+    apply = _results(registered.get("__change_window_nic_apply"))
+    restore = _results(registered.get("__change_window_nic_restore"))
+    confirm = _results(registered.get("__change_window_nic_confirm"))
+    out = {}
+    for backup in _results(registered.get("__change_window_nic_backup")):
+        host = backup.get("item")
+        if not isinstance(host, str):
+            continue
+        path = "%s/%s.nic.json" % (backup_dir, host)
+        out[host] = {
+            "kind": "host",
+            "apply": _of(apply, host),
+            "restore": _of(restore, host),
+            "confirm": _of(confirm, host, nested=True),
+            "backup": path if not check_mode and "nics" in backup else None,
+            "restore_command": "ansible %s -i %s%s -m lossless.fabric.nic_qos -a \"$(cat %s)\"" % (
+                host, " -i ".join(shlex.quote(str(s)) for s in inventory_sources or []), " -b" if become.get(host, True) else "", shlex.quote(path)),
+        }
+    return out
+
+
+def counters(switches: list, hostvars: dict) -> dict:
+    """{switch: {before, middle, after}}: its switch_counters results before and after the baseline, after the post."""
+    return {host: {phase: (hostvars.get(host) or {}).get("__change_window_counters_" + phase) for phase in ("before", "middle", "after")}
+            for host in switches}

@@ -9,6 +9,7 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.change_window_errors import change_window_errors
 from ansible_collections.lossless.fabric.plugins.filter.change_window_timer import change_window_timer
+from ansible_collections.lossless.fabric.plugins.module_utils import _change_window
 from ansible_collections.lossless.fabric.plugins.module_utils._change_window import setting_errors, timer_name
 from ansible_collections.lossless.fabric.plugins.module_utils._rollback_timer import NAME_RE
 
@@ -86,3 +87,38 @@ def test_timer_names_one_per_host_and_kind_always_valid():
     assert len(timer_name("change-window-w1", long_host, "nic")) == 64
     with pytest.raises(ValueError, match="suffix"):
         timer_name("change-window-w1", "ufm1", "Bad-1")
+
+
+# ---------------------------------------------------------------- what the report reads from the hosts
+
+
+def test_switch_and_subnet_manager_devices_from_what_each_registered():
+    hostvars = {"leaf1": {"__change_window_push": {"changed": True}, "__change_window_backup": {"backup": "text"},
+                          "__change_window_counters_before": {"c": 1}},
+                "leaf2": {},
+                "ufm1": {"__change_window_sm_files": [{"path": "/etc/opensm/opensm.conf"}], "__change_window_sm_arm": {"changed": True}}}
+    plans = {"leaf1": {"platform": "eos"}, "leaf2": {"platform": "junos"}}
+    devices = _change_window.switch_devices(["leaf1", "leaf2"], hostvars, plans, "/r/w-backup", False)
+    assert devices["leaf1"] == {"platform": "eos", "push": {"changed": True}, "settle": None, "rollback": None, "backup": "/r/w-backup/leaf1.cfg"}
+    assert devices["leaf2"]["backup"] is None and devices["leaf2"]["push"] is None  # the window ended before its backup
+    assert _change_window.switch_devices(["leaf1"], hostvars, plans, "/r/w-backup", True)["leaf1"]["backup"] is None  # check mode
+    sms = _change_window.sm_devices(["ufm1"], hostvars, "change-window-w1", "/r/w-backup", False)
+    assert sms["ufm1"]["kind"] == "subnet_manager" and sms["ufm1"]["timer"] == "change-window-w1-ufm1-opensm"
+    assert sms["ufm1"]["backup"] == "/r/w-backup/ufm1.opensm" and sms["ufm1"]["arm"] == {"changed": True} and sms["ufm1"]["settle"] is None
+    assert _change_window.counters(["leaf1"], hostvars) == {"leaf1": {"before": {"c": 1}, "middle": None, "after": None}}
+
+
+def test_nic_devices_from_the_run_once_loops():
+    registered = {
+        "__change_window_nic_backup": {"results": [{"item": "gpu1", "nics": {}}, {"item": "gpu 2", "msg": "unreachable"}]},
+        "__change_window_nic_apply": {"results": [{"item": "gpu1", "changed": True, "timer": {"name": "t"}}]},
+        "__change_window_nic_restore": None,
+        "__change_window_nic_confirm": {"results": [{"item": {"item": "gpu1"}, "changed": True}]},
+    }
+    out = _change_window.nic_devices(registered, "/r/w-backup", False, ["/inv/prod", "/inv/with space"], {"gpu1": True, "gpu 2": False})
+    assert out["gpu1"]["apply"]["timer"] == {"name": "t"} and out["gpu1"]["confirm"]["changed"] is True and out["gpu1"]["restore"] is None
+    assert out["gpu1"]["backup"] == "/r/w-backup/gpu1.nic.json" and out["gpu 2"]["backup"] is None  # no backup read, no file
+    assert out["gpu1"]["restore_command"] == ("ansible gpu1 -i /inv/prod -i '/inv/with space' -b -m lossless.fabric.nic_qos "
+                                              "-a \"$(cat /r/w-backup/gpu1.nic.json)\"")
+    assert " -b " not in out["gpu 2"]["restore_command"]
+    assert _change_window.nic_devices({}, "/r", False, [], {}) == {}
