@@ -29,6 +29,11 @@ description:
     (then every device is left to its own rollback timer).
   - Without this strategy, ansible-playbook ends on the first signal wherever it is, and the pending devices wait for
     their timers.
+notes:
+  - ansible-core 2.19 prints a deprecation warning for every strategy plugin outside C(ansible.builtin) ("Use of strategy
+    plugins not included in ansible.builtin are deprecated ...", C(lib/ansible/plugins/loader.py), no removal version
+    given). This plugin subclasses the C(linear) strategy and relies on its internals (C(_get_next_task_lockstep), the
+    play iterator's C(mark_host_failed)); it is tested against ansible-core 2.19 only.
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
