@@ -541,6 +541,7 @@ def test_an_interrupted_window_ends_and_rolls_every_device_back(lab_factory, poi
             assert {h: e["outcome"] for h, e in changing["hosts"].items()} == {h: "unknown" for h in HOSTS}, changing["hosts"]
         else:
             wait_until_pending(lab, proc)
+            wait_for(lambda: proc.poll() is None and "Post - let the fabric settle" in window_log(lab), "the settle wait", timeout=120, interval=0.1)
         os.killpg(proc.pid, sig)
     finally:
         stop_window(proc)  # waits for the playbook to end by itself (SIGKILL only after 10 minutes)
