@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _report
+from ansible.module_utils.parsing.convert_bool import boolean
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _change_window, _report
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
@@ -24,7 +26,8 @@ ARGUMENT_SPEC = {
         },
     },
     "status": {"type": "str", "required": True, "choices": list(_change_report.STATUSES)},
-    "devices": {"type": "dict", "required": True},
+    "devices": {"type": "dict"},
+    "collect": {"type": "bool", "default": False},
     "counters": {"type": "dict", "default": {}},
     "plans": {"type": "dict", "default": {}},
     "findings": {"type": "list", "elements": "dict", "default": []},
@@ -35,12 +38,54 @@ ARGUMENT_SPEC = {
 }
 
 
+# What each device of the window registers (roles/change_window/tasks), and the NIC tasks' run_once loops.
+_WINDOW_VARS = ("__change_window_push", "__change_window_settle", "__change_window_rollback", "__change_window_backup",
+                "__change_window_counters_before", "__change_window_counters_middle", "__change_window_counters_after",
+                "__change_window_sm_files", "__change_window_sm_commands", "__change_window_sm_arm", "__change_window_sm_settle",
+                "__change_window_sm_rollback")
+_NIC_VARS = ("__change_window_nic_backup", "__change_window_nic_apply", "__change_window_nic_restore", "__change_window_nic_confirm")
+
+
 class ActionModule(ControllerAction):
     """Write the change window's JSON and Markdown report (and the busbw plot) on the controller."""
 
     argument_spec = ARGUMENT_SPEC
 
+    def _collect(self, args, task_vars):
+        """The change window's devices and counters, read from the batch's hosts (role lossless.fabric.change_window:
+        its registered results and facts) instead of handed in."""
+        hostvars = task_vars.get("hostvars") or {}
+        switches = list(task_vars.get("__change_window_switches") or [])
+        sms = list(task_vars.get("__change_window_sms") or [])
+        name = task_vars["__change_window_name"]
+        backup_dir = "%s/%s-backup" % (self._templar.template(task_vars["change_window_report_dir"]), name)
+        plans = (task_vars.get("fabric_plan_result") or {}).get("devices") or {}
+        check_mode = bool(self._task.check_mode)
+        seen = {}
+        for host in switches + sms:
+            mine = hostvars.get(host) or {}
+            seen[host] = {key: mine.get(key) for key in _WINDOW_VARS if key in mine}
+        registered = {key: task_vars.get(key) for key in _NIC_VARS}
+        nic_hosts = [r.get("item") for r in (registered["__change_window_nic_backup"] or {}).get("results") or [] if isinstance(r, dict)]
+        become = {h: boolean(self._templar.template((hostvars.get(h) or {}).get("nic_qos_become", True)), strict=False)
+                  for h in nic_hosts if isinstance(h, str)}
+        devices = _change_window.switch_devices(switches, seen, plans, backup_dir, check_mode)
+        devices.update(_change_window.nic_devices(registered, backup_dir, check_mode, task_vars.get("ansible_inventory_sources") or [], become))
+        devices.update(_change_window.sm_devices(sms, seen, name, backup_dir, check_mode))
+        args.update(devices=devices, plans=args["plans"] or plans)
+        if not args["counters"]:
+            args["counters"] = _change_window.counters(switches, seen)
+
     def run_validated(self, args, task_vars, result):
+        if args["collect"]:
+            try:
+                self._collect(args, task_vars)
+            except KeyError as exc:
+                result.update(failed=True, msg="collect: %s is not defined (collect is for the role lossless.fabric.change_window)" % exc)
+                return result
+        elif args["devices"] is None:
+            result.update(failed=True, msg="devices: required unless collect is true")
+            return result
         try:
             report = _change_report.build(args["window"], args["devices"], args["status"], args["counters"], args["plans"],
                                           args["findings"], args["benchmark"], args["reasons"], args["scope"], args["ib_counters"])

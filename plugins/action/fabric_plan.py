@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+import os
+
+from ansible import context
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _fabric_lock, _intent, _intent_scope
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
@@ -11,6 +15,8 @@ ARGUMENT_SPEC = {
     "hosts": {"type": "list", "elements": "str"},
     "device_var": {"type": "str", "default": "lossless_fabric_device"},
     "fail_on_warnings": {"type": "bool", "default": False},
+    "lock": {"type": "bool", "default": True},
+    "lock_dir": {"type": "str", "default": _fabric_lock.DEFAULT_DIR},
 }
 
 
@@ -32,6 +38,7 @@ class ActionModule(ControllerAction):
         if hosts is None:
             hosts = list(task_vars.get("groups", {}).get("all", []))
         devices = {}
+        views = {}
         unknown = []
         for host in hosts:
             if host not in hostvars:
@@ -40,8 +47,15 @@ class ActionModule(ControllerAction):
             device = hostvars[host].get(args["device_var"])
             if device is not None:
                 devices[host] = self._templar.template(device)
+            if "lossless_fabric" in hostvars[host]:
+                views[host] = self._templar.template(hostvars[host]["lossless_fabric"])
         if unknown:
             result.update(failed=True, msg="hosts: not in the inventory: %s" % ", ".join(sorted(unknown)))
+            return result
+        # One intent for every device: a play planned from one group's override would disagree with the others'.
+        split = _intent_scope.check(task_vars.get("inventory_hostname", "localhost"), intent, views, task_vars.get("groups"))
+        if split:
+            result.update(failed=True, msg=split)
             return result
 
         try:
@@ -54,6 +68,9 @@ class ActionModule(ControllerAction):
                 fabric_warnings=[],
                 msg="The fabric intent has %d error%s:\n%s" % (len(errors), "" if len(errors) == 1 else "s", "\n".join(errors)),
             )
+            return result
+
+        if args["lock"] and not self._lock(args["lock_dir"], plan["intent"].get("name"), result):
             return result
 
         warnings = list(plan.get("warnings", []))
@@ -69,3 +86,23 @@ class ActionModule(ControllerAction):
             if args["fail_on_warnings"]:
                 result.update(failed=True, msg="fail_on_warnings: the intent has %d warning(s):\n%s" % (len(warnings), "\n".join(warnings)))
         return result
+
+    def _lock(self, lock_dir, fabric, result):
+        """The fabric's controller lock for this run (its ansible-playbook: the worker's parent). Check mode
+        changes nothing and takes no lock; it only warns when another run holds it."""
+        playbook = " ".join(context.CLIARGS.get("args") or ()) or "(ad hoc)"
+        try:
+            if self._task.check_mode:
+                holder = _fabric_lock.holder_of(lock_dir, fabric)
+                if holder and holder.get("pid") != os.getppid():
+                    result.setdefault("warnings", []).append("fabric %s is locked by another run: %s" % (fabric, _fabric_lock.describe(holder)))
+                return True
+            taken = _fabric_lock.acquire(lock_dir, fabric, os.getppid(), playbook)
+        except _fabric_lock.LockError as exc:
+            result.update(failed=True, msg=str(exc), lock_holder=exc.holder)
+            return False
+        except OSError as exc:
+            result.update(failed=True, msg="lock_dir: %s: cannot take the fabric lock: %s" % (lock_dir, exc.strerror or exc))
+            return False
+        result["lock"] = {"path": taken["path"], "holder": taken["holder"]}
+        return True

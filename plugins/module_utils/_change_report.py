@@ -26,7 +26,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils import _counters, 
 from ansible_collections.lossless.fabric.plugins.module_utils._report import md_cell, md_table
 from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import mask_secrets
 
-STATUSES = ("dry_run", "in_progress", "stopped", "passed", "failed")
+# "changing": the record written right before the first change - a window killed during the push leaves it.
+STATUSES = ("dry_run", "changing", "in_progress", "stopped", "passed", "failed")
+CHANGING = "changing"
 
 
 def _snapshot(value: Any) -> dict | None:
@@ -83,6 +85,26 @@ def _nic_diff(result: Any) -> str:
     return "".join("- %s\n+ %s\n" % pair for pair in pairs)
 
 
+def _timer_outcome(info: dict, judged: dict) -> dict:
+    """A GPU host whose NIC change was armed with a rollback timer (nic_qos rollback_timer): pending until the window
+    confirms it (its ``confirm``), kept once confirmed, rolled back by the timer when it fired first."""
+    apply, restore, confirm = (r if isinstance(r, dict) and not r.get("skipped") else None
+                               for r in (info.get("apply"), info.get("restore"), info.get("confirm")))
+    timer = (apply or {}).get("timer") if isinstance((apply or {}).get("timer"), dict) else None
+    if timer is None:
+        return judged
+    settings = _findings._nic_settings(apply)  # pylint: disable=protected-access
+    if judged["outcome"] == _findings.APPLIED_NO_ROLLBACK:
+        return {"outcome": _findings.PENDING, "detail": "set %s; pending until %s: the host's rollback timer %s puts the NICs back by itself "
+                "unless the window confirms it" % (settings, timer.get("pending_until"), timer.get("name"))}
+    if judged["outcome"] == _findings.APPLIED and confirm is not None and not confirm.get("failed"):
+        return {"outcome": _findings.KEPT, "detail": "set %s; confirmed (rollback timer %s)" % (settings, timer.get("name"))}
+    if judged["outcome"] == _findings.RESTORED and restore is not None and restore.get("fired"):
+        return {"outcome": _findings.ROLLED_BACK_BY_TIMER, "detail": "set %s; the host's rollback timer %s had put the NICs back by itself"
+                % (settings, timer.get("name"))}
+    return judged
+
+
 def _host_section(hosts: dict, status: str, batch: Any = None) -> dict:
     """GPU hosts whose NICs the window changed (nic_qos): ``apply`` (state present), ``restore`` (state restored
     from the backup), ``backup`` (the file of the earlier gathered result), ``restore_command``."""
@@ -90,7 +112,8 @@ def _host_section(hosts: dict, status: str, batch: Any = None) -> dict:
     for host in sorted(hosts):
         info = hosts[host] or {}
         apply = info.get("apply") if isinstance(info.get("apply"), dict) else {}
-        judged = _findings.host_outcome(info.get("apply"), info.get("restore"), status == "dry_run", status != "in_progress", info.get("backup"))
+        judged = _timer_outcome(info, _findings.host_outcome(info.get("apply"), info.get("restore"), status == "dry_run",
+                                                             status not in ("in_progress", CHANGING), info.get("backup")))
         out[host] = {
             "kind": "host",
             "stacks": sorted({n.get("stack") for n in (apply.get("nics") or {}).values() if n.get("stack")}),
@@ -205,7 +228,7 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
     if status not in STATUSES:
         raise ValueError("status: %r is not one of %s" % (status, ", ".join(STATUSES)))
     name = "change-window-%s" % window["id"]
-    if not _report.NAME_RE.match(name):
+    if not _report.NAME_RE.fullmatch(name):
         raise ValueError("window.id: %r makes no file name (letters, digits, '.', '_' and '-')" % window["id"])
     check_mode = status == "dry_run"
     # GPU hosts come in ``devices`` too, marked kind host; they get their own section.
@@ -214,6 +237,8 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
     sms = _sm_section({d: v for d, v in devices.items() if (v or {}).get("kind") == "subnet_manager"}, check_mode, window.get("batch"))
     devs = _device_section({d: v for d, v in devices.items() if d not in hosts and d not in sms}, check_mode, window.get("batch"))
     devs.update(sms)
+    if status == CHANGING:
+        _changing(devs, hosts, window.get("deadline"))
     devs = dict(sorted({**_not_reached(scope or [], devs, plans or {}), **devs}.items()))
     outcomes = {device: entry["outcome"] for device, entry in {**devs, **hosts}.items()}
     findings = list(findings or [])
@@ -221,7 +246,7 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
         "name": name,
         "window": dict(window),
         "status": status,
-        "verdict": _findings.window_verdict(status, outcomes),
+        "verdict": _findings.window_verdict("in_progress" if status == CHANGING else status, outcomes),
         "reasons": [str(r) for r in reasons or []],
         "devices": devs,
         "hosts": hosts,
@@ -233,6 +258,18 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
         "benchmark": _benchmark_section(name, benchmark),
         "batches": [{"batch": window.get("batch"), "devices": sorted(d for d in devices if d not in hosts), "status": status}],
     }
+
+
+def _changing(devs: dict, hosts: dict, deadline: Any) -> None:
+    """The record before the first change: every device of the batch not yet changed is about to be. If no later report
+    follows, the window ended during the change - each may hold it, pending until the window's deadline."""
+    detail = ("being changed now: if this is the window's last report, it ended during the change - this device may hold the change, "
+              "pending until %s, when its own rollback timer puts it back unless someone confirms it" % (deadline or "the window's deadline"))
+    for entry in list(devs.values()) + list(hosts.values()):
+        if entry["outcome"] == _findings.UNCHANGED:
+            entry.update(outcome=_findings.UNKNOWN, detail=detail)
+            if "pending_until" in entry:
+                entry["pending_until"] = deadline
 
 
 def merge(old: dict | None, new: dict) -> dict:

@@ -8,16 +8,31 @@ nic_qos:  validate every input -> discover/select -> per NIC: detect the stack,
           read, compare (+ firmware query) -> [apply -> read back] -> result
           state restored: the wanted values per NIC are an earlier gathered result's
           ``before`` instead of the plan; the rest is the same path.
+
+Changes (present, restored) hold the host's NIC lock (``<root>/run/lossless-fabric/nic-qos.lock``, an
+flock: free when the process ends, however it ends) and refuse while another run holds it, or while
+a NIC rollback timer of a change window is armed on the host (its put-back would undo this run).
+present with ``rollback_timer`` arms a timer (_rollback_timer.arm_action, kind ``nic``) with the NICs
+as they are, before the first write: unless confirmed (rollback_timer state confirmed), its detached
+process restores them at the deadline - the same restore path as state restored. restored with
+``rollback_timer`` (and no ``restore``) does that now.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import errno
+import fcntl
 import json
 import os
-from collections.abc import Callable
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _rollback_timer
 from ansible_collections.lossless.fabric.plugins.module_utils._nic import (
     NIC_COUNTERS,
     STACKS,
@@ -63,7 +78,22 @@ QOS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "restore": {"type": "dict"},
     "stack": {"type": "str", "default": "auto", "choices": ["auto", *STACKS]},
     "firmware": {"type": "dict"},
+    "rollback_timer": {
+        "type": "dict",
+        "options": {
+            "name": {"type": "str", "required": True},
+            "confirm_timeout": {"type": "int"},
+            "state_dir": {"type": "path"},
+        },
+    },
 }
+
+# Under the host's root (the lab's tree in the lab): the NIC lock, and the NIC timers' default state_dir.
+LOCK_FILE = "run/lossless-fabric/nic-qos.lock"
+TIMER_DIR = "var/lib/lossless-fabric/rollback-timers"
+TIMER_KIND = "nic"
+# How long the timer's own restore waits for the NIC lock (another run's nic_qos finishing its task).
+RESTORE_LOCK_WAIT = 120
 
 COUNTERS_ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     **NIC_ARGUMENT_SPEC,
@@ -114,8 +144,178 @@ def _wants(params: dict, fs: Fs) -> tuple[list[dict], list[dict], list[list[dict
     return chosen, wants, cannot
 
 
-def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], check_mode: bool) -> dict[str, Any]:
+def _under(root: str, rel: str) -> str:
+    return os.path.join(root or "/", rel)
+
+
+@contextlib.contextmanager
+def host_lock(root: str, what: str, wait: float = 0, now: Callable[[], float] | None = None,
+              sleep: Callable[[float], None] | None = None) -> Iterator[dict]:
+    """The host's NIC lock for one change: refuses (NicError naming the holder) when another process holds it and
+    ``wait`` seconds pass. The holder's pid, start time and what it does are written in the file for the message."""
+    now, sleep = now or time.time, sleep or time.sleep
+    path = _under(root, LOCK_FILE)
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        end = now() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if now() >= end:
+                    raise NicError("NIC changes on this host are locked by another run: %s (lock %s); wait for it to end"
+                                   % (_holder_text(path), path)) from None
+                sleep(0.2)
+        holder = {"pid": os.getpid(), "pid_start": _rollback_timer.proc_start_time(os.getpid()), "what": what,
+                  "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(holder, sort_keys=True) + "\n").encode("utf-8"), 0)
+        yield holder
+    finally:
+        os.close(fd)  # the flock goes with it (and with the process, however it ends)
+
+
+def _holder_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            holder = json.load(handle)
+        return "pid %s (started %s), %s" % (holder.get("pid"), holder.get("started_at"), holder.get("what"))
+    except (OSError, ValueError, AttributeError):
+        return "a process that left no record"
+
+
+def _timer_opts(params: dict) -> dict | None:
+    """rollback_timer checked against the state; its state_dir defaulted under root."""
+    timer = params.get("rollback_timer")
+    if not timer:
+        return None
+    state = params.get("state") or "present"
+    if state == "gathered":
+        raise NicError("rollback_timer: only with state present (arm) or restored (roll back now), not gathered")
+    if state == "present" and not timer.get("confirm_timeout"):
+        raise NicError("rollback_timer.confirm_timeout: required with state present (seconds until the NICs are restored unless confirmed)")
+    if state == "restored" and (timer.get("confirm_timeout") or params.get("restore")):
+        raise NicError("rollback_timer with state restored rolls the timer back from what it saved: no %s"
+                       % ("confirm_timeout" if timer.get("confirm_timeout") else "restore"))
+    if state == "present" and params.get("firmware"):
+        raise NicError("rollback_timer: firmware parameters are not restored by the timer; set them outside a change window")
+    out = dict(timer, state_dir=timer.get("state_dir") or _under(params.get("root") or "/", TIMER_DIR))
+    try:
+        _rollback_timer.validate({"name": out["name"], "state": "confirmed", "state_dir": out["state_dir"]})
+    except _rollback_timer.TimerError as exc:
+        raise NicError("rollback_timer.%s" % exc) from exc
+    return out
+
+
+def plain_tools(bin_dir: str | None) -> tuple[Runner, Callable[[str], str | None]]:
+    """Runner and tool lookup without Ansible, for the timer's detached process (the module is gone by then)."""
+    def which(name: str) -> str | None:
+        if bin_dir and os.access(os.path.join(bin_dir, name), os.X_OK):
+            return os.path.join(bin_dir, name)
+        return shutil.which(name)
+
+    def run(argv: list) -> tuple:
+        path = which(argv[0])
+        if path is None:
+            raise NicError("%s: not installed on this host (needed for %s)" % (argv[0], " ".join(argv)))
+        proc = subprocess.run([path, *argv[1:]], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+                              env=dict(os.environ, LC_ALL="C"), timeout=_rollback_timer.COMMAND_TIMEOUT)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    return run, which
+
+
+def restore_action(payload: dict) -> dict:
+    """The NIC timer's put-back in its detached process: state restored from the values saved when it was armed,
+    under the NIC lock (another run's task may be finishing)."""
+    try:
+        with host_lock(payload.get("root") or "/", "rollback timer %s: restoring the NICs" % payload.get("timer"), wait=RESTORE_LOCK_WAIT):
+            return _restore(payload)
+    except NicError as exc:
+        return {"failed": str(exc), "result": None}
+
+
+def _restore(payload: dict) -> dict:
+    """state restored from a NIC timer's payload; the caller holds the NIC lock."""
+    run, which = plain_tools(payload.get("bin_dir"))
+    params = {"state": "restored", "restore": payload["restore"], "root": payload.get("root") or "/", "bin_dir": payload.get("bin_dir"),
+              "stack": payload.get("stack") or "auto"}
+    try:
+        result = _run_qos(params, run, which, False)
+    except NicError as exc:
+        return {"failed": str(exc), "result": None}
+    return {"failed": None, "result": {"changed": result["changed"], "commands": result["commands"], "unsupported": result["unsupported"],
+                                       "nics": {n: {k: v for k, v in r.items() if k in ("netdev", "stack", "changes", "before", "after")}
+                                                for n, r in result["nics"].items()}}}
+
+
+def _armed_elsewhere(timer_dir: str, own: str | None) -> None:
+    armed = [t for t in _rollback_timer.armed_of_kind(timer_dir, TIMER_KIND) if t["name"] != own]
+    if armed:
+        raise NicError("the NICs of this host are under rollback timer %s until %s (a change window's NIC change, timer process %s): "
+                       "a change now would be undone when it fires; let that window confirm or roll back first"
+                       % (armed[0]["name"], armed[0]["pending_until"], armed[0]["pid"]))
+
+
+def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], check_mode: bool, spawn=None) -> dict[str, Any]:
     """The nic_qos task. Raises NicError (before any write when the input is bad)."""
+    timer = _timer_opts(params)
+    state = params.get("state") or "present"
+    root = params.get("root") or "/"
+    if state == "gathered" or check_mode:
+        if timer and state == "restored":
+            return _roll_back_timer(timer, check_mode=True)
+        return _run_qos(params, runner, which, check_mode)
+    if not (timer and state == "restored"):
+        # Bad input fails before anything is written - the lock file included.
+        validate_firmware(params.get("firmware"))
+        _wants(params, Fs(root))
+    what = "nic_qos state=%s%s" % (state, " (rollback timer %s)" % timer["name"] if timer else "")
+    with host_lock(root, what):
+        if timer and state == "restored":
+            return _roll_back_timer(timer, check_mode=False)
+        _armed_elsewhere(timer["state_dir"] if timer else _under(root, TIMER_DIR), None)
+        if timer is None:
+            return _run_qos(params, runner, which, check_mode)
+        armed: dict = {}
+
+        def arm(reports: list[dict]) -> None:
+            snapshot = {r["name"]: {"netdev": r["netdev"], "stack": r["stack"], "before": r["before"]} for r in reports}
+            payload = {"restore": snapshot, "root": root, "bin_dir": params.get("bin_dir"), "stack": params.get("stack") or "auto",
+                       "timer": timer["name"]}
+            try:
+                armed.update(_rollback_timer.arm_action(
+                    timer["state_dir"], timer["name"], timer["confirm_timeout"], TIMER_KIND, payload,
+                    "lossless.fabric.nic_qos state=restored rollback_timer={name: %s}" % timer["name"], restore_action, spawn=spawn))
+            except _rollback_timer.TimerError as exc:
+                raise NicError("rollback_timer: %s; nothing was changed" % exc) from exc
+
+        result = _run_qos(params, runner, which, check_mode, before_apply=arm)
+        result["timer"] = armed.get("timer")
+        result["pending_until"] = armed.get("pending_until")
+        return result
+
+
+def _roll_back_timer(timer: dict, check_mode: bool) -> dict[str, Any]:
+    """restored with rollback_timer: the timer's saved NIC values put back now (or what its firing already did)."""
+    opts = {"name": timer["name"], "state_dir": timer["state_dir"]}
+    try:
+        # run_qos holds the NIC lock already: the put-back runs without taking it again.
+        out = _rollback_timer.roll_back(opts, check_mode, time.time, _rollback_timer.process_alive, time.sleep, _rollback_timer.run_argv, action=_restore)
+    except _rollback_timer.TimerError as exc:
+        raise NicError(str(exc)) from exc
+    done = out.get("result") or {}
+    return {"changed": bool(out["changed"]), "fired": out.get("fired"), "timer": out["timer"], "nics": done.get("nics") or {},
+            "commands": done.get("commands") or [], "unsupported": done.get("unsupported") or [], "persist": {}, "ran": [],
+            "firmware": {}, "reboot_required": False, "peer_memory": None}
+
+
+def _run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], check_mode: bool,
+             before_apply: Callable[[list[dict]], None] | None = None) -> dict[str, Any]:
     firmware = validate_firmware(params.get("firmware"))
     fs = Fs(params.get("root") or "/")
     chosen, wants, cannot = _wants(params, fs)
@@ -142,6 +342,8 @@ def run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], ch
     changed = any(r["actions"] for r in reports) or any(f["argv"] for f in fw_reports.values())
     ran: list[str] = []
     if changed and not check_mode and not gathered:
+        if before_apply is not None:
+            before_apply(reports)
         for state, report in zip(states, reports):
             try:
                 ran += apply(fs, runner, report["actions"])

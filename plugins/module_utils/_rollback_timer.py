@@ -18,9 +18,16 @@ Every read-modify-write of ``state.json`` happens under an fcntl lock on
 whichever takes the lock first decides, the other sees its outcome. Nobody
 signals a PID.
 
+A timer can also put back something other than files (kind ``nic``: a GPU
+host's NIC settings, armed by nic_qos): its record carries the module's own
+restore arguments instead of file copies, and the put-back is a function the
+arming module hands in (``arm_action``), run in the detached process - and by
+that module's own roll back; confirmed and gathered are the same for every kind.
+
 Only the standard library is imported, all at module level: the detached
 process keeps running after Ansible removed the module's temporary directory
-and must never import anything from it.
+and must never import anything from it (an action's code is imported by the
+module before the fork).
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ RECORD_VERSION = 1
 
 Clock = Callable[[], float]
 Runner = Callable[[list, int], dict]
+# A put-back other than files: called with the record's payload, returns {"failed": message or None, "result": {...}}.
+Action = Callable[[dict], dict]
+FILES_KIND = "files"
 
 
 class TimerError(Exception):
@@ -113,7 +123,7 @@ def _validate_commands(commands: Any) -> list[list[str]]:
 def validate(params: dict) -> dict:
     """Check every option before anything is read or written; return the normalised options."""
     name = params.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TimerError("name: %r does not match %s" % (name, NAME_RE.pattern))
     state = params.get("state") or "gathered"
     if state not in STATES:
@@ -377,6 +387,28 @@ def _put_back(store: Store, record: dict, now: Clock, runner: Runner, fired: boo
     return outcome
 
 
+def _action_back(record: dict, now: Clock, action: Action, fired: bool) -> dict:
+    """A put-back that is not files (the record's kind): the arming module's action on the record's payload."""
+    try:
+        done = action(record.get("payload") or {})
+    except Exception as exc:  # noqa: BLE001 - whatever it raised is the outcome the record must keep
+        done = {"failed": "%s: %s" % (type(exc).__name__, exc), "result": None}
+    at = now()
+    failed = done.get("failed")
+    return {"fired": fired, "at": iso(at), "at_epoch": at, "restored": [], "commands": [], "commands_skipped": False,
+            "result": done.get("result"), "failed": "timer %s: %s" % (record["name"], failed) if failed else None}
+
+
+def _settle_back(store: Store, record: dict, now: Clock, runner: Runner, action: Action | None, fired: bool) -> dict:
+    if record.get("kind", FILES_KIND) == FILES_KIND:
+        return _put_back(store, record, now, runner, fired)
+    if action is None:
+        # Never lose the timer over this: the record stays armed for the module that can put it back.
+        raise TimerError("timer %s puts back %s, not files: roll it back with the module that armed it (%s)"
+                         % (record["name"], record["kind"], record.get("rolled_back_by") or "see the record"))
+    return _action_back(record, now, action, fired)
+
+
 # ---------------------------------------------------------------- the process
 
 def proc_start_time(pid: int) -> str | None:
@@ -462,7 +494,7 @@ def start_daemon(target: Callable[[], None]) -> int:
 
 
 def daemon_loop(store: Store, arm_id: str, now: Clock = time.time, sleep: Callable[[float], None] = time.sleep,
-                runner: Runner = run_argv) -> str:
+                runner: Runner = run_argv, action: Action | None = None) -> str:
     """The timer: until the record is no longer this arm, or the deadline fires it. Returns why it stopped."""
     while True:
         with store.locked() as exists:
@@ -471,19 +503,19 @@ def daemon_loop(store: Store, arm_id: str, now: Clock = time.time, sleep: Callab
                 return "settled"
             left = record["deadline_epoch"] - now()
             if left <= 0:
-                _fire_locked(store, record, now, runner)
+                _fire_locked(store, record, now, runner, action)
                 return "fired"
         sleep(max(0.05, min(STEP, left)))
 
 
-def _fire_locked(store: Store, record: dict, now: Clock, runner: Runner) -> dict:
-    outcome = _put_back(store, record, now, runner, fired=True)
+def _fire_locked(store: Store, record: dict, now: Clock, runner: Runner, action: Action | None = None) -> dict:
+    outcome = _settle_back(store, record, now, runner, action, fired=True)
     record.update(status=EXPIRED, settled_at=outcome["at"], outcome=outcome)
     store.write(record)
     return record
 
 
-def fire(store: Store, arm_id: str | None = None, now: Clock = time.time, runner: Runner = run_argv) -> dict | None:
+def fire(store: Store, arm_id: str | None = None, now: Clock = time.time, runner: Runner = run_argv, action: Action | None = None) -> dict | None:
     """Fire the timer if it is armed (by this arm) and its deadline has passed; the record after, or None."""
     with store.locked() as exists:
         record = store.read() if exists else None
@@ -491,12 +523,12 @@ def fire(store: Store, arm_id: str | None = None, now: Clock = time.time, runner
             return None
         if now() < record["deadline_epoch"]:
             return None
-        return _fire_locked(store, record, now, runner)
+        return _fire_locked(store, record, now, runner, action)
 
 
-def _daemon_main(store: Store, arm_id: str) -> None:  # pragma: no cover - runs detached
+def _daemon_main(store: Store, arm_id: str, action: Action | None = None) -> None:  # pragma: no cover - runs detached
     try:
-        daemon_loop(store, arm_id)
+        daemon_loop(store, arm_id, action=action)
     except Exception as exc:  # noqa: BLE001 - nobody can see a traceback here: put it in the record
         with store.locked() as exists:
             record = store.read() if exists else None
@@ -511,7 +543,8 @@ def _daemon_main(store: Store, arm_id: str) -> None:  # pragma: no cover - runs 
 def _timer(store: Store, record: dict | None, now: Clock, alive: Callable[[int | None, str | None], bool]) -> dict:
     """The ``timer`` return value."""
     if record is None:
-        return {"name": store.name, "status": ABSENT, "pending_until": None, "deadline_epoch": None, "paths": [],
+        return {"name": store.name, "status": ABSENT, "pending_until": None, "deadline_epoch": None, "paths": [], "kind": None,
+                "state_dir": store.state_dir,
                 "commands": [], "armed_at": None, "settled_at": None, "outcome": None, "pid": None,
                 "process_running": False, "overdue": False, "saved_copies": []}
     running = alive(record.get("pid"), record.get("pid_start"))
@@ -520,6 +553,7 @@ def _timer(store: Store, record: dict | None, now: Clock, alive: Callable[[int |
              "deadline_epoch": record["deadline_epoch"], "paths": [b["path"] for b in record["backup"]],
              "commands": record["commands"], "armed_at": record["armed_at"], "settled_at": record.get("settled_at"),
              "outcome": record.get("outcome"), "pid": record.get("pid"), "process_running": running,
+             "kind": record.get("kind", FILES_KIND), "state_dir": store.state_dir,
              "overdue": status == ARMED and now() > record["deadline_epoch"] and not running,
              "saved_copies": [{"path": b["path"], "copy": store.copy_path(i) if b["existed"] else None, "existed": b["existed"]}
                               for i, b in enumerate(record["backup"])] if store.saved_copies() or status == ARMED else []}
@@ -594,6 +628,65 @@ def arm(opts: dict, check_mode: bool, now: Clock, spawn: Callable[[Store, str], 
     return result
 
 
+def arm_action(state_dir: str, name: str, confirm_timeout: int, kind: str, payload: dict, rolled_back_by: str, action: Action,
+               now: Clock = time.time, spawn=None, alive=None) -> dict:
+    """Arm a timer whose put-back is ``action(payload)`` (run by the detached process at the deadline) instead of file
+    copies: the same record, lock, refusal to re-arm and confirm as a files timer. ``rolled_back_by`` names the module
+    call that rolls it back now (rollback_timer itself cannot: it does not have the action)."""
+    opts = validate({"name": name, "state": "confirmed", "state_dir": state_dir})
+    if isinstance(confirm_timeout, bool) or not isinstance(confirm_timeout, int) or confirm_timeout <= 0:
+        raise TimerError("confirm_timeout: %r is not a whole number of seconds > 0" % (confirm_timeout,))
+    alive = alive or process_alive
+    store = Store(opts["state_dir"], opts["name"])
+    armed_at = now()
+    deadline = armed_at + confirm_timeout
+    record = {"version": RECORD_VERSION, "name": store.name, "status": ARMED, "arm_id": secrets.token_hex(8), "kind": kind,
+              "payload": payload, "rolled_back_by": rolled_back_by, "armed_at": iso(armed_at), "deadline_epoch": deadline,
+              "pending_until": iso(deadline), "confirm_timeout": confirm_timeout, "backup": [], "commands": [],
+              "pid": None, "pid_start": None, "settled_at": None, "outcome": None}
+    store.create()
+    with store.locked():
+        _refuse_rearm(store, store.read(), now, alive)
+        store.delete_copies()
+        store.write(record)
+    try:
+        pid, start = (spawn or _spawn_action)(store, record["arm_id"], action)
+    except (OSError, TimerError) as exc:
+        with store.locked():
+            os.unlink(store.record_path)
+        raise TimerError("timer %s: could not start the timer process (%s); nothing was armed" % (store.name, exc)) from exc
+    with store.locked():
+        current = store.read()
+        if current and current["arm_id"] == record["arm_id"]:
+            current.update(pid=pid, pid_start=start)
+            store.write(current)
+            record = current
+    return {"changed": True, "pending_until": record["pending_until"], "deadline_epoch": deadline, "timer": _timer(store, record, now, alive)}
+
+
+def armed_of_kind(state_dir: str, kind: str, now: Clock = time.time, alive=None) -> list[dict]:
+    """Every timer of ``kind`` in ``state_dir`` that is armed and can still fire (its process runs): what a change of
+    the same things by another run must not overwrite."""
+    alive = alive or process_alive
+    found = []
+    try:
+        names = sorted(os.listdir(state_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    for name in names:
+        if not NAME_RE.fullmatch(name):
+            continue
+        store = Store(state_dir, name)
+        try:
+            with store.locked() as exists:
+                record = store.read() if exists else None
+        except (OSError, TimerError):
+            continue
+        if record and record.get("kind") == kind and record.get("status") == ARMED and alive(record.get("pid"), record.get("pid_start")):
+            found.append(_timer(store, record, now, alive))
+    return found
+
+
 def _wait_gone(record: dict, alive, sleep: Callable[[float], None], now: Clock) -> bool:
     """True once the timer process is gone (it re-reads the record at least every STEP seconds)."""
     end = now() + EXIT_WAIT
@@ -631,7 +724,8 @@ def confirm(opts: dict, check_mode: bool, now: Clock, alive, sleep: Callable[[fl
     return result
 
 
-def roll_back(opts: dict, check_mode: bool, now: Clock, alive, sleep: Callable[[float], None], runner: Runner) -> dict:
+def roll_back(opts: dict, check_mode: bool, now: Clock, alive, sleep: Callable[[float], None], runner: Runner,
+              action: Action | None = None) -> dict:
     store = Store(opts["state_dir"], opts["name"])
     with store.locked() as exists:
         record = store.read() if exists else None
@@ -644,15 +738,19 @@ def roll_back(opts: dict, check_mode: bool, now: Clock, alive, sleep: Callable[[
         if status in (EXPIRED, ROLLED_BACK):
             outcome = record["outcome"]
             return {"changed": False, "fired": outcome["fired"], "restored": outcome["restored"], "commands": outcome["commands"],
-                    "timer": _timer(store, record, now, alive)}
+                    "result": outcome.get("result"), "timer": _timer(store, record, now, alive)}
+        custom = record.get("kind", FILES_KIND) != FILES_KIND
+        if custom and action is None:
+            raise TimerError("timer %s puts back %s, not files: roll it back with %s" % (store.name, record["kind"], record.get("rolled_back_by")),
+                             {"timer": _timer(store, record, now, alive)})
         if check_mode:
-            return {"changed": True, "fired": False, "restored": restore(store, record, check_mode=True),
+            return {"changed": True, "fired": False, "restored": [] if custom else restore(store, record, check_mode=True),
                     "commands": [{"argv": argv, "rc": None, "stdout": "", "stderr": ""} for argv in record["commands"]],
                     "timer": _timer(store, record, now, alive)}
-        outcome = _put_back(store, record, now, runner, fired=False)
+        outcome = _settle_back(store, record, now, runner, action, fired=False)
         record.update(status=ROLLED_BACK, settled_at=outcome["at"], outcome=outcome)
         store.write(record)
-    result = {"changed": True, "fired": False, "restored": outcome["restored"], "commands": outcome["commands"]}
+    result = {"changed": True, "fired": False, "restored": outcome["restored"], "commands": outcome["commands"], "result": outcome.get("result")}
     result["process_exited"] = _wait_gone(record, alive, sleep, now)
     result["timer"] = _timer(store, record, now, alive)
     if outcome["failed"]:
@@ -671,6 +769,11 @@ def gather(opts: dict, now: Clock, alive) -> dict:
 
 def _spawn(store: Store, arm_id: str) -> tuple[int, str | None]:
     pid = start_daemon(lambda: _daemon_main(store, arm_id))
+    return pid, proc_start_time(pid)
+
+
+def _spawn_action(store: Store, arm_id: str, action: Action) -> tuple[int, str | None]:
+    pid = start_daemon(lambda: _daemon_main(store, arm_id, action))
     return pid, proc_start_time(pid)
 
 

@@ -76,12 +76,13 @@ options:
         type: int
   status:
     description:
-      - How the window (or this batch) ended - V(dry_run) (check mode), V(in_progress) (changed, not settled yet),
+      - How the window (or this batch) ended - V(dry_run) (check mode), V(changing) (the record right before the
+        first change - every device not changed yet is V(unknown), being changed), V(in_progress) (changed, not settled yet),
         V(stopped) (the pre-checks stopped it before any change), V(passed) (post-checks passed) or V(failed)
         (post-checks failed, or a task failed part-way).
     type: str
     required: true
-    choices: [dry_run, in_progress, stopped, passed, failed]
+    choices: [dry_run, changing, in_progress, stopped, passed, failed]
   devices:
     description:
       - Per inventory hostname - C(platform), C(push) (the registered M(lossless.fabric.switch_config) result of the
@@ -89,14 +90,24 @@ options:
         V(confirmed) or V(rolled_back) task), C(rollback) (of the roll-back after a failure) and C(backup) (where the
         running configuration before the change was saved). Missing or skipped results were not run.
       - GPU hosts too, marked with C(kind) V(host) - C(apply) and C(restore) (registered M(lossless.fabric.nic_qos) results),
-        C(backup), C(restore_command); they are reported in their own C(hosts) section.
+        C(confirm) (the M(lossless.fabric.rollback_timer) V(confirmed) result of the host's NIC timer), C(backup),
+        C(restore_command); they are reported in their own C(hosts) section. A host whose C(apply) carries a C(timer)
+        is V(pending) until confirmed, V(kept) once confirmed, V(rolled back by timer) when its timer fired first.
       - Subnet managers too, marked with C(kind) V(subnet_manager) - C(files) (a list of C(path), C(before) (the installed
         text, null when absent) and C(after) (the plan's text)), C(arm), C(settle) and C(rollback) (registered
         M(lossless.fabric.rollback_timer) results - V(armed), the window's V(confirmed) or V(rolled_back), the roll-back
         after a failure), C(timer) (its name), C(commands) (what the timer runs after putting the files back) and
         C(backup); they are listed with the switches, with a diff per file.
+      - Required unless O(collect).
     type: dict
-    required: true
+  collect:
+    description:
+      - Read O(devices), O(counters) and O(plans) from the task's host variables instead - what the tasks of the role
+        C(lossless.fabric.change_window) registered on each device of the batch (C(__change_window_push),
+        C(__change_window_counters_before), the NIC tasks' loops, ...) and the plan (C(fabric_plan_result)). For that
+        role only.
+    type: bool
+    default: false
   counters:
     description:
       - Per inventory hostname - C(before) (before the baseline benchmark), C(middle) (before the change) and

@@ -20,6 +20,9 @@ description:
   - Validation reports every error at once, each naming the key path and the value, before any
     device is touched. A string that could carry a newline or a second command to a device CLI is
     an error.
+  - One intent for the whole fabric - every host of O(hosts) that defines C(lossless_fabric) must see the same value as
+    the host the task runs for. A value overridden in one group (C(group_vars/gpu_hosts)) would plan the NICs from one
+    intent and the switches from another; that fails, naming each version's hosts and groups and the keys that differ.
   - Runs on the controller and never contacts a device; it never reports C(changed).
   - The intent is documented key by key in C(docs/intent.md) of the collection.
 extends_documentation_fragment:
@@ -52,6 +55,22 @@ options:
       - Fail when the intent validates but carries warnings (known traps such as RDMA-CM ToS 0).
     type: bool
     default: false
+  lock:
+    description:
+      - Take the fabric's controller lock for this run (one lock per C(lossless_fabric.name)) - a second run on the same
+        fabric from this controller (a change window, a site run) fails at once, naming the holder - its PID, start time
+        and playbook.
+      - The holder is the run's C(ansible-playbook) process; the lock is free as soon as that process is gone, however
+        it ended (success, failure, Ctrl-C, C(kill -9)). The same run may take it again (each play plans the fabric).
+      - In check mode no lock is taken; a run holding it is only warned about.
+    type: bool
+    default: true
+  lock_dir:
+    description:
+      - Folder of the lock files (C(<fabric>.lock), mode 0600). Every run that must see the others' locks needs the same
+        folder - on a controller shared by several users, a folder they can all write.
+    type: str
+    default: ~/.ansible/lossless-fabric/locks
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
@@ -91,6 +110,14 @@ devices:
       platform: eos
       pfc_priorities: [3]
       dscp_map: {"26": 3, "48": 6}
+lock:
+  description: The fabric's controller lock this run holds - C(path) and C(holder) (C(pid), C(pid_start), C(playbook), C(started_at)).
+  returned: when O(lock) is true and not in check mode
+  type: dict
+lock_holder:
+  description: The run that holds the fabric's lock, when the task failed because of it.
+  returned: failure
+  type: dict
 nccl_env:
   description: The NCCL environment variables the intent implies for benchmarks.
   returned: success

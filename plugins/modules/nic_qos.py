@@ -77,7 +77,37 @@ options:
         C(CNP_802P_PRIO_P1). Compared with the value the card boots with next; needs C(mlxconfig) or C(mstconfig).
       - A change sets RV(reboot_required); the module never resets the firmware or reboots.
     type: dict
+  rollback_timer:
+    description:
+      - A rollback timer for the change, as a switch's commit timer - what a change window gives the NICs.
+      - With O(state=present) and O(rollback_timer.confirm_timeout) - before the first write, the NICs' current values are
+        saved in the timer's record (O(rollback_timer.state_dir)C(/NAME/state.json), mode 0600) and a detached process is
+        started on the host; unless the timer is confirmed (M(lossless.fabric.rollback_timer) O(lossless.fabric.rollback_timer#module:state=confirmed))
+        within that many seconds, it puts those values back by itself (the same path as O(state=restored)). Nothing to
+        change arms no timer (RV(timer) is null).
+      - With O(state=restored) (and no O(restore)) - rolls the timer back now - puts back the values it saved and settles it;
+        if it already fired, changes nothing and returns C(fired=true).
+      - The timer lives in one process - a reboot loses it (and the runtime NIC settings with it).
+      - While such a timer is armed on the host, every other change of the NICs (O(state=present) or O(state=restored)
+        without it) is refused, naming the timer - its put-back would undo that change.
+    type: dict
+    suboptions:
+      name:
+        description: The timer's id on the host (letters, digits, C(_), C(.) and C(-), at most 64). The change window uses
+          C(<window name>-<inventory_hostname>-nic).
+        type: str
+        required: true
+      confirm_timeout:
+        description: Seconds until the NICs are put back unless confirmed; required with O(state=present).
+        type: int
+      state_dir:
+        description: Where the timer's record lives; default C(var/lib/lossless-fabric/rollback-timers) under O(root).
+        type: path
 notes:
+  - Changes (O(state=present), O(state=restored)) hold the host's NIC lock, an C(flock) of
+    C(run/lossless-fabric/nic-qos.lock) under O(root); a second run changing the NICs of the host at the same time fails at
+    once, naming the holder (PID, start time, what it does). The lock is free when that process ends, however it ends.
+    V(gathered) only reads and takes no lock.
   - Needs root on the host (C(become)) - sysfs, configfs and debugfs writes and the DCB netlink calls are privileged.
   - Upstream kernels have no per-priority DCQCN enable and no device-wide verbs traffic class; verbs applications such as
     NCCL set the traffic class per QP (C(NCCL_IB_TC) from the plan).
@@ -110,6 +140,19 @@ EXAMPLES = r"""
     state: gathered
   register: drift
 
+- name: A change that puts itself back in 10 minutes unless confirmed (a change window's NIC change)
+  lossless.fabric.nic_qos:
+    plan: "{{ fabric_plan_result.devices[inventory_hostname] }}"
+    rollback_timer: {name: window-1-nic, confirm_timeout: 600}
+  become: true
+
+- name: Keep it
+  lossless.fabric.rollback_timer:
+    name: window-1-nic
+    state: confirmed
+    state_dir: /var/lib/lossless-fabric/rollback-timers
+  become: true
+
 - name: Put the NICs back to what that earlier gathered run read
   lossless.fabric.nic_qos:
     state: restored
@@ -118,6 +161,20 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+timer:
+  description:
+    - With O(rollback_timer) - the timer as M(lossless.fabric.rollback_timer) returns it (C(name), C(status), C(pending_until),
+      C(pid), C(kind) V(nic), C(state_dir), C(outcome)); null when there was nothing to change.
+  returned: when O(rollback_timer) is given
+  type: dict
+pending_until:
+  description: With O(state=present) and O(rollback_timer) - when the NICs go back unless confirmed (UTC ISO 8601).
+  returned: when a timer was armed
+  type: str
+fired:
+  description: With O(state=restored) and O(rollback_timer) - the timer had already put the NICs back by itself.
+  returned: when O(rollback_timer) is given with O(state=restored)
+  type: bool
 nics:
   description: Per RDMA device, what was found and compared.
   returned: always
@@ -199,7 +256,7 @@ def main() -> None:
     module = AnsibleModule(
         argument_spec=ARGUMENT_SPEC,
         mutually_exclusive=_nic_task.NIC_MUTUALLY_EXCLUSIVE,
-        required_if=[("state", "present", ["plan"]), ("state", "gathered", ["plan"]), ("state", "restored", ["restore"])],
+        required_if=[("state", "present", ["plan"]), ("state", "gathered", ["plan"]), ("state", "restored", ["restore", "rollback_timer"], True)],
         supports_check_mode=True,
     )
     run, which = _nic_task.tool_runner(module)

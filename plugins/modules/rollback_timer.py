@@ -275,6 +275,14 @@ timer:
     settled_at:
       description: When it was confirmed, rolled back or fired, UTC ISO 8601.
       type: str
+    kind:
+      description: V(files) (this module's timers), or V(nic) - a timer armed by M(lossless.fabric.nic_qos) O(lossless.fabric.nic_qos#module:rollback_timer),
+        whose record holds NIC values instead of file copies; O(state=confirmed) and O(state=gathered) work on it, O(state=rolled_back)
+        refuses (roll it back with M(lossless.fabric.nic_qos)). Null when absent.
+      type: str
+    state_dir:
+      description: The folder of its record.
+      type: str
     paths:
       description: The files it guards.
       type: list

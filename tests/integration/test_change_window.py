@@ -2,9 +2,9 @@
 """playbooks/change_window.yml against the lab, as an engineer runs it: a good change
 kept everywhere, a change the benchmark rejects rolled back everywhere, a window
 killed after the change rolled back by the switches' own timers, and --check.
-The GPU hosts' NICs change with the switches (the CNP DSCP reaches both): applied
-when kept, restored from their backup when rolled back, left in place - and said
-so, with the command that restores them - when the window is killed.
+The GPU hosts' NICs change with the switches (the CNP DSCP reaches both), each host
+under a rollback timer of its own: confirmed when kept, rolled back at once when the
+window rolls back, and put back by the timer itself when the window is killed.
 
 Each test has its own copy of inventories/lab and its own lab (tests/lab/launcher.py
 up/down with a run folder under tmp_path), so nothing collides with a lab the user
@@ -26,10 +26,10 @@ import yaml
 from ansible_collections.lossless.fabric.plugins.module_utils._rollback_timer import NAME_RE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labrun import BIN, ROOT, ansible_env, assert_lab_down, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from labrun import BIN, ROOT, assert_lab_down, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 # The window in the background and its processes: shared with the InfiniBand window tests.
-from windowlab import start_window, stop_window, wait_until_pending, wait_until_window_gone, window_log  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from windowlab import start_window, stop_window, wait_until_pending, wait_until_report, wait_until_window_gone, window_log  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 from labproc import wait_for  # noqa: E402  # pylint: disable=import-error,wrong-import-position
@@ -40,6 +40,8 @@ HOSTS = ("gpu1", "gpu2")  # lab NIC stacks: gpu1 mlnx, gpu2 upstream
 
 # The change: new ECN thresholds on the RoCE queue (a typical tuning change).
 ECN = {"min_threshold_bytes": 153600, "max_threshold_bytes": 1536000, "max_probability_percent": 10}
+# Under each GPU host's root, nic_qos's own lock and timer records (not NIC state).
+NIC_QOS_OWN = ("run%slossless-fabric%s" % (os.sep, os.sep), os.path.join("var", "lib", "lossless-fabric") + os.sep)
 # A change both the switches and the NICs carry: CNPs move from DSCP 48 to 40.
 CNP_DSCP = 40
 
@@ -105,6 +107,8 @@ class Lab:
                 for name in names:
                     path = os.path.join(folder, name)
                     rel = os.path.relpath(path, root)
+                    if rel.startswith(NIC_QOS_OWN):
+                        continue  # nic_qos's lock and rollback timer records: bookkeeping, not the NICs
                     if rel == os.path.join(".hostsim", "state.json"):
                         with open(path, encoding="utf-8") as handle:
                             state = json.load(handle)
@@ -186,13 +190,13 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
     report = lab.report()
     assert report["verdict"] == "kept", report["reasons"]
     assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "kept" for sw in SWITCHES}
-    # the NICs took the new CNP DSCP at once: nothing to confirm on them
-    assert {h: e["outcome"] for h, e in report["hosts"].items()} == {h: "applied" for h in HOSTS}
+    # the NICs took the new CNP DSCP under their own rollback timers, which the window confirmed
+    assert {h: e["outcome"] for h, e in report["hosts"].items()} == {h: "kept" for h in HOSTS}
     assert lab.cnp_dscp() == {"gpu1": CNP_DSCP, "gpu2": CNP_DSCP}
     for host in HOSTS:
         entry = report["hosts"][host]
         assert '+ mlx5_0 (eth2) cnp: {"dscp": 40' in entry["diff"] and '- mlx5_0 (eth2) cnp: {"dscp": 48' in entry["diff"], entry
-        assert "(nothing to confirm on NICs)" in entry["detail"] and entry["restore_command"] is None
+        assert "; confirmed (rollback timer change-window-" in entry["detail"] and entry["restore_command"] is None
         backup = os.path.join(lab.report_dir, report["name"] + "-backup", host + ".nic.json")
         assert entry["backup"] == backup and oct(os.stat(backup).st_mode & 0o777) == "0o600"
         with open(backup, encoding="utf-8") as handle:
@@ -210,7 +214,7 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
     for sw in SWITCHES:
         assert "| %s |" % sw in md and "### %s (" % sw in md
     for host in HOSTS:
-        assert "**applied**" in md and "### %s (NICs): applied" % host in md
+        assert "### %s (NICs): kept" % host in md
     with open(os.path.join(lab.report_dir, name + ".png"), "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     # backups of the running configuration before the change, readable by their owner only
@@ -272,14 +276,15 @@ def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_facto
     assert _nothing_pending(lab.pending())
 
 
-def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(lab_factory):
-    # Device time runs 100x faster: the window's 20 minutes end (and the timers fire) some seconds after the kill.
-    # The benchmark is off here: what is under test is the switches' own roll-back, not the measurement.
-    lab = lab_factory(time_scale=0.01)
+def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_and_host_timers(lab_factory):
+    # The shortest window there is (2 minutes, real time: the GPU hosts' timers run on the host's clock, as on a real
+    # host); the settle wait keeps it running until the kill. The benchmark is off here: what is under test is each
+    # device's own roll-back, not the measurement.
+    lab = lab_factory()
     before = _prepare(lab, kubernetes=False, hosts=True)
     trees = lab.nic_trees()
     proc = start_window(lab, "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP), "-e", "change_window_benchmark=false",
-                        "-e", "change_window_max_minutes=20", "-e", "change_window_settle_seconds=600")
+                        "-e", "change_window_max_minutes=2", "-e", "change_window_settle_seconds=60", "-e", "change_window_confirm_margin_seconds=5")
     try:
         interim = wait_until_pending(lab, proc)
     finally:
@@ -294,18 +299,15 @@ def test_a_window_killed_after_the_change_is_rolled_back_by_the_switch_timers(la
     assert all(p["pending_commit"] is True for p in committed.values()), committed
 
     # Nobody confirms: each switch rolls itself back when its timer ends.
-    wait_for(lambda: _nothing_pending(lab.pending()), "every switch's timer to roll its commit back", timeout=120, interval=0.5)
+    wait_for(lambda: _nothing_pending(lab.pending()), "every switch's timer to roll its commit back", timeout=200, interval=0.5)
     assert lab.running() == before
 
-    # The NICs have no timer: the record says so per host, with the command that puts each back from its backup.
-    assert {h: e["outcome"] for h, e in interim["hosts"].items()} == {h: "applied, no automatic rollback" for h in HOSTS}
-    assert lab.cnp_dscp() == {"gpu1": CNP_DSCP, "gpu2": CNP_DSCP}
-    for host in HOSTS:
-        command = interim["hosts"][host]["restore_command"]
-        assert command.startswith("ansible %s -i " % host) and host + ".nic.json" in command, command
-        out = run(["bash", "-c", command], timeout=300, env=ansible_env(PATH=BIN + os.pathsep + os.environ["PATH"]))
-        assert out.returncode == 0 and "CHANGED" in out.stdout, out.stdout + out.stderr
-    assert lab.nic_trees() == trees
+    # The NICs have the same contract: the record shows each host pending until its own timer, and nobody confirming,
+    # each host's timer puts its NICs back to the backup by itself - switches and NICs agree again (the CNP DSCP).
+    assert {h: e["outcome"] for h, e in interim["hosts"].items()} == {h: "pending" for h in HOSTS}, interim["hosts"]
+    assert all("rollback timer change-window-" in e["detail"] for e in interim["hosts"].values()), interim["hosts"]
+    wait_for(lambda: lab.nic_trees() == trees, "every GPU host's timer to put its NICs back", timeout=200, interval=0.5)
+    assert lab.cnp_dscp() == {"gpu1": 48, "gpu2": 48}
 
 
 def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
@@ -452,7 +454,7 @@ def test_change_report_is_idempotent_and_check_mode_aware(tmp_path):
 
 
 TIMER_PLAY = """
-- name: The subnet managers' rollback timer names, as the role's vars give them
+- name: The subnet managers' rollback timer names, as the role's vars and its filter give them
   hosts: localhost
   gather_facts: false
   vars_files: [%s]
@@ -462,7 +464,9 @@ TIMER_PLAY = """
   tasks:
     - name: Show
       ansible.builtin.debug:
-        msg: "RESULT {{ {'timers': _change_window_sm_timers, 'mine': _change_window_sm_timer if inventory_hostname in sms else none} | to_json }}"
+        msg: >-
+          RESULT {{ {'timers': dict(sms | zip(sms | map('lossless.fabric.change_window_timer', __change_window_name, 'opensm'))),
+                     'mine': _change_window_sm_timer if inventory_hostname in sms else none} | to_json }}
 """ % os.path.join(ROOT, "roles", "change_window", "vars", "main.yml")
 
 
@@ -499,3 +503,65 @@ def test_each_subnet_manager_has_its_own_rollback_timer_name(tmp_path):
     digest = hashlib.sha1((base + "-opensm").encode()).hexdigest()[:10]
     assert _timer_names(tmp_path, long_id, ["ufm1"]) == {"timers": {"ufm1": "%s-%s-opensm" % (base[:46], digest)}, "mine": None}
     assert len(base[:46] + "-" + digest + "-opensm") == 64
+
+
+def test_a_window_id_with_a_trailing_newline_is_refused_before_any_device(tmp_path):
+    # `match('^...$')` let "w1\n" through; the preflight's full match does not. No lab: nothing may reach a device.
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    settings = {"change_window_id": "w1\n", "lossless_fabric_report_dir": str(tmp_path / "report"),
+                "lossless_fabric_lock_dir": str(tmp_path / "locks")}
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/change_window.yml", "-e", json.dumps(settings)], timeout=300)
+    assert out.returncode != 0
+    assert 'change_window_id: \\"w1\\\\n\\" is not an id' in out.stdout, out.stdout
+    assert "Pre - read the running configuration" not in out.stdout
+    assert not glob.glob(str(tmp_path / "report" / "change-window-*"))
+
+
+@pytest.mark.parametrize(("point", "sig"), [("pre", signal.SIGINT), ("push", signal.SIGTERM), ("settle", signal.SIGINT)])
+def test_an_interrupted_window_ends_and_rolls_every_device_back(lab_factory, point, sig):
+    # Three points of a window, as an operator's Ctrl-C (SIGINT to the playbook's process group, as a terminal sends it)
+    # or a SIGTERM reaches it: during the pre-checks, during the push, and in the settle wait after the change (600 s
+    # that must not be waited out). Each time the window ends, every device it changed is rolled back by the window
+    # itself - not left to the timers - and the report names the signal.
+    lab = lab_factory()
+    before = _prepare(lab, kubernetes=False, hosts=True)
+    trees = lab.nic_trees()
+    proc = start_window(lab, "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP), "-e", "change_window_benchmark=false",
+                        "-e", "change_window_settle_seconds=600")
+    try:
+        if point == "pre":
+            wait_for(lambda: proc.poll() is None and glob.glob(os.path.join(lab.report_dir, "change-window-*-backup", "*.cfg")),
+                     "the pre-checks' backups", timeout=300, interval=0.1)
+        elif point == "push":
+            # the record written before the first change: what a window killed during the push leaves behind
+            changing = wait_until_report(lab, proc, lambda data: data["status"] == "changing", "the record before the change")
+            assert changing["verdict"] == "in progress"
+            assert {d: e["outcome"] for d, e in changing["devices"].items()} == {sw: "unknown" for sw in SWITCHES}, changing["devices"]
+            assert all(e["pending_until"] == changing["window"]["deadline"] for e in changing["devices"].values())
+            assert {h: e["outcome"] for h, e in changing["hosts"].items()} == {h: "unknown" for h in HOSTS}, changing["hosts"]
+        else:
+            wait_until_pending(lab, proc)
+            wait_for(lambda: proc.poll() is None and "Post - let the fabric settle" in window_log(lab), "the settle wait", timeout=120, interval=0.1)
+        os.killpg(proc.pid, sig)
+    finally:
+        stop_window(proc)  # waits for the playbook to end by itself (SIGKILL only after 10 minutes)
+    log = window_log(lab)
+    assert proc.returncode not in (0, None), log[-3000:]
+    report = lab.report()
+    name = signal.Signals(sig).name
+    assert any(r.startswith("interrupted by %s" % name) for r in report["reasons"]), (report["reasons"], log[-3000:])
+    assert report["status"] == "failed"
+    if point == "pre":
+        assert report["verdict"] == "stopped", report
+        assert {e["outcome"] for e in report["devices"].values()} == {"unchanged"}
+    else:
+        assert report["verdict"] == "rolled back", report
+        assert {d: e["outcome"] for d, e in report["devices"].items()} == {sw: "rolled back" for sw in SWITCHES}
+        assert all("rolled back session" in e["detail"] for e in report["devices"].values()), report["devices"]
+        expected = {"unchanged", "restored"} if point == "push" else {"restored"}
+        assert {e["outcome"] for e in report["hosts"].values()} <= expected, report["hosts"]
+    # whatever the point: every device as it was, nothing pending, no window process left
+    assert lab.running() == before
+    assert _nothing_pending(lab.pending())
+    assert lab.nic_trees() == trees
+    wait_until_window_gone(lab)

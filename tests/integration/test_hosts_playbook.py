@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
+import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labrun import BIN, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from labrun import BIN, ROOT, ansible_env, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+from labproc import wait_for  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 COUNTERS_PLAY = """
 - name: NIC counters before and after
@@ -116,3 +121,65 @@ def test_nic_counters_delta_in_a_play(lab, tmp_path):
         # before nic_qos, DSCP 26 traffic lands on priority 0 (trust pcp): nothing on 3, drops (lossy)
         assert delta["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 0}
         assert delta["ports"]["mlx5_0"]["rx_discards_phy"] == 1
+
+
+HOLD_PLAY = """
+- name: Plan the fabric (and take its lock), then hold the run until a file appears
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: lossless.fabric.fabric_plan
+  tasks:
+    - name: Hold
+      ansible.builtin.wait_for:
+        path: "{{ release }}"
+        timeout: 300
+"""
+
+
+def _plan_only(tmp_path):
+    """A copy of the lab inventory (no simulators: fabric_plan only reads variables) and a play that plans it."""
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    play = tmp_path / "hold.yml"
+    play.write_text(HOLD_PLAY)
+    argv = [os.path.join(BIN, "ansible-playbook"), "-i", inventory, str(play), "-e", "release=%s" % (tmp_path / "release"),
+            "-e", "lossless_fabric_lock_dir=%s" % (tmp_path / "locks"), "-e", "fabric_plan_report_dir="]
+    return inventory, argv
+
+
+def test_two_runs_on_one_fabric_at_once_the_second_refuses_naming_the_first(tmp_path):
+    _inventory, argv = _plan_only(tmp_path)
+    first = subprocess.Popen(argv, cwd=ROOT, env=ansible_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for(lambda: first.poll() is not None or os.path.exists(tmp_path / "locks" / "lab.lock"), "the first run's lock", timeout=120)
+        assert first.poll() is None, first.communicate()[0]
+        second = run(argv + ["-e", "release=/nonexistent"])
+        assert second.returncode != 0
+        said = second.stdout + second.stderr
+        assert "fabric lab is locked by another run from this controller: pid %d (started " % first.pid in said, said
+        assert "playbook %s" % (tmp_path / "hold.yml") in said, said
+        # --check changes nothing and takes no lock: it only warns
+        checked = run(argv + ["--check", "-e", "release=%s" % (tmp_path / "locks" / "lab.lock")])
+        assert checked.returncode == 0 and "fabric lab is locked by another run: pid %d" % first.pid in checked.stdout + checked.stderr, checked.stdout
+    finally:
+        (tmp_path / "release").write_text("")
+        out = first.communicate(timeout=300)[0]
+    assert first.returncode == 0, out
+    # the first run is gone: the fabric is free again without anyone cleaning up
+    third = run(argv)
+    assert third.returncode == 0, third.stdout + third.stderr
+
+
+def test_an_intent_overridden_for_one_group_is_refused_before_anything_runs(tmp_path):
+    inventory, argv = _plan_only(tmp_path)
+    with open(os.path.join(inventory, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
+        intent = yaml.safe_load(handle)["lossless_fabric"]
+    intent["roce"]["data"]["dscp"] = 24
+    with open(os.path.join(inventory, "group_vars", "gpu_hosts.yml"), "a", encoding="utf-8") as handle:
+        handle.write(yaml.safe_dump({"lossless_fabric": intent}))
+    (tmp_path / "release").write_text("")
+    out = run(argv)
+    said = out.stdout + out.stderr
+    assert out.returncode != 0 and "lossless_fabric: the hosts in scope see 2 different intents" in said, said
+    assert "(2) gpu1, gpu2 (groups gpu_hosts): differs from (1) at roce.data.dscp: 26 != 24" in said, said
+    assert not os.path.exists(tmp_path / "locks" / "lab.lock")  # refused before the lock, before any device

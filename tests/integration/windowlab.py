@@ -96,20 +96,29 @@ def stop_window(proc: subprocess.Popen, sig: int | None = None) -> None:
 
 
 def wait_until_pending(lab, proc: subprocess.Popen, timeout: float = 300) -> dict:
-    """The interim report the window writes right after the change (verdict "in progress"); the window is killed
-    and the test fails with its log if the playbook ends or the time runs out first."""
-    def interim():
+    """The interim report the window writes right after the change (verdict "in progress", devices pending); the
+    window is killed and the test fails with its log if the playbook ends or the time runs out first."""
+    return wait_until_report(lab, proc, lambda data: data["status"] == "in_progress", "the window's interim report", timeout)
+
+
+def wait_until_report(lab, proc: subprocess.Popen, accept, what: str, timeout: float = 300) -> dict:
+    """The first of the window's reports that ``accept(report)`` takes (reports are read as they are rewritten); the
+    window is killed and the test fails with its log if the playbook ends or the time runs out first."""
+    def found():
         if proc.poll() is not None:
-            raise AssertionError("the window ended (rc %s) before its interim report" % proc.returncode)
+            raise AssertionError("the window ended (rc %s) before %s" % (proc.returncode, what))
         for path in lab.reports():
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-            if data["verdict"] == "in progress":
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    data = json.load(handle)
+            except ValueError:
+                continue  # being rewritten
+            if accept(data):
                 return data
         return None
 
     try:
-        return wait_for(interim, "the window's interim report", timeout=timeout, interval=0.2)
+        return wait_for(found, what, timeout=timeout, interval=0.1)
     except AssertionError as exc:
         stop_window(proc, signal.SIGKILL)
         raise AssertionError("%s\n%s" % (exc, window_log(lab)[-6000:])) from None

@@ -245,6 +245,39 @@ def test_an_interrupted_window_lists_each_host_as_applied_with_no_automatic_roll
     assert "- gpu1: `ansible gpu1 -m lossless.fabric.nic_qos -a @/r/change-window-x-backup/gpu1.nic.json`" in md
 
 
+TIMER = {"name": "change-window-x-gpu1-nic", "status": "armed", "pending_until": WINDOW["deadline"], "kind": "nic", "state_dir": "/var/lib/x"}
+NIC_ARMED = dict(NIC_APPLY, timer=TIMER, pending_until=WINDOW["deadline"])
+
+
+def test_a_host_under_its_rollback_timer_is_pending_then_kept_or_rolled_back_by_it():
+    interim = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed()}, "gpu1": host(apply=NIC_ARMED)}, "in_progress")
+    gpu1 = interim["hosts"]["gpu1"]
+    assert gpu1["outcome"] == "pending" and gpu1["restore_command"] is None
+    assert "pending until 2025-06-01T12:30:00+00:00: the host's rollback timer change-window-x-gpu1-nic puts the NICs back" in gpu1["detail"]
+    kept = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED},
+                                         "gpu1": host(apply=NIC_ARMED, confirm={"changed": True, "timer": dict(TIMER, status="confirmed")})},
+                                "passed")
+    assert kept["verdict"] == "kept" and kept["hosts"]["gpu1"]["outcome"] == "kept"
+    assert kept["hosts"]["gpu1"]["detail"] == "set mlx5_0: cnp; confirmed (rollback timer change-window-x-gpu1-nic)"
+    fired = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED},
+                                          "gpu1": host(apply=NIC_ARMED, restore={"changed": False, "fired": True, "nics": {}})}, "failed")
+    assert fired["verdict"] == "rolled back" and fired["hosts"]["gpu1"]["outcome"] == "rolled back by timer"
+    # without a confirm a passed window does not call the host kept
+    unconfirmed = _change_report.build(WINDOW, {"gpu1": host(apply=NIC_ARMED)}, "passed")
+    assert unconfirmed["hosts"]["gpu1"]["outcome"] == "applied"
+
+
+def test_the_record_before_the_change_shows_every_device_being_changed():
+    report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": None}, "gpu1": host(apply=None)}, "changing",
+                                  scope=["leaf1", "leaf2"])
+    assert report["status"] == "changing" and report["verdict"] == "in progress"
+    assert report["devices"]["leaf1"]["outcome"] == "unknown" and report["devices"]["leaf1"]["pending_until"] == WINDOW["deadline"]
+    assert "being changed now: if this is the window's last report" in report["devices"]["leaf1"]["detail"]
+    assert report["hosts"]["gpu1"]["outcome"] == "unknown"
+    # a device of a later batch is still only not reached
+    assert report["devices"]["leaf2"]["outcome"] == "unchanged"
+
+
 def test_a_rolled_back_window_restores_the_hosts_and_shows_both_diffs():
     report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED},
                                            "gpu1": host(apply=NIC_APPLY, restore=NIC_RESTORE)}, "failed")

@@ -60,14 +60,20 @@ class Host:
         return _nic_task.run_qos(args, self.runner, self.which, check)
 
     def fingerprint(self):
-        """Every file of the tree (sysfs values and the shims' driver state)."""
+        """Every file of the tree (sysfs values and the shims' driver state); nic_qos's own lock and timer records left out."""
         digest = {}
         for folder, _dirs, files in os.walk(self.root):
             for name in files:
                 path = os.path.join(folder, name)
+                if os.path.relpath(path, self.root).startswith(OWN_FILES):
+                    continue
                 with open(path, "rb") as handle:
                     digest[os.path.relpath(path, self.root)] = hashlib.sha256(handle.read()).hexdigest()
         return digest
+
+
+# nic_qos's bookkeeping under the root: the NIC lock and the NIC rollback timers (not NIC state).
+OWN_FILES = (os.path.dirname(_nic_task.LOCK_FILE) + os.sep, _nic_task.TIMER_DIR + os.sep)
 
 
 @pytest.fixture(params=["mlnx", "upstream"])
@@ -448,3 +454,129 @@ def test_present_and_gathered_still_need_the_plan(tmp_path):
     host = Host(tmp_path, "mlnx")
     with pytest.raises(NicError, match="plan: required with state gathered"):
         _nic_task.run_qos({"state": "gathered", "root": host.root}, host.runner, host.which, False)
+
+
+# ---------------------------------------------------------------- the NIC lock and the NIC rollback timer
+
+CHANGED_CNP = {"cnp": {"dscp": 40, "priority": 5}}
+
+
+def _timer(name="w1-gpu1-nic", confirm_timeout=None):
+    out = {"name": name}
+    if confirm_timeout is not None:
+        out["confirm_timeout"] = confirm_timeout
+    return out
+
+
+def _wait(predicate, what, timeout=60):
+    import time  # noqa: PLC0415
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for %s" % what)
+
+
+def _record(state_dir, name):
+    from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer  # noqa: PLC0415
+
+    return _rollback_timer.run({"name": name, "state": "gathered", "state_dir": state_dir})["timer"]
+
+
+def test_a_change_armed_with_a_timer_is_restored_by_the_timer_itself(host):
+    host.qos()
+    kept = host.fingerprint()
+    bin_dir = host.vars["lab_host_bin"]
+    armed = host.qos(plan=plan_for(**CHANGED_CNP), bin_dir=bin_dir, rollback_timer=_timer(confirm_timeout=2))
+    assert armed["changed"] is True and armed["timer"]["status"] == "armed" and armed["timer"]["kind"] == "nic"
+    state_dir = armed["timer"]["state_dir"]
+    assert state_dir == os.path.join(host.root, _nic_task.TIMER_DIR) and armed["pending_until"]
+    assert host.fingerprint() != kept
+    # nobody confirms: the detached process restores the NICs as they were when it was armed, and says so
+    _wait(lambda: _record(state_dir, "w1-gpu1-nic")["status"] == "expired", "the timer to fire")
+    assert host.fingerprint() == kept
+    timer = _record(state_dir, "w1-gpu1-nic")
+    assert timer["outcome"]["failed"] is None and timer["outcome"]["fired"] is True
+    assert "cnp" in timer["outcome"]["result"]["nics"]["mlx5_0"]["changes"]
+    _wait(lambda: not _record(state_dir, "w1-gpu1-nic")["process_running"], "the timer process to end")
+    # a roll back after it fired changes nothing and says the timer did it
+    late = host.qos(state="restored", plan=None, rollback_timer=_timer())
+    assert late["changed"] is False and late["fired"] is True and late["timer"]["status"] == "expired"
+
+
+def test_a_confirmed_timer_keeps_the_change_and_a_roll_back_now_restores(host):
+    from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer  # noqa: PLC0415
+
+    host.qos()
+    kept = host.fingerprint()
+    bin_dir = host.vars["lab_host_bin"]
+    armed = host.qos(plan=plan_for(**CHANGED_CNP), bin_dir=bin_dir, rollback_timer=_timer("keep", confirm_timeout=600))
+    changed = host.fingerprint()
+    state_dir = armed["timer"]["state_dir"]
+    # while it is armed, another run's change (and a hand-made restore) is refused: the timer would undo it
+    with pytest.raises(NicError, match="under rollback timer keep until .* let that window confirm or roll back first"):
+        host.qos(plan=plan_for(), bin_dir=bin_dir)
+    confirmed = _rollback_timer.run({"name": "keep", "state": "confirmed", "state_dir": state_dir})
+    assert confirmed["changed"] is True and confirmed["process_exited"] is True
+    assert host.fingerprint() == changed
+    assert host.qos(plan=plan_for(**CHANGED_CNP), bin_dir=bin_dir)["changed"] is False  # free again
+
+    # roll back now: state restored with the timer puts back what it saved, at once
+    armed = host.qos(plan=plan_for(), bin_dir=bin_dir, rollback_timer=_timer("undo", confirm_timeout=600))
+    assert host.fingerprint() == kept
+    checked = host.qos(state="restored", plan=None, bin_dir=bin_dir, rollback_timer=_timer("undo"), check=True)
+    assert checked["changed"] is True and host.fingerprint() == kept
+    undone = host.qos(state="restored", plan=None, bin_dir=bin_dir, rollback_timer=_timer("undo"))
+    assert undone["changed"] is True and undone["timer"]["status"] == "rolled_back" and "cnp" in undone["nics"]["mlx5_0"]["changes"]
+    assert host.fingerprint() == changed
+    again = host.qos(state="restored", plan=None, bin_dir=bin_dir, rollback_timer=_timer("undo"))
+    assert again["changed"] is False
+    # rollback_timer itself cannot put NICs back: it says who can
+    host.qos(plan=plan_for(), bin_dir=bin_dir, rollback_timer=_timer("third", confirm_timeout=600))
+    with pytest.raises(_rollback_timer.TimerError, match="puts back nic, not files: roll it back with lossless.fabric.nic_qos"):
+        _rollback_timer.run({"name": "third", "state": "rolled_back", "state_dir": state_dir})
+    host.qos(state="restored", plan=None, bin_dir=bin_dir, rollback_timer=_timer("third"))
+
+
+def test_nothing_to_change_arms_no_timer(host):
+    host.qos()
+    out = host.qos(rollback_timer=_timer(confirm_timeout=600))
+    assert out["changed"] is False and out["timer"] is None
+    assert not os.path.isdir(os.path.join(host.root, _nic_task.TIMER_DIR, "w1-gpu1-nic"))
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"state": "present", "rollback_timer": {"name": "t"}}, "rollback_timer.confirm_timeout: required with state present"),
+    ({"state": "gathered", "rollback_timer": {"name": "t"}}, "rollback_timer: only with state present"),
+    ({"state": "restored", "plan": None, "rollback_timer": {"name": "t", "confirm_timeout": 5}}, "no confirm_timeout"),
+    ({"state": "present", "rollback_timer": {"name": "t\n", "confirm_timeout": 5}}, "rollback_timer.name: "),
+    ({"state": "present", "firmware": {"X": 1}, "rollback_timer": {"name": "t", "confirm_timeout": 5}}, "firmware parameters are not restored"),
+])
+def test_timer_options_are_checked_before_anything_is_written(host, params, said):
+    before = host.fingerprint()
+    with pytest.raises(NicError, match=said.replace("(", r"\(").replace(".", r"\.")):
+        host.qos(**params)
+    assert host.fingerprint() == before and not os.path.exists(os.path.join(host.root, _nic_task.LOCK_FILE))
+
+
+def test_a_second_run_on_the_host_refuses_while_the_first_holds_the_nic_lock(host):
+    holder = subprocess.Popen(  # pylint: disable=consider-using-with
+        [sys.executable, "-c", "import sys\nfrom ansible_collections.lossless.fabric.plugins.module_utils import _nic_task\n"
+         "with _nic_task.host_lock(sys.argv[1], 'nic_qos state=present (site.yml)'):\n    print('held', flush=True)\n    sys.stdin.readline()\n",
+         host.root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = host.fingerprint()
+        with pytest.raises(NicError, match=r"NIC changes on this host are locked by another run: pid %d \(started .*\), nic_qos state=present \(site.yml\)"
+                           % holder.pid):
+            host.qos()
+        assert host.fingerprint() == before and host.calls == [c for c in host.calls if c[0] != "mlnx_qos" or len(c) <= 3]
+        # reading is not a change: it does not need the lock
+        assert host.qos(state="gathered")["changed"] is False
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    # the holder is gone (however it ended): the lock is free
+    assert host.qos()["changed"] is True
