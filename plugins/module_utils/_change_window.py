@@ -98,6 +98,25 @@ def timer_name(window_name: str, host: str, suffix: str) -> str:
     return "%s-%s-%s" % (re.sub(r"[^A-Za-z0-9_.-]", "_", base)[:64 - 12 - len(suffix)], digest, suffix)
 
 
+SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # what switch_config takes as a session name
+
+
+def session_name(window_name: str, started_at: str, host: str) -> str:
+    """The switch session (EOS configuration session, Junos commit comment, NVUE apply message) of one switch in
+    one run of a window: ``<window name>-<10 hex>``, 64 characters at most, the hex a SHA-1 of window, start time
+    and host. Named before the push, so the settle and the rescue always name this run's own commit and never act
+    on another run's (a window reusing a change_window_id still gets new names: the start time differs)."""
+    for key, value in (("window", window_name), ("started_at", started_at), ("host", host)):
+        if not isinstance(value, str) or not value or _CONTROL.search(value):
+            raise ValueError("%s: %r is not a one-line text" % (key, value))
+    digest = hashlib.sha1(("%s\0%s\0%s" % (window_name, started_at, host)).encode("utf-8")).hexdigest()[:10]
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", window_name)[:64 - 11]
+    name = "%s-%s" % (base, digest)
+    if not SESSION_RE.fullmatch(name):
+        name = "lf-%s" % name[:61]
+    return name
+
+
 # ---------------------------------------------------------------- what the report reads from the batch's hosts
 
 def _results(registered: Any) -> list[dict]:

@@ -513,6 +513,12 @@ def _settle(driver: _Steps, args: dict, result: dict, state: str, check_mode: bo
         result.update(changed=False, device_state=_base.UNCHANGED, msg="%s: no pending commit" % driver.device)
         return result
     session = args.get("session") or pending.get("session")
+    if args.get("session") and pending.get("session") != args["session"]:
+        # Issue 15: a run settles only the commit it made; the pending one is another run's (or unnamed).
+        result.update(changed=False, device_state=_base.PENDING,
+                      msg="%s: the pending commit is not session %s (the device names %r); left alone for its owner or its timer"
+                      % (driver.device, args["session"], pending.get("session")))
+        return result
     if check_mode:
         result.update(changed=True, device_state=_base.PENDING, session=session)
         return result

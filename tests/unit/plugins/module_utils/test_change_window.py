@@ -122,3 +122,19 @@ def test_nic_devices_from_the_run_once_loops():
                                               "-a \"$(cat /r/w-backup/gpu1.nic.json)\"")
     assert " -b " not in out["gpu 2"]["restore_command"]
     assert _change_window.nic_devices({}, "/r", False, [], {}) == {}
+
+
+def test_session_names_are_valid_one_per_run_and_host():
+    from ansible_collections.lossless.fabric.plugins.module_utils import _change_window, _switch_config
+
+    a = _change_window.session_name("change-window-w1", "2026-12-01T19:00:00+00:00", "leaf1")
+    assert a == _change_window.session_name("change-window-w1", "2026-12-01T19:00:00+00:00", "leaf1")
+    assert a.startswith("change-window-w1-") and len(a) <= 64
+    # another host, or the same window id run again later, never shares a session name
+    assert a != _change_window.session_name("change-window-w1", "2026-12-01T19:00:00+00:00", "leaf2")
+    assert a != _change_window.session_name("change-window-w1", "2026-12-01T20:00:00+00:00", "leaf1")
+    long = _change_window.session_name("change-window-" + "x" * 80, "t", "leaf1.dc1.example.net")
+    for name in (a, long):
+        assert _switch_config._SESSION_RE.fullmatch(name), name  # pylint: disable=protected-access
+    with pytest.raises(ValueError, match="host"):
+        _change_window.session_name("change-window-w1", "t", "leaf1\nreboot")

@@ -292,3 +292,38 @@ def test_parsed_refuses_what_it_does_not_recognise_as_a_failure_not_a_traceback(
     assert result["msg"].startswith("sw1: running_config: ")
     assert platform in result["msg"]
     assert "parsed" not in result
+
+
+class _PendingDriver:
+    device = "sw1"
+
+    def __init__(self, pending):
+        self._pending = pending
+        self.calls = []
+
+    def pending(self):
+        return self._pending
+
+    def confirm(self, session):
+        self.calls.append(("confirm", session))
+
+    def rollback(self, session):
+        self.calls.append(("rollback", session))
+
+    def save(self):
+        self.calls.append(("save",))
+
+
+@pytest.mark.parametrize("state", ["confirmed", "rolled_back"])
+def test_a_run_never_settles_another_runs_pending_commit(state):
+    # Issue 15: window A's rollback once confirmed window B's pending Junos commit.
+    driver = _PendingDriver({"session": "change-window-B-0123456789", "remaining_s": 200})
+    settle = _switch_config._settle  # pylint: disable=protected-access
+    result = settle(driver, {"session": "change-window-A-9876543210", "save": True}, {}, state, False)
+    assert driver.calls == [] and result["changed"] is False
+    assert result["device_state"] == "pending confirmation"
+    assert "change-window-B-0123456789" in result["msg"] and "left alone" in result["msg"]
+    own = _PendingDriver({"session": "change-window-A-9876543210", "remaining_s": 200})
+    result = settle(own, {"session": "change-window-A-9876543210", "save": True}, {}, state, False)
+    assert result["changed"] is True
+    assert own.calls[0] == ("confirm" if state == "confirmed" else "rollback", "change-window-A-9876543210")
