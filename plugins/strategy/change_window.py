@@ -1,17 +1,9 @@
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lossless.fabric.change_window: the linear strategy, with SIGINT and SIGTERM turned into "end the window and roll
 every device back" instead of "stop wherever it is"."""
 
 from __future__ import annotations
-
-import os
-import shutil
-import signal
-import tempfile
-
-from ansible.executor.play_iterator import IteratingStates
-from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
-from ansible.utils.display import Display
 
 DOCUMENTATION = r"""
 name: change_window
@@ -37,6 +29,15 @@ notes:
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import tempfile  # noqa: E402
+
+from ansible.executor.play_iterator import IteratingStates  # noqa: E402
+from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy  # noqa: E402
+from ansible.utils.display import Display  # noqa: E402
 
 display = Display()
 

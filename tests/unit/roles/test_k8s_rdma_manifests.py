@@ -52,16 +52,21 @@ VARIANTS = {
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """One ansible-playbook run, one play per variant; returns {variant: {file: [objects]}}."""
+    """One ansible-playbook run per variant; returns {variant: {file: [objects]}}.
+
+    The variant's intent is an extra var, so every host in scope sees the same one (fabric_plan refuses a run
+    whose hosts see different intents, and a play var would reach localhost only)."""
     where = tmp_path_factory.mktemp("render")
-    plays = [{"name": name, "hosts": "localhost", "connection": "local", "gather_facts": False,
-              "vars": {"lossless_fabric": intent, "k8s_rdma_state": "rendered", "k8s_rdma_render_dir": str(where / name),
-                       "fabric_plan_show_summary": False, "lossless_fabric_report_dir": ""},
-              "roles": ["lossless.fabric.fabric_plan", "lossless.fabric.k8s_rdma"]} for name, intent in VARIANTS.items()]
     play = where / "render.yml"
-    play.write_text(yaml.safe_dump(plays))
-    out = run([str(PLAYBOOK), "-i", str(ROOT / "inventories" / "lab"), str(play)], timeout=300)
-    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    play.write_text(yaml.safe_dump([{"name": "render", "hosts": "localhost", "connection": "local", "gather_facts": False,
+                                     "roles": ["lossless.fabric.fabric_plan", "lossless.fabric.k8s_rdma"]}]))
+    for name, intent in VARIANTS.items():
+        extra = where / (name + ".json")
+        extra.write_text(json.dumps({"lossless_fabric": intent, "k8s_rdma_state": "rendered", "k8s_rdma_render_dir": str(where / name),
+                                     "fabric_plan_show_summary": False, "lossless_fabric_report_dir": "",
+                                     "fabric_plan_lock_dir": str(where / "locks")}))
+        out = run([str(PLAYBOOK), "-i", str(ROOT / "inventories" / "lab"), "-e", "@" + str(extra), str(play)], timeout=300)
+        assert out.returncode == 0, name + ": " + out.stdout[-4000:] + out.stderr[-2000:]
     result = {}
     for name in VARIANTS:
         result[name] = {f.stem: [d for d in yaml.safe_load_all(f.read_text()) if d is not None]
