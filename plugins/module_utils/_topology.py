@@ -31,8 +31,20 @@ from typing import Any
 __all__ = ["PATTERNS", "check", "plan"]
 
 PATTERNS: tuple[str, ...] = ("rail_optimized",)
-_TOPOLOGY_KEYS = ("pattern", "scalable_units", "hosts_per_unit", "rails", "leaves_per_rail", "spines", "uplinks_per_spine", "speed", "names", "ports",
-                  "switches", "ib_switch_type")
+_TOPOLOGY_KEYS = (
+    "pattern",
+    "scalable_units",
+    "hosts_per_unit",
+    "rails",
+    "leaves_per_rail",
+    "spines",
+    "uplinks_per_spine",
+    "speed",
+    "names",
+    "ports",
+    "switches",
+    "ib_switch_type",
+)
 _PATTERN_REQUIRED = ("scalable_units", "hosts_per_unit", "rails", "speed")
 _NAMES_KEYS = ("host", "leaf", "spine")
 _PORTS_KEYS = ("leaf_hosts", "leaf_spines", "spine_leaves")
@@ -45,7 +57,11 @@ _NAME_FIELDS = {
     "spine": ("spine",),
 }
 _DEFAULT_NAMES = {"host": "gpu{host}", "leaf": "leaf-su{unit}-r{rail}", "spine": "spine{spine}"}
-_DEFAULT_PORTS = {"leaf_hosts": {"name": "swp{n}", "first": 1}, "leaf_spines": {"name": "swp{n}", "first": None}, "spine_leaves": {"name": "swp{n}", "first": 1}}
+_DEFAULT_PORTS = {
+    "leaf_hosts": {"name": "swp{n}", "first": 1},
+    "leaf_spines": {"name": "swp{n}", "first": None},  # None: right after the host ports
+    "spine_leaves": {"name": "swp{n}", "first": 1},
+}
 _MAX_RAILS = 64
 _MAX_HOSTS = 100000
 # An InfiniBand switch port is an 8-bit number; 0 is the switch's management port (ibsim
@@ -213,12 +229,24 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
         name = _template(ix, ctx, group.get("name", _DEFAULT_PORTS[key]["name"]), f"{group_path}.name", ("n",))
         first = group.get("first", _DEFAULT_PORTS[key]["first"])
         if first is None and key == "leaf_spines" and ix._ok(per_unit, leaves) and not per_unit % leaves:
-            first = ports.get("leaf_hosts", {}).get("first", 1) + per_unit // leaves  # right after the host ports
+            host_first = ports["leaf_hosts"]["first"]
+            first = host_first + per_unit // leaves if ix._ok(host_first) else 1  # right after the host ports
         first = ctx.check_int(first, f"{group_path}.first", 0, 100000, "a port number") if first is not None else 1
         ports[key] = {"name": name, "first": first}
         ok = ok and ix._ok(name, first)
-    out.update(pattern=pattern, scalable_units=units, hosts_per_unit=per_unit, rails=rails, leaves_per_rail=leaves, spines=spines,
-               uplinks_per_spine=uplinks, speed=f"{speed}G" if ix._ok(speed) else speed, speed_gbps=speed, names=names, ports=ports)
+    out.update(
+        pattern=pattern,
+        scalable_units=units,
+        hosts_per_unit=per_unit,
+        rails=rails,
+        leaves_per_rail=leaves,
+        spines=spines,
+        uplinks_per_spine=uplinks,
+        speed=f"{speed}G" if ix._ok(speed) else speed,
+        speed_gbps=speed,
+        names=names,
+        ports=ports,
+    )
     return out if ok else ix._BAD
 
 
@@ -357,7 +385,8 @@ class _Checker:
         if known is not None:
             if known.peer != claim.peer:
                 where = "the topology pattern" if known.generated else f"{known.prefix}{known.path}"
-                _err(self.ctx, claim.prefix, claim.path, f"{claim.end} has peer {claim.peer} here but {known.peer} in {where}: describe each link once")
+                here = "from the topology pattern" if claim.generated else "here"
+                _err(self.ctx, claim.prefix, claim.path, f"{claim.end} has peer {claim.peer} {here} but {known.peer} in {where}: describe each link once")
             return
         self.claims[claim.end] = claim
         self.claimants.setdefault(claim.peer, []).append(claim)
@@ -365,7 +394,7 @@ class _Checker:
     # -- hand-written --------------------------------------------------------
 
     def read_devices(self) -> None:
-        ix, ctx = self.ix, self.ctx
+        ix = self.ix
         for host in sorted(self.devices, key=str):
             device, raw = self.devices[host], self.raw.get(host)
             if not ix._ok(device) or not isinstance(raw, dict):
@@ -390,7 +419,7 @@ class _Checker:
                 self.claim(_Claim(end, peer, path, prefix, device["ports"][canonical]["speed_gbps"]))
 
     def _read_host(self, host: str, device: dict, raw: dict, prefix: str) -> None:
-        ix, ctx = self.ix, self.ctx
+        ctx = self.ctx
         rails: dict[str, Any] = {}
         seen: dict[int, int] = {}
         for index, (nic, raw_nic) in enumerate(zip(device["nics"], raw.get("nics") or [])):
@@ -401,7 +430,8 @@ class _Checker:
                     _err(ctx, prefix, f"{path}.rail", f"{rail!r} is not a rail (0-{_MAX_RAILS - 1})")
                     rail = None
                 elif rail in seen:
-                    _err(ctx, prefix, f"{path}.rail", f"{rail!r} is also the rail of nics[{seen[rail]}] ({device['nics'][seen[rail]]['name']}): one NIC per rail")
+                    other = f"nics[{seen[rail]}] ({device['nics'][seen[rail]]['name']})"
+                    _err(ctx, prefix, f"{path}.rail", f"{rail!r} is also the rail of {other}: one NIC per rail")
                     rail = None
                 else:
                     seen[rail] = index
@@ -451,7 +481,8 @@ class _Checker:
                     ctx.error(f"{path}.names", f"generated switch {switch!r} is a {device['kind']} in the inventory")
                     reported.add(switch)
                 return None
-            canonical = ix.canonical_port(ix.PLATFORMS[device["platform"]], port)
+            # Generated names are usually already the one spelling the device's ports carry.
+            canonical = port if port in device["ports"] else ix.canonical_port(ix.PLATFORMS[device["platform"]], port)
             if canonical is None or canonical not in device["ports"]:
                 key = f"{switch} {port}"
                 if key not in reported:
@@ -496,14 +527,16 @@ class _Checker:
         if declared:
             missing = [r for r in range(rails) if r not in declared]
             if missing:
-                _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", f"no NIC with rail {missing[0]} (the topology has {rails} rails: 0-{rails - 1})")
+                why = f"no NIC with rail {missing[0]} (the topology has {rails} rails: 0-{rails - 1})"
+                _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", why)
                 return None
             return declared
         if len(device["nics"]) < rails:
-            _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", f"{len(device['nics'])} NICs, but the topology has {rails} rails (one NIC per rail)")
+            why = f"{len(device['nics'])} NICs, but the topology has {rails} rails (one NIC per rail)"
+            _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", why)
             return None
         for rail in range(rails):
-            self.rails[host][device["nics"][rail]["name"]] = rail
+            self.rails.setdefault(host, {})[device["nics"][rail]["name"]] = rail
         return {rail: device["nics"][rail]["name"] for rail in range(rails)}
 
     # -- the rules over all claims ---------------------------------------------
@@ -594,8 +627,11 @@ def check(ix: Any, ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devi
     cabling.ib_switches = checker.ib_switches
     cabling.described = bool(checker.claims) or bool(topology)
     if transport == "infiniband" and cabling.links and not cabling.ib_switch_type:
-        ctx.error("lossless_fabric.topology.ib_switch_type", "required when the InfiniBand cabling is described: the switch system type of the topology file"
-                  " (the IBNL name ibdiagnet --write_topo_file prints for your switches)")
+        ctx.error(
+            "lossless_fabric.topology.ib_switch_type",
+            "required when the InfiniBand cabling is described: the switch system type of the topology file"
+            " (the IBNL name ibdiagnet --write_topo_file prints for your switches)",
+        )
     return cabling
 
 
@@ -626,6 +662,8 @@ def plan(cabling: Cabling, devices: dict) -> dict[str, Any]:
         sw["ports"] = dict(sorted(sw["ports"].items(), key=lambda item: _natural(_End("", "", item[0]))))
         sw["ports_without_peer"] = [p for p in (device["ports"] if device else {}) if p not in sw["ports"]]
     for host, rails in cabling.nic_rails.items():
+        if host not in hosts and all(rail is None for rail in rails.values()):
+            continue  # nothing described for this host
         entry = hosts.setdefault(host, {"nics": {}})
         order = [nic for nic, rail in sorted(((n, r) for n, r in rails.items() if r is not None), key=lambda item: item[1])]
         entry["rails"] = {str(rails[nic]): nic for nic in order}
@@ -667,8 +705,10 @@ def ib_topology_file(cabling: Cabling, devices: dict, links: list) -> str:
             return str(cabling.ib_switch_type)
         return f"HCA_{len(nic_index.get(name, {}))}"
 
-    lines = ["# lossless.fabric: intended InfiniBand cabling; generated, do not edit",
-             "# format: IBDM topology file (ibdm-topo-file(1)); ibdiagnet --topo_file compares it with the discovered fabric"]
+    lines = [
+        "# lossless.fabric: intended InfiniBand cabling; generated, do not edit",
+        "# format: IBDM topology file (ibdm-topo-file(1)); ibdiagnet --topo_file compares it with the discovered fabric",
+    ]
     for name in sorted(sections, key=lambda n: (n not in cabling.ib_switches, _natural(_End(n, "", "")))):
         lines.append("")
         lines.append(f"{system_type(name)} {name}")
