@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import glob
 import os
+import re
 
 import pytest
 import yaml
@@ -550,3 +551,44 @@ def test_a_thousand_host_rail_optimized_fabric_validates_and_plans():
     # Host 1024 is the last of unit 32: port 32 of every rail leaf of that unit.
     assert cabling["switches"]["leaf-su32-r7"]["ports"]["swp32"]["peer"] == {"host": "gpu1024", "nic": "mlx5_7"}
     assert cabling["switches"]["spine16"]["ports"]["swp512"]["peer"] == {"host": "leaf-su32-r7", "port": "swp64"}
+
+
+# ---------------------------------------------------------------------------
+# docs/intent.md, section "Cabling": its examples are true
+# ---------------------------------------------------------------------------
+
+
+def cabling_doc() -> str:
+    with open(os.path.join(ROOT, "docs", "intent.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    return text[text.index("## Cabling") : text.index("## Cross-field errors")]
+
+
+def test_docs_hand_written_example_validates_and_plans_what_it_says():
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml cabling\n(.*?)```", cabling_doc(), flags=re.S)]
+    intent, devices = load_inventory("lab")
+    devices = copy.deepcopy(devices)
+    devices["leaf1"] = dict(devices["leaf1"], ports=blocks[0]["lossless_fabric_device"]["ports"])
+    devices["gpu1"] = blocks[1]["lossless_fabric_device"]
+    assert errors_of(intent, devices) == []
+    cabling = _intent.build_plan(intent, devices)["cabling"]
+    assert {"a": {"host": "leaf1", "port": "swp1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": 0, "speed": "400G"} in cabling["links"]
+    assert cabling["hosts"]["gpu1"]["rails"] == {"0": "mlx5_0", "1": "mlx5_1"}
+    assert cabling["hosts"]["gpu1"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
+
+
+def test_docs_generated_example_table_is_the_generator_output():
+    doc = cabling_doc()
+    intent = yaml.safe_load(re.findall(r"```yaml cabling\n(.*?)```", doc, flags=re.S)[2])["lossless_fabric"]
+    _same, devices = rail_fabric(units=2, per_unit=2, rails=2, spines=2)
+    assert errors_of(intent, devices) == []
+    links = _intent.build_plan(intent, devices)["cabling"]["links"]
+    rows = re.findall(r"^\| (gpu\d mlx5_\d) \| (\S+ swp\d) \| (\S+ swp\d) \| (\S+ swp\d) \|$", doc, flags=re.M)
+    assert len(rows) == 8
+    text = {f"{link['a']['host']} {link['a']['port']}": f"{link['b']['host']} {link['b'].get('nic') or link['b']['port']}" for link in links}
+    for nic, leaf_port, uplink, spine_port in rows:
+        assert text[leaf_port] == nic
+        assert text[uplink] == spine_port
+    ib_intent, ib_devices = rail_fabric(units=1, per_unit=2, rails=2, spines=1, transport="infiniband")
+    start = re.search(r"```\n(IBSW leaf-su1-r0\n.*?)```", doc, flags=re.S).group(1)
+    assert start in _intent.build_plan(ib_intent, ib_devices)["cabling"]["ib_topology"]
