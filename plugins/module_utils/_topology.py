@@ -101,7 +101,6 @@ class Cabling:
         self.ib_switches: set[str] = set()
         self.ib_switch_type: Any = None
         self.transport: Any = None
-        self.described = False
 
 
 # ---------------------------------------------------------------------------
@@ -139,13 +138,14 @@ def _template(ix: Any, ctx: Any, value: Any, path: str, fields: tuple[str, ...])
 
 
 def _ib_port(value: Any) -> str | None:
-    text = str(value) if ix_is_int(value) else value
+    text = str(value) if _is_int(value) else value
     if isinstance(text, str) and _IB_PORT_RE.fullmatch(text) and int(text) <= _IB_PORT_MAX:
         return text
     return None
 
 
-def ix_is_int(value: Any) -> bool:
+def _is_int(value: Any) -> bool:
+    # YAML true/false are bools, and bool is an int subclass: never a number here.
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -304,7 +304,7 @@ class _Checker:
 
     # -- ends ---------------------------------------------------------------
 
-    def _resolve(self, peer: Any, path: str, prefix: str, own_host: str, own_kind: str) -> Any:
+    def _resolve(self, peer: Any, path: str, prefix: str, own_host: str) -> Any:
         """A peer mapping -> its _End, or None after an error; devices that failed validation give None silently."""
         ix, ctx = self.ix, self.ctx
         if not isinstance(peer, dict):
@@ -412,7 +412,7 @@ class _Checker:
             if not isinstance(port, dict) or port.get("peer") is None:
                 continue
             path = f"lossless_fabric_device.ports[{ix._key_repr(ifname)}].peer"
-            peer = self._resolve(port["peer"], path, prefix, host, "port")
+            peer = self._resolve(port["peer"], path, prefix, host)
             canonical = ix.canonical_port(platform, ifname)
             if peer is not None and canonical in device["ports"]:
                 end = _End(host, "port", canonical)
@@ -426,7 +426,7 @@ class _Checker:
             rail = raw_nic.get("rail") if isinstance(raw_nic, dict) else None
             path = f"lossless_fabric_device.nics[{index}]"
             if rail is not None:
-                if not ix_is_int(rail) or not 0 <= rail < _MAX_RAILS:
+                if not _is_int(rail) or not 0 <= rail < _MAX_RAILS:
                     _err(ctx, prefix, f"{path}.rail", f"{rail!r} is not a rail (0-{_MAX_RAILS - 1})")
                     rail = None
                 elif rail in seen:
@@ -437,7 +437,7 @@ class _Checker:
                     seen[rail] = index
             rails[nic["name"]] = rail
             if isinstance(raw_nic, dict) and raw_nic.get("peer") is not None:
-                peer = self._resolve(raw_nic["peer"], f"{path}.peer", prefix, host, "nic")
+                peer = self._resolve(raw_nic["peer"], f"{path}.peer", prefix, host)
                 if peer is not None:
                     self.claim(_Claim(_End(host, "nic", nic["name"]), peer, f"{path}.peer", prefix, nic["speed_gbps"], rail))
         self.rails[host] = rails
@@ -625,7 +625,11 @@ def check(ix: Any, ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devi
     cabling.links = checker.links()
     cabling.nic_rails = checker.rails
     cabling.ib_switches = checker.ib_switches
-    cabling.described = bool(checker.claims) or bool(topology)
+    if transport == "infiniband":
+        # Every system name reaches the topology file: one name, no spaces or newlines.
+        for name in sorted({end[0] for link in cabling.links for end in link[:2]}):
+            if not ix._NAME_RE.fullmatch(name):
+                _err(ctx, _host_prefix(ix, name), "lossless_fabric_device", f"{name!r} cannot name a system in the InfiniBand topology file")
     if transport == "infiniband" and cabling.links and not cabling.ib_switch_type:
         ctx.error(
             "lossless_fabric.topology.ib_switch_type",

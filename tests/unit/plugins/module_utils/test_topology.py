@@ -592,3 +592,12 @@ def test_docs_generated_example_table_is_the_generator_output():
     ib_intent, ib_devices = rail_fabric(units=1, per_unit=2, rails=2, spines=1, transport="infiniband")
     start = re.search(r"```\n(IBSW leaf-su1-r0\n.*?)```", doc, flags=re.S).group(1)
     assert start in _intent.build_plan(ib_intent, ib_devices)["cabling"]["ib_topology"]
+
+
+def test_infiniband_host_names_that_cannot_name_a_system_are_refused():
+    intent, devices = load_inventory("lab-ib")
+    devices = copy.deepcopy(devices)
+    intent = dict(intent, topology={"switches": ["ib-leaf1"], "ib_switch_type": "IBSW"})
+    devices["gpu 1"] = devices.pop("gpu1")
+    devices["gpu 1"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": 1}
+    one_error(intent, devices, "'gpu 1': lossless_fabric_device", "'gpu 1' cannot name a system in the InfiniBand topology file")
