@@ -292,11 +292,10 @@ def generate(topology: dict) -> tuple[list[tuple[str, int, str, str]], list[tupl
 
 
 class _Checker:
-    def __init__(self, ix: Any, ctx: Any, transport: Any, raw_devices: dict, devices: dict, ib_switches: set[str], pattern_speed: Any) -> None:
+    def __init__(self, ix: Any, ctx: Any, transport: Any, raw_devices: dict, devices: dict, ib_switches: set[str]) -> None:
         self.ix, self.ctx, self.transport = ix, ctx, transport
         self.raw, self.devices = raw_devices, devices
         self.ib_switches = ib_switches
-        self.pattern_speed = pattern_speed
         self.claims: dict[_End, _Claim] = {}
         self.claimants: dict[_End, list[_Claim]] = {}
         self.rails: dict[str, dict[str, Any]] = {}  # host -> {nic: rail}
@@ -564,7 +563,7 @@ class _Checker:
             done.add(pair)
             mine, theirs = claim.speed, (back.speed if back is not None else self.speed_of(peer))
             if theirs is None:
-                theirs = self.pattern_speed if peer[0] in self.ib_switches and self.pattern_speed is not None else mine
+                theirs = mine  # an InfiniBand switch described only by this end: nothing to compare
             if self.ix._ok(mine, theirs) and mine is not None and theirs is not None and mine != theirs:
                 _err(ctx, claim.prefix, claim.path, f"{end} is {mine}G but its peer {peer} is {theirs}G: both ends of a link have one speed")
                 continue
@@ -614,8 +613,7 @@ def check(ix: Any, ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devi
         cabling.ib_switch_type = topology["ib_switch_type"]
     raw_devices = raw_devices if isinstance(raw_devices, dict) else {}
     ib_switches = set(topology["switches"]) if topology and ix._ok(topology) else set()
-    pattern_speed = topology.get("speed_gbps") if topology and ix._ok(topology) else None
-    checker = _Checker(ix, ctx, transport, {str(k): v for k, v in raw_devices.items()}, devices, ib_switches, pattern_speed)
+    checker = _Checker(ix, ctx, transport, {str(k): v for k, v in raw_devices.items()}, devices, ib_switches)
     for name in ib_switches:
         if name in devices:
             ctx.error("lossless_fabric.topology.switches", f"{name!r} is also an inventory host with lossless_fabric_device")
