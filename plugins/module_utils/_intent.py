@@ -18,10 +18,11 @@ import copy
 import difflib
 import math
 import re
+import sys
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos, _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _topology, _vendor_junos, _vendor_nvue
 
 __all__ = [
     "COLLECTIVES",
@@ -531,7 +532,7 @@ def _ok(*values: Any) -> bool:
 # Intent sections
 # ---------------------------------------------------------------------------
 
-_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes")
+_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 _ROCE_KEYS = ("trust", "data", "cnp", "pfc", "ecn", "dcqcn", "mtu", "rdma_cm_tos", "gid_index", "cable_length_m", "headroom")
 _ECN_KEYS = ("min_threshold_bytes", "max_threshold_bytes", "max_probability_percent")
 _WATCHDOG_KEYS = ("enabled", "detection_time_ms", "restoration_time_ms", "action")
@@ -1484,8 +1485,8 @@ _DEVICE_KEYS = {
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
-_PORT_KEYS = ("speed", "cable_length_m", "description")
-_NIC_KEYS = ("name", "netdev", "speed", "guid")
+_PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC rail/peer: _topology
+_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer")
 
 
 def _speed(ctx: _Ctx, value: Any, path: str) -> Any:
@@ -1867,6 +1868,7 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
+    ctx.cabling = _topology.check(sys.modules[__name__], ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
     if "kubernetes" in norm:
         _kubernetes_derive(ctx, norm, norm_devices)
     if norm.get("transport") == "infiniband":
@@ -1939,6 +1941,7 @@ def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
         "intent": norm,
         "devices": plans,
         "nccl_env": _nccl_env(norm, norm_devices),
+        "cabling": _topology.plan(ctx.cabling, norm_devices),  # type: ignore[attr-defined]
         "warnings": list(ctx.warnings),
         "summary": _summary(norm, norm_devices, plans, ctx.warnings),
     }

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Validate and plan a rail-optimized fabric of about 1,000 GPU hosts (issue 16).
+
+    .venv/bin/python bench/bench_topology.py [--units 32] [--hosts-per-unit 32] [--rails 8] [--spines 32]
+
+The fabric: DGX SuperPOD-sized scalable units (32 hosts, 8 rails: one leaf per rail
+and unit), every leaf linked once to every spine, NVUE switches, the cabling
+generated from ``lossless_fabric.topology``. Prints one JSON line: hosts,
+switches, links, seconds for ``validate`` and for ``build_plan``.
+Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+
+
+def fabric(units: int, per_unit: int, rails: int, spines: int) -> tuple[dict, dict]:
+    """The intent and every device of the fabric (hosts gpu1.., leaves leaf-su<u>-r<r>, spines spine<s>)."""
+    topology = {"pattern": "rail_optimized", "scalable_units": units, "hosts_per_unit": per_unit, "rails": rails, "spines": spines, "speed": "400G"}
+    intent = {"name": "bench", "transport": "roce", "topology": topology}
+    port = {"speed": "400G", "cable_length_m": 10}
+    devices: dict = {}
+    for host in range(1, units * per_unit + 1):
+        devices[f"gpu{host}"] = {"kind": "host", "nics": [{"name": f"mlx5_{r}", "netdev": f"eth{r}", "speed": "400G"} for r in range(rails)]}
+    leaf_ports = {f"swp{n}": dict(port) for n in range(1, per_unit + spines + 1)}
+    for unit in range(1, units + 1):
+        for rail in range(rails):
+            devices[f"leaf-su{unit}-r{rail}"] = {"kind": "switch", "platform": "nvue", "ports": dict(leaf_ports)}
+    spine_ports = {f"swp{n}": dict(port) for n in range(1, units * rails + 1)}
+    for spine in range(1, spines + 1):
+        devices[f"spine{spine}"] = {"kind": "switch", "platform": "nvue", "ports": dict(spine_ports)}
+    return intent, devices
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--units", type=int, default=32)
+    parser.add_argument("--hosts-per-unit", type=int, default=32)
+    parser.add_argument("--rails", type=int, default=8)
+    parser.add_argument("--spines", type=int, default=32)
+    args = parser.parse_args()
+    intent, devices = fabric(args.units, args.hosts_per_unit, args.rails, args.spines)
+    start = time.perf_counter()
+    errors, _warnings = _intent.validate(intent, devices)
+    validate_s = time.perf_counter() - start
+    if errors:
+        print("\n".join(errors[:20]), file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    plan = _intent.build_plan(intent, devices)
+    plan_s = time.perf_counter() - start
+    cabling = plan["cabling"]
+    result = {
+        "hosts": args.units * args.hosts_per_unit,
+        "switches": sum(1 for d in devices.values() if d["kind"] == "switch"),
+        "links": len(cabling["links"]),
+        "validate_s": round(validate_s, 3),
+        "build_plan_s": round(plan_s, 3),
+    }
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
