@@ -78,6 +78,7 @@ class ActionModule(ControllerAction):
             intent=plan["intent"],
             devices=plan["devices"],
             nccl_env=plan["nccl_env"],
+            cabling=plan["cabling"],
             summary=plan["summary"],
             fabric_warnings=warnings,
         )
