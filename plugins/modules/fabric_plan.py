@@ -127,11 +127,11 @@ cabling:
   description:
     - The links the intent describes (by hand in C(lossless_fabric_device) or generated from C(lossless_fabric.topology)),
       each once with both ends, rail and speed; per host its NICs by rail and C(nccl_ib_hca) in rail order; per switch
-      the ports in scope with their expected neighbour; for InfiniBand the topology file text. Empty lists when the
+      the ports in scope with their expected neighbour; for InfiniBand the topology file text (null elsewhere). Empty when the
       intent describes no links. C(docs/intent.md) section Cabling documents the shape.
   returned: success
   type: dict
-  sample: {"links": [], "hosts": {}, "switches": {}, "ib_topology": ""}
+  sample: {"links": [], "hosts": {}, "switches": {}, "ib_topology": null}
 summary:
   description: A short summary for people (counts and the key values).
   returned: success
