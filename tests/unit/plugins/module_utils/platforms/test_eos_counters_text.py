@@ -86,3 +86,20 @@ def test_unknown_text_is_refused_naming_eos_and_the_form(command, text):
 def test_ruler_and_header_only_table_is_an_empty_table_not_an_error():
     ports = eos.parse_counter_text(DISCARDS, "Port InDiscards OutDiscards\n---- ---------- -----------\n")
     assert ports == {}
+
+
+def test_anta_json_documents_parse():
+    """The JSON shapes in Arista's own ANTA unit tests (fixtures/eos/anta_*.json)."""
+    outputs = {
+        "show priority-flow-control counters | json": _fixture("anta_show_priority_flow_control_counters.json"),
+        ECN: _fixture("anta_show_qos_interfaces_ecn_counters_queue.json"),
+        QUEUE: _fixture("anta_show_interfaces_counters_queue_detail.json"),
+        DROPS: _fixture("anta_show_interfaces_counters_queue_drops.json"),
+        DISCARDS: _fixture("anta_show_interfaces_counters_discards.json"),
+    }
+    ports, errors = eos.Driver.parse_counters(outputs)
+    assert errors == {}
+    assert ports["Ethernet3/2/1"]["pfc_tx_frames_total"] == 2 and ports["Ethernet3/1/1"]["pfc_rx_frames_total"] == 1
+    assert ports["Ethernet10/3/1"]["ecn_marked"] == {"0": 0, "1": 0, "2": 0}
+    assert ports["Ethernet1"]["queue_drops"] == {"0": 0, "1": 0} and ports["Ethernet1"]["in_discards"] == 0
+    assert ports["Ethernet48"]["voq_drops"] == {"0": 0, "1": 0}
