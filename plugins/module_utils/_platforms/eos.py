@@ -958,9 +958,12 @@ class Driver(_base.Driver):
 
     # -- counters (read-only; module_utils/_counters.py) ------------------
     # Every command lists all interfaces, so one chunk reads the whole switch.
-    # JSON keys: reference 1.8 (ANTA fixtures); guessed (simulator too): the
-    # per-priority 'priorities' map of '... counters detail' (without it only
-    # the totals are known) and the 'txQueues' map of '... counters watchdog'.
+    # JSON keys: ANTA (anta/tests/interfaces.py and its unit tests); the watchdog's
+    # 'interfaces' -> 'txQueues' -> {stuckCount, recoveryCount}, and an interface absent
+    # until its first event: a public Arista health check (Meta's TAAC PfcWdHealthCheck,
+    # docs/vendor-eos.md). Still guessed (simulator too): the per-priority 'priorities'
+    # map of '... counters detail' (without it only the totals are known).
+    # The text tables these commands print without '| json': parse_counter_text.
     COUNTER_COMMANDS = (
         "show priority-flow-control counters detail | json",
         "show priority-flow-control counters watchdog | json",
