@@ -508,6 +508,18 @@ def _text_ecn(command: str, output: str) -> dict[str, dict]:
     return {port: {"ecn_marked": queues, "ecn_marked_total": sum(queues.values())} for port, queues in ports.items() if queues}
 
 
+# The top-level map each counters command's JSON holds (ANTA; TAAC for the watchdog,
+# which prints {"interfaces": {}} before any event).
+_JSON_TOP_KEY = {
+    "show priority-flow-control counters detail | json": "interfaceCounters",
+    "show priority-flow-control counters watchdog | json": "interfaces",
+    "show qos interfaces ecn counters queue | json": "intfQueueCounters",
+    "show interfaces counters queue detail | json": "egressQueueCounters",
+    "show interfaces counters queue drops | json": "interfaces",
+    "show interfaces counters discards | json": "interfaces",
+}
+
+
 def parse_counter_text(command: str, output: str) -> dict[str, dict]:
     """{port: counters} from the text table one counters command prints without '| json'.
     ValueError naming eos, the command and the forms expected for anything else."""
@@ -1020,6 +1032,11 @@ class Driver(_base.Driver):
                 continue
             doc = _counters.json_document(output)
             if isinstance(doc, dict):
+                key = _JSON_TOP_KEY[command]
+                if not isinstance(doc.get(key), dict):
+                    # A JSON document of another command (or an error object): refused, not an empty success.
+                    errors[command] = "eos: the JSON document of %r has no %r map (keys: %s)" % (command, key, ", ".join(sorted(doc)[:8]) or "none")
+                    continue
                 docs[command] = doc
                 continue
             try:

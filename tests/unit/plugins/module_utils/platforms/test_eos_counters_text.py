@@ -103,3 +103,9 @@ def test_anta_json_documents_parse():
     assert ports["Ethernet10/3/1"]["ecn_marked"] == {"0": 0, "1": 0, "2": 0}
     assert ports["Ethernet1"]["queue_drops"] == {"0": 0, "1": 0} and ports["Ethernet1"]["in_discards"] == 0
     assert ports["Ethernet48"]["voq_drops"] == {"0": 0, "1": 0}
+
+
+def test_json_of_another_shape_is_refused_not_an_empty_success():
+    ports, errors = eos.Driver.parse_counters({ECN: json.dumps({"interfaceCounters": {"Ethernet1": {"rxFrames": 1}}}), WATCHDOG: '{"interfaces": {}}'})
+    assert "intfQueueCounters" in errors[ECN] and errors[ECN].startswith("eos: ")
+    assert WATCHDOG not in errors  # no watchdog event yet: an empty map is a real answer (TAAC)
