@@ -71,6 +71,8 @@ ECN_UNITS = {
 # collection's previous derivation (1,500 B and 15,000 B per Gb/s, Pmax 20 %) so that
 # an intent without thresholds still plans; every plan that uses one carries a
 # warning saying so (see _intent). Set lossless_fabric.roce.ecn to your own values.
+# Second search (Arista AI/RoCE guides, TOIs, EOS QoS chapter, AVD, public configs) found
+# no Arista per-speed value either; where we looked: docs/vendor-eos.md, "Still unverified".
 ECN_DEFAULTS_SOURCE = None  # no vendor source: see the comment above
 ECN_DEFAULTS = {
     speed: {"min_threshold_bytes": 1500 * speed, "max_threshold_bytes": 15000 * speed, "max_probability_percent": 20}

@@ -371,6 +371,171 @@ def _inherit(intf: dict, profile: dict) -> None:
 # ---------------------------------------------------------------------------
 
 
+# -- counters as text tables (output captured without '| json') ----------------
+# Sources (docs/vendor-eos.md, "Counters as text"): the Jericho layout of
+# 'show interfaces counters queue detail' is real output (networktocode/ntc-templates
+# tests/arista_eos/show_interfaces_counters_queue_detail_grep_egress/*.raw.raw); the other
+# layouts are known only from the header lines and row patterns public parsers of real
+# switches key on (the 'linkmon' switch exporter's SwitchSurvey.parse_arista; AMD
+# node-scraper scale_out_arista_collector.py for the Strata queue table). Column headers are
+# matched as words, columns split on runs of spaces. Anything else is refused, naming the form.
+_TEXT_PORT = re.compile(r"(?:Et|Ethernet)(\d+(?:/\d+){0,2})")
+_TEXT_RULER = re.compile(r"[-=\s]*")
+_TEXT_COUNT = re.compile(r"\d[\d,]*")
+_TEXT_FORMS = {
+    "show priority-flow-control counters detail": "the table under the header 'Port RxPfc TxPfc' (per-port totals)",
+    "show interfaces counters discards": "the table under the header 'Port InDiscards OutDiscards'",
+    "show interfaces counters queue detail": (
+        "the table under 'Port Traffic Class DropPrec DestType OutEnqPkts OutEnqOctets OutDropPkts OutDropOctets' (Jericho) "
+        "or 'Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes' (Trident/Tomahawk)"
+    ),
+    "show qos interfaces ecn counters queue": "per interface a line 'EthernetN' followed by rows '<queue> <ECN-marked packets>'",
+}
+
+
+def _text_port(name: str) -> str | None:
+    """'Et3/1/1' or 'Ethernet3/1/1' -> 'Ethernet3/1/1' (EOS abbreviates names in tables)."""
+    match = _TEXT_PORT.fullmatch(name)
+    return "Ethernet" + match.group(1) if match else None
+
+
+def _text_int(value: str) -> int:
+    return int(value.replace(",", ""))
+
+
+def _text_refuse(command: str, line: str | None, output: str) -> ValueError:
+    where = ("line %r" % line.strip()[:120]) if line is not None else ("got: %s" % ((output or "").strip()[:120] or "(no output)"))
+    return ValueError(
+        "eos: %r: not a form this parser reads (%s); expected the JSON document of '%s | json' or %s"
+        % (command, where, command, _TEXT_FORMS.get(command, "its '| json' form (no text form of this command is sourced)"))
+    )
+
+
+def _text_lines(output: str) -> list[str]:
+    return [line.rstrip() for line in (output or "").replace("\r", "").split("\n")]
+
+
+def _words(line: str) -> list[str]:
+    return line.split()
+
+
+def _text_two_columns(command: str, output: str, header: list[str], keys: tuple[str, str]) -> dict[str, dict]:
+    """A 'Port A B' table: one row per port, two counts."""
+    ports: dict[str, dict] = {}
+    seen_header = False
+    for line in _text_lines(output):
+        if _TEXT_RULER.fullmatch(line):
+            continue
+        words = _words(line)
+        if words == header and not seen_header:
+            seen_header = True
+            continue
+        port = _text_port(words[0]) if seen_header and len(words) == 3 else None
+        if port and all(_TEXT_COUNT.fullmatch(word) for word in words[1:]):
+            ports[port] = {keys[0]: _text_int(words[1]), keys[1]: _text_int(words[2])}
+            continue
+        # A closing 'Totals' row is skipped (its presence and layout: unverified).
+        if seen_header and words[0] == "Totals" and all(_TEXT_COUNT.fullmatch(word) for word in words[1:]):
+            continue
+        raise _text_refuse(command, line, output)
+    if not seen_header:
+        raise _text_refuse(command, None, output)
+    return ports
+
+
+def _text_queue_detail(command: str, output: str) -> dict[str, dict]:
+    """Both layouts of 'show interfaces counters queue detail'; drops per traffic class / unicast queue."""
+    jericho = ["Port", "Traffic", "DropPrec", "DestType", "OutEnqPkts", "OutEnqOctets", "OutDropPkts", "OutDropOctets"]
+    strata = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
+    drops: dict[str, dict[str, int]] = {}
+    layout = None
+    for line in _text_lines(output):
+        if _TEXT_RULER.fullmatch(line):
+            continue
+        words = _words(line)
+        if line.strip() == "Egress Queue Counters":  # the Jericho table's title (ntc-templates sample)
+            continue
+        if words == jericho:
+            layout = "jericho"
+            continue
+        if layout == "jericho" and words == ["Class"]:  # the header's second line
+            continue
+        if words == strata:
+            layout = "strata"
+            continue
+        port = _text_port(words[0]) if words else None
+        if port and layout == "jericho" and len(words) == 8:
+            index = re.fullmatch(r"TC([0-7])", words[1])
+            if index and re.fullmatch(r"DP[\d-]+", words[2]) and words[3] in ("UC", "MC") and all(_TEXT_COUNT.fullmatch(w) for w in words[4:]):
+                queues = drops.setdefault(port, {})
+                queues[index.group(1)] = queues.get(index.group(1), 0) + _text_int(words[6])  # UC + MC, as the JSON path sums
+                continue
+        if port and layout == "strata" and len(words) == 6:
+            queue = re.fullmatch(r"(UC|MC)(\d+)", words[1])
+            if queue and all(_TEXT_COUNT.fullmatch(w) for w in words[2:]):
+                # Only unicast queues are read: which traffic class an MC queue carries is unverified.
+                if queue.group(1) == "UC" and int(queue.group(2)) < 8:
+                    drops.setdefault(port, {})[str(int(queue.group(2)))] = _text_int(words[4])
+                continue
+        raise _text_refuse(command, line, output)
+    if layout is None:
+        raise _text_refuse(command, None, output)
+    return {port: {"queue_drops": queues} for port, queues in drops.items()}
+
+
+def _text_ecn(command: str, output: str) -> dict[str, dict]:
+    """'show qos interfaces ecn counters queue': an interface line, then '<queue> <count>' rows
+    ('-': not counting, left out as in the JSON). The words of any header line: unverified."""
+    ports: dict[str, dict] = {}
+    current = None
+    for line in _text_lines(output):
+        if _TEXT_RULER.fullmatch(line):
+            continue
+        words = _words(line)
+        port = _text_port(words[0]) if len(words) == 1 else None
+        if port:
+            current = ports.setdefault(port, {})
+            continue
+        if current is not None and len(words) == 2 and re.fullmatch(r"[0-7]", words[0]) and (_TEXT_COUNT.fullmatch(words[1]) or words[1] == "-"):
+            if words[1] != "-":
+                current[words[0]] = _text_int(words[1])
+            continue
+        if not re.search(r"\d", line):  # a column header line (its words unverified)
+            continue
+        raise _text_refuse(command, line, output)
+    if not ports:
+        raise _text_refuse(command, None, output)
+    return {port: {"ecn_marked": queues, "ecn_marked_total": sum(queues.values())} for port, queues in ports.items() if queues}
+
+
+# The top-level map each counters command's JSON holds (ANTA; TAAC for the watchdog,
+# which prints {"interfaces": {}} before any event).
+_JSON_TOP_KEY = {
+    "show priority-flow-control counters detail | json": "interfaceCounters",
+    "show priority-flow-control counters watchdog | json": "interfaces",
+    "show qos interfaces ecn counters queue | json": "intfQueueCounters",
+    "show interfaces counters queue detail | json": "egressQueueCounters",
+    "show interfaces counters queue drops | json": "interfaces",
+    "show interfaces counters discards | json": "interfaces",
+}
+
+
+def parse_counter_text(command: str, output: str) -> dict[str, dict]:
+    """{port: counters} from the text table one counters command prints without '| json'.
+    ValueError naming eos, the command and the forms expected for anything else."""
+    plain = command[: -len(" | json")] if command.endswith(" | json") else command
+    if plain == "show priority-flow-control counters detail":
+        # Only the per-port totals table is sourced; a per-priority text layout is not.
+        return _text_two_columns(plain, output, ["Port", "RxPfc", "TxPfc"], ("pfc_rx_frames_total", "pfc_tx_frames_total"))
+    if plain == "show interfaces counters discards":
+        return _text_two_columns(plain, output, ["Port", "InDiscards", "OutDiscards"], ("in_discards", "out_discards"))
+    if plain == "show interfaces counters queue detail":
+        return _text_queue_detail(plain, output)
+    if plain == "show qos interfaces ecn counters queue":
+        return _text_ecn(plain, output)
+    raise _text_refuse(plain, None, output)
+
+
 class Driver(_base.Driver):
     """Arista EOS over SSH (netmiko arista_eos), configuration sessions with commit timer."""
 
@@ -805,9 +970,12 @@ class Driver(_base.Driver):
 
     # -- counters (read-only; module_utils/_counters.py) ------------------
     # Every command lists all interfaces, so one chunk reads the whole switch.
-    # JSON keys: reference 1.8 (ANTA fixtures); guessed (simulator too): the
-    # per-priority 'priorities' map of '... counters detail' (without it only
-    # the totals are known) and the 'txQueues' map of '... counters watchdog'.
+    # JSON keys: ANTA (anta/tests/interfaces.py and its unit tests); the watchdog's
+    # 'interfaces' -> 'txQueues' -> {stuckCount, recoveryCount}, and an interface absent
+    # until its first event: a public Arista health check (Meta's TAAC PfcWdHealthCheck,
+    # docs/vendor-eos.md). Still guessed (simulator too): the per-priority 'priorities'
+    # map of '... counters detail' (without it only the totals are known).
+    # The text tables these commands print without '| json': parse_counter_text.
     COUNTER_COMMANDS = (
         "show priority-flow-control counters detail | json",
         "show priority-flow-control counters watchdog | json",
@@ -827,25 +995,54 @@ class Driver(_base.Driver):
         return dict(zip(commands, self._run(commands, _base.UNCHANGED, "reading the counters")))
 
     @staticmethod
+    def _counter_output(outputs: dict[str, str], command: str) -> str | None:
+        """What was printed for one counters command: under the command itself, or, for
+        output captured by hand, under the command without '| json' (and, for PFC, the
+        plain 'show priority-flow-control counters' whose text table is the sourced one)."""
+        plain = command[: -len(" | json")] if command.endswith(" | json") else command
+        keys = [command, plain]
+        if plain == "show priority-flow-control counters detail":
+            keys += ["show priority-flow-control counters | json", "show priority-flow-control counters"]
+        for key in keys:
+            if key in outputs:
+                return outputs[key]
+        return None
+
+    @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        """({port: counters} in the _counters shape, {command: what EOS said} for rejected commands)."""
+        """({port: counters} in the _counters shape, {command: what EOS said} for rejected commands).
+
+        Each command's output may be its '| json' document (what the driver asks a switch
+        for) or, for output a user captured, the text table EOS prints without '| json'
+        (parse_counter_text: the forms docs/vendor-eos.md lists). Anything else is reported
+        per command, naming eos and the forms expected; never an empty success."""
         from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
 
         ports: dict[str, dict] = {}
         errors: dict[str, str] = {}
         docs: dict[str, Any] = {}
+        texts: list[dict[str, dict]] = []
         for command in Driver.COUNTER_COMMANDS:
-            if command not in outputs:
+            output = Driver._counter_output(outputs, command)
+            if output is None:
                 continue
-            said = Driver._rejection(outputs[command])
-            doc = _counters.json_document(outputs[command])
-            if said or not isinstance(doc, dict):
-                # Only the '| json' form is read: no captured text table of these commands
-                # was found to build a text parser from (docs/vendor-eos.md, unverified).
-                got = (outputs[command] or "(no output)").strip()[:200]
-                errors[command] = said or "eos: expected the JSON document of %r (EOS '| json'); got: %s" % (command, got)
+            said = Driver._rejection(output)
+            if said:
+                errors[command] = said
                 continue
-            docs[command] = doc
+            doc = _counters.json_document(output)
+            if isinstance(doc, dict):
+                key = _JSON_TOP_KEY[command]
+                if not isinstance(doc.get(key), dict):
+                    # A JSON document of another command (or an error object): refused, not an empty success.
+                    errors[command] = "eos: the JSON document of %r has no %r map (keys: %s)" % (command, key, ", ".join(sorted(doc)[:8]) or "none")
+                    continue
+                docs[command] = doc
+                continue
+            try:
+                texts.append(parse_counter_text(command, output))
+            except ValueError as exc:
+                errors[command] = str(exc)
 
         def port(name: str) -> dict:
             return ports.setdefault(name, {})
@@ -916,4 +1113,7 @@ class Driver(_base.Driver):
                     restores[index] = _counters.count(data.get("recoveryCount")) or 0
                 port(name)["watchdog_storms"] = storms
                 port(name)["watchdog_restores"] = restores
+        for parsed in texts:
+            for name, counters in parsed.items():
+                port(name).update(counters)
         return ports, errors

@@ -1072,10 +1072,12 @@ class EosShell(Shell):
         if json_out:
             return {"interfaceCounters": data}
         if not detail:
+            # Header and row pattern: LINKMON (docs/vendor-eos.md); widths and ruler unverified.
             out = ["Port             RxPfc         TxPfc", "--------  ------------  ------------"]
             for p, e in data.items():
                 out.append(f"{'Et' + p[8:]:<8}  {e['rxFrames']:>12}  {e['txFrames']:>12}")
             return "\n".join(out) + "\n"
+        # Per-priority text layout: invented (no published sample; unverified). The parser refuses it.
         out = []
         for p, e in data.items():
             out.append(f"{p}:")
@@ -1095,6 +1097,7 @@ class EosShell(Shell):
                 data[p] = {"txQueues": queues}
         if json_out:
             return {"interfaces": data}
+        # Text layout invented (no published sample; unverified). The parser refuses it.
         out = ["Port       TxQ   Stuck   Recovered", "---------  ----  ------  ---------"]
         for p, e in data.items():
             for q, v in e["txQueues"].items():
@@ -1116,10 +1119,13 @@ class EosShell(Shell):
             data[p] = {"queueCounters": qc}
         if json_out:
             return {"intfQueueCounters": data}
-        out = ["ECN Counters", "Port      TxQ    Marked Packets", "--------  -----  --------------"]
+        # Text: per interface its full name on a line, then '<queue> <count>' rows: the row
+        # pattern a public exporter reads on real switches (docs/vendor-eos.md, LINKMON). Any
+        # column header line and '-' in text (JSON's "not counting") are unverified: none printed.
+        out = []
         for p, e in data.items():
-            for q, v in e["queueCounters"].items():
-                out.append(f"{'Et' + p[8:]:<8}  {q:>5}  {v:>14}")
+            out.append(p)
+            out.extend(f"   {q}   {v:>12}" for q, v in e["queueCounters"].items())
         return "\n".join(out) + "\n"
 
     def show_queue_counters(self, b, json_out) -> Any:
@@ -1139,11 +1145,29 @@ class EosShell(Shell):
             intfs[p] = {"ucastQueues": {"trafficClasses": tcs}, "mcastQueues": {"trafficClasses": mc}}
         if json_out:
             return {"egressQueueCounters": {"interfaces": intfs}}
-        out = ["Port       TxQ   Counter/pkts   Counter/bytes   Drop/pkts", "---------  ----  ------------  -------------  ----------"]
+        if self.dev.queue_block == "tx-queue":
+            # Jericho: the layout of real output (ntc-templates arista_eos
+            # show_interfaces_counters_queue_detail_grep_egress). That sample lists only rows with
+            # traffic or drops; that all-zero rows are left out is inferred from it (unverified).
+            out = ["Egress Queue Counters",
+                   "Port               Traffic   DropPrec   DestType        OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets",
+                   "                    Class"]
+            for p, e in intfs.items():
+                for kind, dest in (("ucastQueues", "UC"), ("mcastQueues", "MC")):
+                    for tc, v in e[kind]["trafficClasses"].items():
+                        dp = v["dropPrecedences"]["DP0"]
+                        if dp["enqueuedPackets"] or dp["droppedPackets"]:
+                            out.append(f"{'Et' + p[8:]:<22} {tc:<8} {'DP0-3':<10} {dest:<6} {dp['enqueuedPackets']:>17} "
+                                       f"{dp['enqueuedBytes']:>17} {dp['droppedPackets']:>17} {dp['droppedBytes']:>17}")
+            return "\n".join(out) + "\n"
+        # Trident/Tomahawk: the header and row pattern public parsers of real switches read
+        # (docs/vendor-eos.md, LINKMON, NODESCRAPER); widths and the ruler are unverified.
+        out = ["Port       TxQ   Counter/pkts   Counter/bytes   Drop/pkts   Drop/bytes"]
         for p, e in intfs.items():
             for tc, v in e["ucastQueues"]["trafficClasses"].items():
                 dp = v["dropPrecedences"]["DP0"]
-                out.append(f"{'Et' + p[8:]:<10} UC{tc[2:]:<2}  {dp['enqueuedPackets']:>12}  {dp['enqueuedBytes']:>13}  {dp['droppedPackets']:>10}")
+                out.append(f"{'Et' + p[8:]:<10} UC{tc[2:]:<2}  {dp['enqueuedPackets']:>12}  {dp['enqueuedBytes']:>13}  "
+                           f"{dp['droppedPackets']:>10}  {dp['droppedBytes']:>10}")
         return "\n".join(out) + "\n"
 
     def show_queue_drops(self, b, json_out) -> Any:
@@ -1156,6 +1180,7 @@ class EosShell(Shell):
                 for q in range(8)}}
         if json_out:
             return {"interfaces": data}
+        # Text layout invented (no published sample; unverified). The parser refuses it.
         out = ["Port       TxQ   Ingress VOQ Drops   Egress Queue Drops", "---------  ----  -----------------  ------------------"]
         for p, e in data.items():
             for tc, v in e["trafficClasses"].items():
@@ -1173,7 +1198,7 @@ class EosShell(Shell):
         out = ["Port              InDiscards        OutDiscards", "-------- ------------------ ------------------"]
         for p, v in data.items():
             out.append(f"{'Et' + p[8:]:<8} {v['inDiscards']:>18} {v['outDiscards']:>18}")
-        out.append(f"{'Totals':<8} {total_in:>18} {total_out:>18}")
+        out.append(f"{'Totals':<8} {total_in:>18} {total_out:>18}")  # header: LINKMON; ruler and Totals row: unverified
         return "\n".join(out) + "\n"
 
     def show_qos_maps(self, b, json_out) -> Any:

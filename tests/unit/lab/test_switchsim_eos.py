@@ -305,3 +305,30 @@ def test_qos_profile_mode_and_service_profile(jericho):
         conn.send_command("configure session qp2 abort")
     finally:
         conn.disconnect()
+
+
+@pytest.mark.parametrize("family", ["sim", "jericho"])
+def test_counter_text_tables_are_the_sourced_forms(family, request):
+    """Without '| json' the simulator prints the text forms docs/vendor-eos.md sources; the
+    driver's text parser reads them (and refuses the layouts nobody has published)."""
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos
+
+    sim = request.getfixturevalue(family)
+    block = "uc-tx-queue" if family == "sim" else "tx-queue"
+    sim.set_counters("leaf1", "Ethernet1", {"pfc_rx": {"3": 1204}, "ecn_marked": {"3": 81234}, "queue_drops": {"3": 2}, "in_discards": 5})
+    conn = connect(sim)
+    try:
+        conn.send_config_set(["interface Ethernet1", f"{block} 3", "random-detect ecn count"], config_mode_command="configure session cnt")
+        conn.send_command("configure session cnt commit")
+        queue = eos.parse_counter_text("show interfaces counters queue detail", conn.send_command("show interfaces counters queue detail"))
+        assert queue["Ethernet1"]["queue_drops"]["3"] == 2
+        ecn = eos.parse_counter_text("show qos interfaces ecn counters queue", conn.send_command("show qos interfaces ecn counters queue"))
+        assert ecn["Ethernet1"]["ecn_marked"] == {"3": 81234}
+        pfc = eos.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters"))
+        assert pfc["Ethernet1"]["pfc_rx_frames_total"] == 1204
+        discards = eos.parse_counter_text("show interfaces counters discards", conn.send_command("show interfaces counters discards"))
+        assert discards["Ethernet1"]["in_discards"] == 5
+        with pytest.raises(ValueError, match="^eos: "):
+            eos.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters detail"))
+    finally:
+        conn.disconnect()
