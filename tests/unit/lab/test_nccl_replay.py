@@ -232,7 +232,8 @@ def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
     assert "nccl_gate_check_transport" not in lab   # the role's default (true): transport and GPUDirect gated
     targets, errors = _intent.validate_targets(intent["targets"], transport=intent["transport"])
     assert errors == []
-    settings, errors = _nccl_gate.gate_settings({"fabric_targets": targets, "targets": lab["nccl_gate_targets"]})
+    assert "nccl_gate_targets" not in lab   # the bandwidth target is the intent's, under collectives.all_reduce_perf
+    settings, errors = _nccl_gate.gate_settings({"fabric_targets": targets})
     assert errors == [] and settings["require_transport"] == ["RoCE"] and settings["require_gdr"] is False
     (default,) = replay.resolve(lab["lab_nccl_replay"])
     assert _nccl_gate.gate_report(_nccl_parse.parse(read(default)), settings)["passed"]

@@ -42,7 +42,6 @@ CONTEXT_VALUES = {
         'no table: the layout allows v2.0-v2.11; v2.0-v2.9 needs the date of the issue',
     ('issue_ncclt252_remote_network_error_cascade', 'nccl_tests_version_inferred'): 'inferred from common.cu line numbers',
     # CCI-MOC/roce-testing logs: the file name (and README.md's sendrecv_perf command) names the collective, the log does not
-    ('cci_moc_h100_2node_roce_allreduce_nogdr', 'collective'): 'from the file name all_reduce_roce_1gpu.log',
     ('cci_moc_h100_2node_roce_sendrecv_nogdr', 'collective'): 'from the file name sendrecv_roce_1gpu.log',
     ('cci_moc_h100_2node_4gpu_roce_sendrecv_gdrdma', 'collective'): 'from the file name sendrecv_roce_4gpu.log',
 }

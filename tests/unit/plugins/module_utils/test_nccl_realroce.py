@@ -63,8 +63,9 @@ def test_busbw_at_the_largest_size_and_the_counts(name, ranks, busbw, avg):
     assert last['out_of_place']['busbw'] == res['oop_busbw_at_largest_size'] == busbw
     assert res['avg_bus_bandwidth'] == avg and res['out_of_bounds'] == '0 OK'
     assert res['size_rows'] == 13 and res['ranks'] == ranks and res['nodes'] == 2
-    # The logs name no collective and at these rank counts busbw == algbw fits several: the parser does not guess.
-    assert res['collective'] is None
+    # The logs name no collective. busbw == algbw with an op: all_reduce at 2 ranks or sendrecv; the all_reduce log's
+    # in-place #wrong is checked (sendrecv never checks it), so only that one is named; the sendrecv logs are not guessed.
+    assert res['collective'] == ('all_reduce' if name == ALLREDUCE else None)
 
 
 def test_sendrecv_in_place_is_unchecked_and_all_reduce_in_place_is_checked():
@@ -80,8 +81,8 @@ def test_the_gate_checks_transport_and_gpudirect_as_a_real_run_would():
     assert _nccl_gate.gate(res, target, require_transport='RoCE', require_gdr=False) == []
     lines = _nccl_gate.gate(res, target, require_transport='IB', require_gdr=True)
     assert lines == [
-        'nccl-tests: transport RoCE is not proven to be IB (evidence: channels via NET/IB; NET/IB ports: mlx5_5:1/RoCE)',
-        'nccl-tests: GPUDirect RDMA is not active, required active (evidence: 0 of 4 network channel lines carry /GDRDMA)',
+        'all_reduce_perf: transport RoCE is not proven to be IB (evidence: channels via NET/IB; NET/IB ports: mlx5_5:1/RoCE)',
+        'all_reduce_perf: GPUDirect RDMA is not active, required active (evidence: 0 of 4 network channel lines carry /GDRDMA)',
     ]
     gdr = _nccl_parse.parse(_text(SENDRECV_GDR))
     assert _nccl_gate.gate(gdr, [{'min_size': GIB, 'max_size': None, 'min_busbw': 5.5}], require_transport='RoCE', require_gdr=True) == []
@@ -95,4 +96,4 @@ def test_without_its_info_lines_the_same_log_proves_neither():
     assert res['oop_busbw_at_largest_size'] == 14.97 and res['complete']
     lines = _nccl_gate.gate(res, [], require_transport='RoCE', require_gdr=False)
     assert [line.split(' (')[0] for line in lines] == [
-        'nccl-tests: transport unknown is not proven to be RoCE', 'nccl-tests: GPUDirect RDMA is not proven, required off']
+        'all_reduce_perf: transport unknown is not proven to be RoCE', 'all_reduce_perf: GPUDirect RDMA is not proven, required off']
