@@ -1211,6 +1211,15 @@ def _infer_collective(st):
             return 'all_reduce', 'inferred from rows (redop, busbw/algbw > 1)'
         if ratio < 0.995:
             return 'reduce_scatter', 'inferred from rows (redop, busbw/algbw < 1)'
+        # busbw = algbw with an op and no root: all_reduce at 2 ranks (2(n-1)/n = 1), or sendrecv, which prints an op
+        # too. sendrecv never checks its in-place half (src/sendrecv.cu: reportErrors = in_place ? 0 : 1, v2.11.0 on),
+        # so an in-place #wrong that was checked tells all_reduce; the header must list exactly 2 ranks (reduce_scatter
+        # at ~200+ ranks also comes near 1, (n-1)/n, but never with 2).
+        inplace_checked = any(r['in_place'] and r['in_place']['wrong'] is not None for r in rows)
+        lo, _hi = _era_bounds(st)
+        if len(st.devices) == 2 and inplace_checked and lo >= (2, 11, 0):
+            return 'all_reduce', ('inferred from rows (redop, no root, busbw/algbw = 1 at the 2 ranks the header lists, '
+                                  'in-place #wrong checked: sendrecv prints N/A there)')
     if has_redop and rooted and labels != ('redop',):
         return 'reduce', 'inferred from rows (redop and root)'
     if not has_redop and not rooted and ratio is not None and ratio < 0.995 and labels != ('root',):

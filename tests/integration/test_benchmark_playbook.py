@@ -43,25 +43,32 @@ def test_benchmark_passes_in_the_lab_and_writes_the_report(tmp_path):
     report, markdown = _report(report_dir)
     assert report["verdict"] == "pass" and report["unmet"] == []
     (launch,) = report["launches"]
-    # the MPIJob's name, its status, and the numbers of the replayed log (2 x DGX A100, HDR: 188.53 GB/s at 4 GiB)
+    # the MPIJob's name, its status, and what the replayed real log proves (CCI-MOC/roce-testing: 2 x H100 over
+    # RoCE, NCCL_DEBUG=INFO lines; 14.97 GB/s at 25 GiB): the gate checked transport and GPUDirect on them
     assert launch["name"].startswith("nccl-all-reduce-") and launch["status"] == "succeeded"
-    assert launch["collective"] == "all_reduce" and launch["ranks"] == 16
-    assert launch["oop_busbw_at_largest_size"] == 188.53 and launch["gate"]["verdict"] == "pass"
-    assert report["targets"]["busbw"][0]["min_busbw"] == 180.0
+    assert launch["collective"] is None and launch["ranks"] == 2   # the log names no collective
+    assert launch["oop_busbw_at_largest_size"] == 14.97 and launch["gate"]["verdict"] == "pass"
+    assert launch["transport"] == "RoCE" and launch["gdr_active"] is False
+    assert report["targets"]["busbw"][0]["min_busbw"] == 14.0
+    assert report["targets"]["require_transport"] == ["RoCE"] and report["targets"]["require_gdr"] is False
     assert "Verdict: **PASS**" in markdown and "![busbw against message size](benchmark.png)" in markdown
     # the plan report of the same run sits beside it
     assert os.path.exists(os.path.join(report_dir, "plan.json"))
 
 
-def test_benchmark_below_target_fails_naming_it_after_writing_the_report(tmp_path):
+def test_benchmark_without_transport_evidence_fails_naming_it_after_writing_the_report(tmp_path):
     out, report_dir = _lab_run(tmp_path, "-e", "lab_nccl_replay=failing")
     assert out.returncode != 0
     text = out.stdout + out.stderr
-    # the replayed log: 2 x 8 GPUs over untuned SR-IOV RoCE, 22.77 GB/s at 1 GiB
-    assert "all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 22.77 GB/s < target 180.00 GB/s" in text, text[-6000:]
+    # the replayed log: 2 x 8 GPUs over untuned SR-IOV RoCE, 22.77 GB/s at 1 GiB, and no NCCL_DEBUG=INFO lines:
+    # it meets the lab's 14 GB/s but proves neither RoCE nor the state of GPUDirect RDMA
+    unproven = ["all_reduce_perf: transport unknown is not proven to be RoCE (evidence: no NCCL_DEBUG=INFO transport lines)",
+                "all_reduce_perf: GPUDirect RDMA is not proven, required off (evidence: no NCCL_DEBUG=INFO GDR lines)"]
+    assert all(line in text for line in unproven), text[-6000:]
     assert "NCCL gate fail (report %s/benchmark.md)" % report_dir in text
     report, markdown = _report(report_dir)
     assert report["verdict"] == "fail"
-    assert len(report["unmet"]) == 1 and "22.77 GB/s < target 180.00 GB/s" in report["unmet"][0]
-    assert report["launches"][0]["gate"]["verdict"] == "fail"
-    assert "Verdict: **FAIL**" in markdown and "22.77 GB/s < target 180.00 GB/s" in markdown
+    # each report line names the launch first: "<MPIJob name>: all_reduce_perf: ..."
+    assert [u.split(": ", 1)[1] for u in report["unmet"]] == unproven, report["unmet"]
+    assert report["launches"][0]["gate"]["verdict"] == "fail" and report["launches"][0]["transport"] == "unknown"
+    assert "Verdict: **FAIL**" in markdown and "transport unknown is not proven to be RoCE" in markdown

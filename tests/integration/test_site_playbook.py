@@ -49,7 +49,11 @@ def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_pat
     assert plan["nccl_env"]["NCCL_IB_TC"] == "106"
     assert os.path.exists(os.path.join(report, "plan.md"))
     with open(os.path.join(report, "benchmark.json"), encoding="utf-8") as handle:
-        assert json.load(handle)["verdict"] == "pass"
+        bench = json.load(handle)
+    assert bench["verdict"] == "pass"
+    # the gate checked transport and GPUDirect RDMA on the replayed real log's NCCL_DEBUG=INFO lines
+    assert bench["targets"]["require_transport"] == ["RoCE"] and bench["targets"]["require_gdr"] is False
+    assert bench["launches"][0]["transport"] == "RoCE" and bench["launches"][0]["gdr_active"] is False
     assert os.path.exists(os.path.join(report, "benchmark.png"))
     # down ran: no generated inventory left, no process left
     assert_lab_down(inventory, lab_run_dir, out)

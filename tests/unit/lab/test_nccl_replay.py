@@ -107,7 +107,7 @@ def test_launcher_hands_extra_vars_to_the_inventory():
     hostvars = inventory["_meta"]["hostvars"]
     assert {hv.get("lab_nccl_replay") for hv in hostvars.values()} == {"failing"}
     plain = launcher.load_inventory(str(ROOT / "inventories" / "lab"))
-    assert {hv.get("lab_nccl_replay") for hv in plain["_meta"]["hostvars"].values()} == {"passing"}
+    assert {hv.get("lab_nccl_replay") for hv in plain["_meta"]["hostvars"].values()} == {"cci_moc_h100_2node_roce_allreduce_nogdr"}
 
 
 def test_nccl_plugin_writes_wrappers_with_the_choice(tmp_path):
@@ -220,21 +220,25 @@ def test_srun_shim_label_prefixes_lines():
     assert out.splitlines()[0] == "0: " + pathlib.Path(PASSING).read_text().splitlines()[0]
 
 
-def test_passing_meets_and_failing_misses_the_lab_intents_busbw_target():
-    """The choices mean what they say against the lab intent; and no replay proves transport or GPUDirect."""
+def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
+    """The choices mean what they say against the RoCE lab's intent, with transport and GPUDirect checked."""
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse
+    from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nccl_gate, _nccl_parse
 
-    intent = yaml.safe_load((ROOT / "inventories" / "lab" / "group_vars" / "all" / "lossless_fabric.yml").read_text())
-    targets = intent["lossless_fabric"]["targets"]
-    busbw_only, _errors = _nccl_gate.gate_settings({"fabric_targets": dict(targets, require_transport=None, require_gdr=None)})
-    full, _errors = _nccl_gate.gate_settings({"fabric_targets": dict(targets, require_transport="RoCE")})
-    passing = _nccl_parse.parse(read(PASSING))
-    assert _nccl_gate.gate_report(passing, busbw_only)["passed"]
-    unmet = _nccl_gate.gate_report(passing, full)["unmet"]
-    expected = ["transport unknown is not proven to be RoCE", "GPUDirect RDMA is not proven, required active"]
-    assert [u.split(": ", 1)[1].split(" (")[0] for u in unmet] == expected
-    failing = _nccl_gate.gate_report(_nccl_parse.parse(read(FAILING)), busbw_only)
-    assert failing["unmet"] == ["all_reduce_perf out-of-place busbw at 1073741824 B (1 GiB): 22.77 GB/s < target 180.00 GB/s "
-                                "(3 more cell(s) in range below target)"]
+    group_vars = ROOT / "inventories" / "lab" / "group_vars" / "all"
+    intent = yaml.safe_load((group_vars / "lossless_fabric.yml").read_text())["lossless_fabric"]
+    lab = yaml.safe_load((group_vars / "lab_nccl.yml").read_text())
+    assert "nccl_gate_check_transport" not in lab   # the role's default (true): transport and GPUDirect gated
+    targets, errors = _intent.validate_targets(intent["targets"], transport=intent["transport"])
+    assert errors == []
+    assert "nccl_gate_targets" not in lab   # the bandwidth target is the intent's, under collectives.all_reduce_perf
+    settings, errors = _nccl_gate.gate_settings({"fabric_targets": targets})
+    assert errors == [] and settings["require_transport"] == ["RoCE"] and settings["require_gdr"] is False
+    (default,) = replay.resolve(lab["lab_nccl_replay"])
+    assert _nccl_gate.gate_report(_nccl_parse.parse(read(default)), settings)["passed"]
+    failing = _nccl_gate.gate_report(_nccl_parse.parse(read(FAILING)), settings)["unmet"]
+    assert [u.split(" (")[0] for u in failing] == ["all_reduce_perf: transport unknown is not proven to be RoCE",
+                                                   "all_reduce_perf: GPUDirect RDMA is not proven, required off"]
+    # the IB lab's passing log proves no transport either: in the RoCE lab it fails
+    assert not _nccl_gate.gate_report(_nccl_parse.parse(read(PASSING)), settings)["passed"]

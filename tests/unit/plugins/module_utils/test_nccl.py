@@ -41,6 +41,9 @@ CONTEXT_VALUES = {
     ('issue_nccl428_t4_socket_debug_no_rows', 'nccl_tests_version_inferred'):
         'no table: the layout allows v2.0-v2.11; v2.0-v2.9 needs the date of the issue',
     ('issue_ncclt252_remote_network_error_cascade', 'nccl_tests_version_inferred'): 'inferred from common.cu line numbers',
+    # CCI-MOC/roce-testing logs: the file name (and README.md's sendrecv_perf command) names the collective, the log does not
+    ('cci_moc_h100_2node_roce_sendrecv_nogdr', 'collective'): 'from the file name sendrecv_roce_1gpu.log',
+    ('cci_moc_h100_2node_4gpu_roce_sendrecv_gdrdma', 'collective'): 'from the file name sendrecv_roce_4gpu.log',
 }
 for _name in ('awsome_p4de_2node_srun_prefix', 'awsome_p5_2node_srun_prefix_16G', 'awsome_p5_eks_mpijob_elided',
               'awsome_p5en_topology_aware_elided', 'coreweave_h100_64gpu_sharp_elided', 'deepops_k8s_sriov_roce_2node',
