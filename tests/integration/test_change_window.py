@@ -232,7 +232,7 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
             saved = handle.read()
         if sw == "leaf2":
             # Junos backups are 'show configuration | display set': the old ECN scheduler, not the new one
-            assert "scheduler-map LF-ROCE-SM-5-50-20" in saved and "LF-ROCE-SM-1-13-10" not in saved, saved
+            assert "scheduler-map LF-ROCE-SM-55-90-100" in saved and "LF-ROCE-SM-1-13-10" not in saved, saved
         else:
             assert saved.strip() == before[sw].strip()
     # the switches hold the change for good
@@ -326,7 +326,7 @@ def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
     assert ": dry run; leaf1: would change, leaf2: would change, spine1: would change;" in out.stdout
     # each switch's own diff of the change, read from the switch
     assert "min-threshold: 153600" in out.stdout  # NVUE
-    assert "+      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536 kbytes" in out.stdout  # EOS
+    assert "+      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 bytes" in out.stdout  # EOS
     assert "+   scheduler-map LF-ROCE-SM-1-13-10;" in out.stdout  # Junos, thresholds in percent of the queue buffer
     assert "check mode: not written" in out.stdout
     assert lab.running() == before
