@@ -29,12 +29,16 @@ SCALE_END = "<!-- bench_scale: end -->"
 
 
 # What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
-SCALE_NOTES = """Reading the run of 2026-12-01 19:41 UTC: the per-switch cost stays flat. The controller CPU per added switch is
-21.7 ms (64 -> 256) and 23.4 ms (256 -> 1,024) for the push, 12.2 and 13.6 ms for a counter snapshot - within what the
-shared machine's load (6.5 to 19 during these runs) moves it. The task time per switch follows the load more than the
-size. 1,024 switches: one push task 31.7 s (rerun 28.9 s), one counter snapshot 23 s, the largest controller process
-134 MB (push) and 160 MB (counters: every switch's raw show output is kept in the result). A no-change rerun costs
-about what a first run does, for the reason given in the push section above. Rerun it on an idle machine
+SCALE_NOTES = """Reading the run of 2026-12-01 20:11 UTC (quieter than the first run at 19:41, whose load was 6.5 to 19: load
+0.9 to 4.5 for the 64- and 256-switch runs, 4.2 to 8.6 during the 1,024-switch runs as other jobs started): the
+per-switch cost stays flat. The controller CPU per added switch is 31.4 ms (64 -> 256) and 34.1 ms (256 -> 1,024)
+for the push, 14.0 and 15.4 ms for a counter snapshot; the task time per switch is 31-35 ms (push) and 14-18 ms
+(counters) at every size. 1,024 switches: one push task 35.5 s (rerun 30.7 s), one counter snapshot 16.5 s (18.3 s
+again), the largest controller process 172 MB (push) and 160 MB (counters: every switch's raw show output is kept in
+the result). The push costs about 10 ms more controller CPU per switch than at 19:41 (21.7 / 23.4 ms), and the
+simulators more too (26.8 s against 18.6 s at 1,024): between the two runs the EOS plan grew (h/eos merged at 19:54:
+queue sub-mode per ASIC family, all 64 DSCPs mapped), which is the likely cause - not measured apart. A no-change
+rerun costs about what a first run does, for the reason given in the push section above. Rerun it on an idle machine
 (`.venv/bin/python bench/bench_scale.py`, then `.venv/bin/python bench/run.py --scale-from bench/results/scale.json`).
 
 ### What was not flat, and what was removed
