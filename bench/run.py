@@ -26,6 +26,10 @@ def _run(script: str, *args: str) -> dict:
 
 SCALE_BEGIN = "<!-- bench_scale: begin -->"
 SCALE_END = "<!-- bench_scale: end -->"
+WINDOW_BEGIN = "<!-- bench_window: begin -->"
+WINDOW_END = "<!-- bench_window: end -->"
+# The section the window section goes before when the file has none yet.
+PARSER_HEADING = "## nccl-tests parser throughput"
 
 
 # What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
@@ -95,6 +99,10 @@ one process sw1021-sw1023 refused connections), so the bench spreads the switche
 """.splitlines()
 
 
+# What the window bench found (filled from the run it describes).
+WINDOW_NOTES = """(no reading yet)""".splitlines()
+
+
 def scale_section(scale: dict) -> list[str]:
     """The fabric-wide scale section (bench/bench_scale.py), between markers so that it can be rewritten alone."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -122,7 +130,63 @@ def scale_section(scale: dict) -> list[str]:
     ]
 
 
+def window_section(result: dict) -> list[str]:
+    """The change window section (bench/bench_window.py), between markers so that it can be rewritten alone."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_window  # pylint: disable=import-outside-toplevel
+
+    return [
+        WINDOW_BEGIN,
+        "## The change window at scale (`bench/bench_window.py`)",
+        "",
+        "Measured %s on %d cores: `playbooks/change_window.yml` as an engineer runs it, against simulated EOS switches spread"
+        % (result.get("taken_at", "(date not recorded)"), result.get("cores") or 0),
+        "over %d simulator processes, after one fabric-wide push of the fabric's plan. The good change moves the RoCE queue's ECN"
+        % result["rows"][0]["simulators"],
+        "thresholds; the rejected one moves them again and its post benchmark replays the lab's `failing` log (below target).",
+        "The benchmark (5 launches a side) runs through the lab's strict mpirun replay shim (`tests/lab/nccl`, as",
+        "`inventories/lab-ib` launches it); the GPU hosts' NICs are left out of the window (the switches are under test).",
+        "*outcome* is what the window's report says per switch; *hold* is what each switch holds afterwards, read through the",
+        "simulator's control API (a commit pending confirmation, the configuration from before the window, or a changed one).",
+        "Controller CPU: ansible-playbook and every worker it forked (user + system); peak RSS: the largest controller process.",
+        "The machine is shared: the load average before each window is beside it (2 cores).",
+        "",
+        *bench_window.render(result),
+        "",
+        *WINDOW_NOTES,
+        WINDOW_END,
+    ]
+
+
+def _section(text: str, begin: str, end: str) -> list[str]:
+    """The lines of a marked section of text, markers included; [] when text has none."""
+    if begin not in text or end not in text:
+        return []
+    return text[text.index(begin):text.index(end) + len(end)].splitlines()
+
+
+def _put_section(lines: list[str], begin: str, end: str) -> None:
+    """Write a marked section into docs/performance.md: in place of the old one, else before the parser section."""
+    path = os.path.join(ROOT, "docs", "performance.md")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if begin in text and end in text:
+        start, stop = text.index(begin), text.index(end) + len(end)
+        text = text[:start] + "\n".join(lines) + text[stop:]
+    else:
+        at = text.index(PARSER_HEADING)
+        text = text[:at] + "\n".join(lines) + "\n\n" + text[at:]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--window-from":
+        # Write the change window section alone from a saved bench_window.py result (it takes minutes: not in make bench).
+        with open(sys.argv[2], encoding="utf-8") as handle:
+            _put_section(window_section(json.load(handle)), WINDOW_BEGIN, WINDOW_END)
+        print("bench: wrote the change window section of docs/performance.md")
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--scale-from":
         # Rewrite the scale section alone from a saved bench_scale.py result (the other sections stay as they are).
         with open(sys.argv[2], encoding="utf-8") as handle:
@@ -139,6 +203,12 @@ def main() -> None:
     scale = _run("bench_scale.py")
     parser = _run("bench_nccl_parser.py")
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        with open(os.path.join(ROOT, "docs", "performance.md"), encoding="utf-8") as handle:
+            previous = handle.read()
+    except FileNotFoundError:
+        previous = ""
+    kept_window = _section(previous, WINDOW_BEGIN, WINDOW_END)
     lines = [
         "# Performance",
         "",
@@ -192,7 +262,12 @@ def main() -> None:
         "A real switch takes its time to commit and save, which this simulator does not model; we do not add a made-up",
         "commit delay to reach a ratio, and we do not skip the device's diff on a rerun (it is the judge of what changes).",
         "",
-        "## nccl-tests parser throughput (`bench/bench_nccl_parser.py`)",
+        *scale_section(scale),
+        "",
+        # The window bench is not part of make bench (minutes per size): its section is kept as the last run wrote it.
+        *kept_window,
+        *([""] if kept_window else []),
+        PARSER_HEADING + " (`bench/bench_nccl_parser.py`)",
         "",
         "```json",
         json.dumps(parser, indent=1, sort_keys=True),
