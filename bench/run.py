@@ -100,7 +100,31 @@ one process sw1021-sw1023 refused connections), so the bench spreads the switche
 
 
 # What the window bench found (filled from the run it describes).
-WINDOW_NOTES = """(no reading yet)""".splitlines()
+WINDOW_NOTES = """Reading the runs of 2026-12-01 20:20 and 20:41 UTC (one window per row, each in one batch: `change_window_serial`
+100%, so one round of pre-checks, change, post-checks and decision; 103 task headers per window). Every switch ends
+where the window says: 64 and 256 switches kept on a good change (the report says kept, the simulator shows the new
+configuration and no commit pending), 64 and 256 rolled back on a rejected one (the report says rolled back, the
+simulator shows the configuration from before the window, nothing pending).
+
+- **256 switches**: a good change kept in 639 s (956 s of controller CPU, the largest controller process 786 MB); a
+  rejected one rolled back in 652 s (900 s, 787 MB). The load was 5 to 11 on 2 cores: other jobs took a large share.
+- **Not flat.** Controller CPU per switch grows from 2.2 s (64) to 3.7 s (256): 142.7 -> 956 s is 6.7 times the
+  CPU for 4 times the switches, and the largest controller process grows by 3.2 MB per added switch (163 -> 786 MB).
+  The three counter snapshots are fabric-wide tasks (one per batch, `docs/counters.md`); the rest of the window is
+  a task per switch. Likely cause, not profiled: role `fabric_plan` keeps the plan with a per-host
+  `set_fact: fabric_plan_result` (`roles/fabric_plan/tasks/main.yml`, "Keep the plan for the roles that follow"),
+  so each switch's worker templates the whole plan (every device's, `plan.json` is 1.2 MB at 256 switches) and the
+  controller holds one copy per switch - memory N x N, and every later fork of a larger process. `run_once: true`
+  on that task sets the same fact on every host of the batch from one result (see the measurement below).
+- **A window that stopped before any change**: the first 256-switch attempt (load 10.8) stopped in the pre-checks -
+  one switch's backup task (`Pre - read the running configuration (the backup)`, sw0045) failed with
+  `Task failed.` and its result hidden (`no_log`), so the report's reason gives no cause; every switch stayed as it
+  was, nothing pending. Not reproduced in the two 256-switch windows that followed.
+- What a real fabric adds: the switches' own commit and save times (the simulator answers at once) and the
+  benchmark's real run time (the replay shim prints a recorded log at once; here 5 launches a side).
+
+Rerun: `.venv/bin/python bench/bench_window.py --counts 64 256 --rejected`, then
+`.venv/bin/python bench/run.py --window-from bench/results/window.json` (not part of `make bench`: minutes per size).""".splitlines()
 
 
 def scale_section(scale: dict) -> list[str]:
