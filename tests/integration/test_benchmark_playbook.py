@@ -46,7 +46,8 @@ def test_benchmark_passes_in_the_lab_and_writes_the_report(tmp_path):
     # the MPIJob's name, its status, and what the replayed real log proves (CCI-MOC/roce-testing: 2 x H100 over
     # RoCE, NCCL_DEBUG=INFO lines; 14.97 GB/s at 25 GiB): the gate checked transport and GPUDirect on them
     assert launch["name"].startswith("nccl-all-reduce-") and launch["status"] == "succeeded"
-    assert launch["collective"] is None and launch["ranks"] == 2   # the log names no collective
+    # the log names no collective; its rows prove all_reduce (an op, no root, busbw = algbw at 2 ranks, in-place checked)
+    assert launch["collective"] == "all_reduce" and launch["ranks"] == 2
     assert launch["oop_busbw_at_largest_size"] == 14.97 and launch["gate"]["verdict"] == "pass"
     assert launch["transport"] == "RoCE" and launch["gdr_active"] is False
     assert report["targets"]["busbw"][0]["min_busbw"] == 14.0
