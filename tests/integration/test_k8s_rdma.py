@@ -115,7 +115,7 @@ def test_check_deploy_idempotent(tmp_path, inventory, sim):
     assert net["metadata"]["name"] == "multinic-rdma" and net["status"]["configStatus"] == "Success"
     assert names(objects, "apps/daemonsets") == ["lossless-fabric/rdma-shared-dp-ds"]
     assert names(objects, "apps/deployments") == ["multi-nic-cni-operator/multi-nic-cni-operator-controller-manager"]
-    assert len(objects["apiextensions.k8s.io/customresourcedefinitions"]) == 6
+    assert len(objects["apiextensions.k8s.io/customresourcedefinitions"]) == 6 + 1  # + the MPI Operator's mpijobs CRD
     assert objects["apps/deployments"][0]["spec"]["template"]["spec"]["containers"][0]["image"] == \
         "ghcr.io/foundation-model-stack/multi-nic-cni-controller:v1.3.1"
     # the controller made one net-attach-def per namespace for the network (owned by it)
@@ -186,7 +186,9 @@ def test_absent_removes_only_ours(tmp_path, inventory, sim):
     gone = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent")
     assert gone.returncode == 0, gone.stdout[-4000:]
     after = sim.objects()
-    kept_crds = sorted(o["metadata"]["name"] for o in after["apiextensions.k8s.io/customresourcedefinitions"])
+    # (the MPI Operator's mpijobs.kubeflow.org CRD is the cluster's, not ours: ours() leaves it out)
+    kept_crds = sorted(o["metadata"]["name"] for o in after["apiextensions.k8s.io/customresourcedefinitions"]
+                       if o["metadata"]["name"] != "mpijobs.kubeflow.org")
     # the CRDs stay while 'theirs' needs them, and our namespace while it holds 'someone-elses'
     assert ours(after) == sorted(["apiextensions.k8s.io/customresourcedefinitions %s" % n for n in kept_crds] + ["namespaces lossless-fabric"])
     assert "Kept the Multi-NIC CNI CRDs: MultiNicNetworks that this role did not create still use them: theirs" in gone.stdout
@@ -203,7 +205,7 @@ def test_absent_removes_only_ours(tmp_path, inventory, sim):
     # (and keeps the CRDs) until its owner removes the finalizer, as on a real cluster
     call(sim, "DELETE", "/apis/multinic.fms.io/v1/multinicnetworks/theirs")
     assert playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent").returncode == 0
-    assert len(sim.objects()["apiextensions.k8s.io/customresourcedefinitions"]) == 6
+    assert len(sim.objects()["apiextensions.k8s.io/customresourcedefinitions"]) == 6 + 1  # + the MPI Operator's mpijobs CRD
     call(sim, "PATCH", "/apis/multinic.fms.io/v1/multinicnetworks/theirs", {"metadata": {"finalizers": None}})
     call(sim, "DELETE", "/api/v1/namespaces/lossless-fabric/configmaps/someone-elses")
     second = playbook(tmp_path, inventory, sim, "-e", "k8s_rdma_state=absent")
@@ -351,7 +353,7 @@ def test_a_helm_binary_with_whitespace_is_refused_before_any_api_call(tmp_path, 
     rv = sim.state()["resource_version"]
     out = playbook(tmp_path, inventory, sim, "-e", netop, "-e", "k8s_rdma_helm_binary='/opt/helm 3/helm'")
     assert out.returncode != 0
-    assert 'k8s_rdma_helm_binary \\"/opt/helm 3/helm\\": a path without whitespace, or empty for helm from the PATH' in out.stdout, \
+    assert "k8s_rdma: k8s_rdma_helm_binary: '/opt/helm 3/helm' is not a path (letters, digits and ._+@/~- only)" in out.stdout, \
         out.stdout[-3000:]
     assert "Preflight - the cluster answers" not in out.stdout and sim.state()["resource_version"] == rv
 

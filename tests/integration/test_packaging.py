@@ -31,7 +31,9 @@ DEPS_COLLECTIONS = os.path.join(ROOT, ".deps", "collections", "ansible_collectio
 
 # Top-level imports in plugins/ that are not third-party packages to install.
 STDLIB = set(sys.stdlib_module_names)
-NOT_PACKAGES = {"ansible", "ansible_collections", "__future__"}
+# yaml: PyYAML is ansible-core's own dependency (ansible-builder's introspect --sanitize drops it from a collection's
+# list for that reason), so the NVUE parser's import of it needs no line of ours.
+NOT_PACKAGES = {"ansible", "ansible_collections", "__future__", "yaml"}
 # import name -> distribution name, where they differ.
 DISTRIBUTION = {"jinja2": "Jinja2"}
 

@@ -223,13 +223,16 @@ def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_
 HANG_AT = {
     "connect": {"eos": "login", "nvue": "login", "junos": "login"},
     "load": {"eos": "^configure session", "nvue": "^nv set qos mapping", "junos": "^set class-of-service"},
-    "diff": {"nvue": "^nv config diff"},  # EOS and Junos read their diff inside load's round trip
+    # NVUE reads 'nv config diff' first while opening its session (staged edits of another run are refused there),
+    # so a switch hung on that command stops at 'open session'; the diff after the load sends the same command and
+    # cannot be singled out by the fault. EOS and Junos read their diff inside load's round trip.
+    "open session": {"nvue": "^nv config diff"},
     "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed"},
     "read-back": {"eos": "^show running-config", "nvue": "^nv config show", "junos": "^run show configuration"},
     "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$"},
 }
 HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
-HANG_STATE = {"connect": "unchanged", "load": "unchanged", "diff": "unchanged", "commit": "unknown", "read-back": "pending confirmation", "confirm": "unknown"}
+HANG_STATE = {"connect": "unchanged", "open session": "unchanged", "load": "unchanged", "commit": "unknown", "read-back": "pending confirmation", "confirm": "unknown"}
 
 
 def _direct_args(lab, name, **extra):

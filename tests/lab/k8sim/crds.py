@@ -170,6 +170,19 @@ def mpijob_crd(version: str = MPI_OPERATOR_DEFAULT) -> dict:
                                    "schema": {"openAPIV3Schema": _openapi(mpijob_schema(version))}}]}}
 
 
+def established_status(spec: dict, ts: str) -> dict:
+    """The status the apiserver's CRD controller gives a CustomResourceDefinition whose names it accepted."""
+    return {
+        "acceptedNames": spec.get("names") or {},
+        "storedVersions": [v["name"] for v in spec.get("versions") or [] if v.get("storage")],
+        "conditions": [
+            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": ts},
+            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+             "message": "the initial names have been accepted", "lastTransitionTime": ts},
+        ],
+    }
+
+
 # group/version/plural -> discovery info and schema
 CRDS: dict[str, dict[str, Any]] = {
     "kubeflow.org/v2beta1/mpijobs": {

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import crds
 from .store import ApiError, now_rfc3339
 
 MNC_FINALIZER = "finalizers.multinicnetwork.multinic.fms.io"
@@ -77,17 +78,7 @@ class Operators:
             spec = crd.get("spec") or {}
             if crd["metadata"].get("deletionTimestamp") or (crd.get("status") or {}).get("conditions"):
                 continue
-            ts = now_rfc3339()
-            status = {
-                "acceptedNames": spec.get("names") or {},
-                "storedVersions": [v["name"] for v in spec.get("versions") or [] if v.get("storage")],
-                "conditions": [
-                    {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": ts},
-                    {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                     "message": "the initial names have been accepted", "lastTransitionTime": ts},
-                ],
-            }
-            self.store.put_internal(self.r["crd"], dict(crd, status=status))
+            self.store.put_internal(self.r["crd"], dict(crd, status=crds.established_status(spec, now_rfc3339())))
 
     # ------------------------------------------------------------ Multi-NIC CNI
     def _deployment_running(self, image: str) -> dict | None:
