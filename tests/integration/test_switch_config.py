@@ -232,7 +232,8 @@ HANG_AT = {
     "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$"},
 }
 HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
-HANG_STATE = {"connect": "unchanged", "open session": "unchanged", "load": "unchanged", "commit": "unknown", "read-back": "pending confirmation", "confirm": "unknown"}
+HANG_STATE = {"connect": "unchanged", "open session": "unchanged", "load": "unchanged", "commit": "unknown",
+              "read-back": "pending confirmation", "confirm": "unknown"}
 
 
 def _direct_args(lab, name, **extra):
