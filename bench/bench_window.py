@@ -152,7 +152,7 @@ def _summary(run: dict, names: list[str], before: dict, after: dict, pending: di
     want = "changed" if expect == "kept" else "as before"
     run.update(
         verdict=report["verdict"], reasons=report["reasons"][:5], batches=[{"batch": b.get("batch"), "devices": len(b["devices"]), "status": b["status"]}
-                                                                            for b in report.get("batches") or []],
+                                                                           for b in report.get("batches") or []],
         benchmark=(report.get("benchmark") or {}).get("verdict"), outcomes=dict(collections.Counter(outcomes.values())),
         holds=dict(collections.Counter(holds.values())),
         every_switch=all(outcomes[n] == expect for n in names) and all(holds[n] == want for n in names),
