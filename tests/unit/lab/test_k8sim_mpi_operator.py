@@ -28,7 +28,7 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
-LOG = ROOT / "tests" / "lab" / "nccl" / "replays" / "awsefaeks_p4d_2node_efa_debug_info.txt"
+LOG = ROOT / "tests" / "data" / "nccl-corpus" / "awsefaeks_p4d_2node_efa_debug_info.txt"
 DELAYS = {"pod_start": 2.0, "operator_sync": 0.5, "run_seconds": 20.0}
 NODES = [{"name": "gpu1", "gpus": 8}]
 
