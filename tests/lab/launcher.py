@@ -133,7 +133,9 @@ class Switches(Simulator):
                 **({"version": str(device["release"])} if device.get("release") else {}),
             })
         first = next(iter(ctx.devices("switch").values()))
-        config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches}
+        config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches,
+                  # LLDP and link state come from the cables as they are (tests/lab/wiring.py), read on every command.
+                  "wiring_file": os.path.join(ctx.run_dir, wiring.FILE)}
         config_path = os.path.join(ctx.run_dir, "switchsim.json")
         state_path = os.path.join(ctx.run_dir, "switchsim.state.json")
         # The config holds the lab's switch passwords: readable by us only.
@@ -182,6 +184,7 @@ def _load_startup(run_dir: str, host: str, platform: str | None) -> list[str]:
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 from helmsim.plugin import Helm  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim.plugin import Hosts  # noqa: E402  # pylint: disable=wrong-import-position
 from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
@@ -277,6 +280,13 @@ def up(inventory_dir: str, run_dir: str, report_dir: str | None = None, extra: l
         down(inventory_dir, run_dir)
     os.makedirs(run_dir, exist_ok=True)
     ctx = Context(inventory_dir, run_dir, load_inventory(inventory_dir, extra))
+    # The cables as they really are (the intent's links, with lab_cabling_faults): every simulator reads it.
+    hostvars = ctx.inventory.get("_meta", {}).get("hostvars", {})
+    faults = next((hv["lab_cabling_faults"] for _h, hv in sorted(hostvars.items()) if hv.get("lab_cabling_faults")), [])
+    try:
+        wiring.write(run_dir, wiring.build(hostvars, faults))
+    except wiring.WiringError as exc:
+        raise LabError(str(exc)) from None
     report_dir = report_dir or os.path.join(ROOT, "reports", os.path.basename(os.path.normpath(inventory_dir)))
     variables: dict = {"all": {"lossless_fabric_report_dir": report_dir, "lab_run_dir": run_dir}, "hosts": {}}
     started = []
