@@ -116,7 +116,8 @@ def _neighbor(system: Any, chassis_id: Any, port_id: Any, port_subtype: Any, por
             "port_descr": text(port_descr), "chassis_id": text(chassis_id)}
 
 
-_JSON_FORM = "lldpctl -f json: {'lldp': {'interface': {IF: {...}} or [{IF: {...}}, ...]}} (lldpd >= 0.9.2), or -f json0 {'lldp': [{'interface': [{'name': IF, ...}]}]}"
+_JSON_FORM = ("lldpctl -f json: {'lldp': {'interface': {IF: {...}} or [{IF: {...}}, ...]}} (lldpd >= 0.9.2),"
+              " or -f json0 {'lldp': [{'interface': [{'name': IF, ...}]}]}")
 
 
 def _refuse(why: str) -> HostLinksError:
