@@ -76,7 +76,8 @@ EXAMPLES = r"""
 
 - name: Only sysfs, no LLDP agent on this host
   lossless.fabric.host_links:
-    nics: "{{ fabric_plan_result.devices[inventory_hostname].nics }}"
+    nics:
+      - {name: mlx5_0}
     lldp: none
 """
 
