@@ -336,27 +336,34 @@ def lldp_source(choice: str, which: Callable[[str], Any]) -> str:
 
 
 def run_host_links(params: dict, read: Reader, read_dir: Callable[[str], list], run: Runner, which: Callable[[str], Any]) -> dict[str, Any]:
-    """The module's result: {changed: False, ends, lldp_source, commands}."""
+    """The module's result: {changed: False, ends, lldp_source, commands}.
+
+    LLDP is asked first and sysfs read after it, so link state is never older than the neighbours.
+    """
     nics = validate_nics(params.get("nics"))
     source = lldp_source(params.get("lldp") or "auto", which)
-    ends = {nic["name"]: read_end(nic, read, read_dir) for nic in nics}
+    netdevs = {nic["name"]: _netdev_of(read_dir, nic) for nic in nics}
+    heard: dict[str, list] = {}
     commands: list[str] = []
-    netdevs = {name: end["self"]["netdev"] for name, end in ends.items() if end["self"]["netdev"]}
-    if source == "lldpd" and netdevs:
-        argv = ["lldpctl", "-f", "json", *sorted(set(netdevs.values()))]
+    wanted = sorted({netdev for netdev in netdevs.values() if netdev})
+    if source == "lldpd" and wanted:
+        argv = ["lldpctl", "-f", "json", *wanted]
         commands.append(" ".join(argv))
         rc, out, err = run(argv)
         if rc != 0:
             raise HostLinksError(f"{' '.join(argv)} failed (rc {rc}): {(err or out).strip()}")
         heard = parse_lldpctl_json(out)
-        for name, netdev in netdevs.items():
-            ends[name]["neighbors"] = heard.get(netdev, [])
     elif source == "lldptool":
-        for name, netdev in sorted(netdevs.items()):
+        for netdev in wanted:
             argv = ["lldptool", "-t", "-n", "-i", netdev]
             commands.append(" ".join(argv))
             rc, out, err = run(argv)
             if rc != 0:
                 raise HostLinksError(f"{' '.join(argv)} failed (rc {rc}): {(err or out).strip()}")
-            ends[name]["neighbors"] = parse_lldptool(out, netdev)
+            heard[netdev] = parse_lldptool(out, netdev)
+    ends = {}
+    for nic in nics:
+        end = read_end(dict(nic, netdev=netdevs[nic["name"]]), read, read_dir)
+        end["neighbors"] = heard.get(netdevs[nic["name"]], []) if netdevs[nic["name"]] else []
+        ends[nic["name"]] = end
     return {"changed": False, "ends": ends, "lldp_source": source, "commands": commands}
