@@ -29,19 +29,12 @@ extends_documentation_fragment:
 options:
   nics:
     description:
-      - The NICs to read, each the RDMA device name and its netdev (the role passes the host's
-        C(lossless_fabric_device.nics)). Without C(netdev) the netdev is found under C(/sys/class/infiniband/<name>/device/net).
+      - The NICs to read, each a mapping with C(name) (the RDMA device, like V(mlx5_0); the key of RV(ends)) and optionally
+        C(netdev) (like V(eth2); without it the netdev is found under C(/sys/class/infiniband/<name>/device/net)).
+      - Other keys are ignored, so the host's C(lossless_fabric_device.nics) or its plan's C(nics) can be passed as they are.
     type: list
     elements: dict
     required: true
-    suboptions:
-      name:
-        description: RDMA device, like V(mlx5_0); the key of RV(ends).
-        type: str
-        required: true
-      netdev:
-        description: Its network interface, like V(eth2).
-        type: str
   lldp:
     description:
       - Which LLDP agent to ask. V(auto) takes lldpd when C(lldpctl) is installed, else lldpad when C(lldptool) is, else none.
@@ -77,7 +70,7 @@ EXAMPLES = r"""
 - name: Only sysfs, no LLDP agent on this host
   lossless.fabric.host_links:
     nics:
-      - {name: mlx5_0}
+      - {name: mlx5_0, netdev: eth2, speed: 400G, rail: 0}   # lossless_fabric_device.nics entries as they are
     lldp: none
 """
 
@@ -111,10 +104,7 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils import _host_links  # noqa: E402
 
 ARGUMENT_SPEC = {
-    "nics": {
-        "type": "list", "elements": "dict", "required": True,
-        "options": {"name": {"type": "str", "required": True}, "netdev": {"type": "str"}},
-    },
+    "nics": {"type": "list", "elements": "dict", "required": True},
     "lldp": {"type": "str", "default": "auto", "choices": list(_host_links.LLDP_CHOICES)},
     "root": {"type": "path", "default": "/"},
     "bin_dir": {"type": "path"},
