@@ -345,7 +345,9 @@ def run_host_links(params: dict, read: Reader, read_dir: Callable[[str], list], 
     netdevs = {nic["name"]: _netdev_of(read_dir, nic) for nic in nics}
     heard: dict[str, list] = {}
     commands: list[str] = []
-    wanted = sorted({netdev for netdev in netdevs.values() if netdev})
+    # LLDP is an Ethernet protocol: an InfiniBand-link port (its netdev is IPoIB) is not asked.
+    ib = {name for name in netdevs if (read(f"/sys/class/infiniband/{name}/ports/{PORT}/link_layer") or "").strip() == "InfiniBand"}
+    wanted = sorted({netdev for name, netdev in netdevs.items() if netdev and name not in ib})
     if source == "lldpd" and wanted:
         argv = ["lldpctl", "-f", "json", *wanted]
         commands.append(" ".join(argv))

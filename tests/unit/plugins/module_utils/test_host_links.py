@@ -169,6 +169,7 @@ ETH = {
     "/sys/class/net/eth3/operstate": "down\n", "/sys/class/net/eth3/address": "02:00:00:00:00:03\n",
     "/sys/class/infiniband/mlx5_2/ports/1/link_layer": "InfiniBand\n",
     "/sys/class/infiniband/mlx5_2/ports/1/state": "4: ACTIVE\n", "/sys/class/infiniband/mlx5_2/ports/1/rate": "200 Gb/sec (4X HDR)\n",
+    "/sys/class/infiniband/mlx5_2/device/net/ib0/ifindex": "7\n",
 }
 NEIGHBOUR = {"lldp": {"interface": {"eth2": {"via": "LLDP", "chassis": {"leaf1": {"id": {"type": "mac", "value": "44:38:39:00:00:01"}}},
                                              "port": {"id": {"type": "ifname", "value": "swp1"}, "descr": "swp1"}}}}}
@@ -190,7 +191,7 @@ def test_task_lldpd_and_sysfs():
                               "neighbors": [{"system": "leaf1", "port": "swp1", "port_id_subtype": "ifname", "port_descr": "swp1",
                                              "chassis_id": "44:38:39:00:00:01"}]}
     assert ends["mlx5_1"]["oper"] == "down" and ends["mlx5_1"]["speed"] is None and ends["mlx5_1"]["neighbors"] == []
-    assert ends["mlx5_2"] == {"oper": "up", "speed": "200G", "width": "4X", "neighbors": [], "self": {"netdev": None, "mac": None}}
+    assert ends["mlx5_2"] == {"oper": "up", "speed": "200G", "width": "4X", "neighbors": [], "self": {"netdev": "ib0", "mac": None}}
     assert result["lldp_source"] == "lldpd" and result["changed"] is False
 
 
