@@ -21,7 +21,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _t
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
-def load_inventory(name: str) -> tuple[dict, dict]:
+def load_inventory(name: str, cabled: bool = False) -> tuple[dict, dict]:
+    """An inventory's intent and devices; without ``cabled`` its own peers and rails are left out,
+    so each test below describes exactly the links it is about."""
     intent = None
     for path in glob.glob(os.path.join(ROOT, "inventories", name, "group_vars", "all", "*.yml")):
         with open(path, encoding="utf-8") as handle:
@@ -33,6 +35,13 @@ def load_inventory(name: str) -> tuple[dict, dict]:
             data = yaml.safe_load(handle) or {}
         if "lossless_fabric_device" in data:
             devices[os.path.basename(path)[:-4]] = data["lossless_fabric_device"]
+    if not cabled:
+        for device in devices.values():
+            for port in (device.get("ports") or {}).values():
+                port.pop("peer", None)
+            for nic in device.get("nics") or []:
+                nic.pop("peer", None)
+                nic.pop("rail", None)
     return intent, devices
 
 
@@ -74,9 +83,22 @@ def one_error(intent: dict, devices: dict, *fragments: str) -> str:
 @pytest.mark.parametrize("name", ["lab", "example", "lab-ib"])
 def test_existing_inventories_validate_unchanged_with_no_cabling(name):
     intent, devices = load_inventory(name)
+    if name == "lab-ib":
+        intent = {k: v for k, v in intent.items() if k != "topology"}
     assert errors_of(intent, devices) == []
     cabling = _intent.build_plan(intent, devices)["cabling"]
     assert cabling == {"links": [], "hosts": {}, "switches": {}, "ib_topology": None}
+
+
+def test_the_lab_inventory_describes_its_links_once_and_they_are_the_cabled_lab():
+    """inventories/lab describes each link at the switch port, rails at the NICs; the same
+    links as cabled_lab(), which describes them from both ends."""
+    intent, devices = load_inventory("lab", cabled=True)
+    assert errors_of(intent, devices) == []
+    cabling = _intent.build_plan(intent, devices)["cabling"]
+    assert cabling == _intent.build_plan(*cabled_lab())["cabling"]
+    assert len(cabling["links"]) == 6
+    assert cabling["hosts"]["gpu2"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
 
 
 # ---------------------------------------------------------------------------
