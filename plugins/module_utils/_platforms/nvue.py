@@ -1111,6 +1111,51 @@ class Driver(_base.Driver):
 # or more spaces, never on ruler positions: values are wider than the ruler in
 # real output and cells hold single spaces ('146.48 KB', 'ecn, absolute').
 
+
+    # -- links (read-only; module_utils/_switch_links.py) -----------------
+    # 'nv show interface -o json': every interface -> {link: {state: {up: {}}|{down: {}}, speed: "400G"},
+    # lldp: {neighbor: {<id>: {chassis: {chassis-id, system-name}, port: {name, description, type}}}}}
+    # (NVUE's JSON tree of 'nv show interface', whose text form prints State, Speed, Remote Host and
+    # Remote Port: NVUE reference, Show Commands > Interface; the JSON keys from a public capture,
+    # tests/unit/plugins/module_utils/fixtures/links/SOURCES.md). 'nv show interface <if> lldp -o json'
+    # (the same lldp subtree; Show Commands > LLDP) is read too when given. docs/vendor-nvue.md.
+    LINK_COMMANDS = ("nv show interface -o json",)
+    _LLDP_COMMAND = re.compile(r"^nv show interface (\S+) lldp -o json$")
+
+    @staticmethod
+    def link_commands(ports: list[str] | None = None) -> list[str]:
+        return list(Driver.LINK_COMMANDS)
+
+    @staticmethod
+    def parse_links(outputs: dict[str, str]) -> dict:
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        command = Driver.LINK_COMMANDS[0]
+        if command not in outputs:
+            raise _base.LinkFormError("nvue", command, "its output (the command was not run)")
+        text = outputs[command]
+        doc = _counters.json_document(text)
+        if _ERROR.search(text or "") or not isinstance(doc, dict) or not doc or not all(isinstance(v, dict) for v in doc.values()):
+            raise _base.LinkFormError("nvue", command, "the JSON of 'nv show interface -o json': interface name -> {link: {state, speed}, lldp, type}", text)
+        ends: dict[str, dict] = {}
+        for name, entry in doc.items():
+            link = entry.get("link")
+            if not isinstance(link, dict):
+                continue  # no link (a vrf or bond summary without one): not a port this check reads
+            state = link.get("state")
+            word = next(iter(state), None) if isinstance(state, dict) else state
+            oper = {"up": "up", "down": "down"}.get(word) if isinstance(word, str) else None
+            ends[name] = _base.end(oper, _base.speed_g(link.get("speed")) if oper == "up" else None)
+            ends[name]["neighbors"] = _nvue_neighbors(command, entry.get("lldp"))
+        for other, text in outputs.items():
+            match = Driver._LLDP_COMMAND.match(other)
+            if match:
+                lldp = _counters.json_document(text)
+                if _ERROR.search(text or "") or not isinstance(lldp, dict):
+                    raise _base.LinkFormError("nvue", other, "the JSON of the interface's lldp subtree", text)
+                ends.setdefault(match.group(1), _base.end())["neighbors"] = _nvue_neighbors(other, lldp)
+        return ends
+
 _FORMS = (
     "nv config show -o commands (nv set lines)",
     "nv config show (YAML with '- set:')",
@@ -1438,3 +1483,25 @@ def _column_tables(text: str) -> list[list[dict[str, str]]]:
                 rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
         tables.append(rows)
     return tables
+
+
+# lldpd's port ID types as NVUE prints them ('ifname': NVUE JSON capture; 'mac', 'local': lldpd's names, unverified in NVUE).
+_NVUE_SUBTYPES = {"ifname": "ifname", "mac": "mac", "local": "local", "ifalias": "ifalias", "ip": "network_address"}
+
+
+def _nvue_neighbors(command: str, lldp: Any) -> list[dict]:
+    if lldp is None:
+        return []
+    neighbors = lldp.get("neighbor", {}) if isinstance(lldp, dict) else None
+    if not isinstance(neighbors, dict):
+        raise _base.LinkFormError("nvue", command, "lldp.neighbor: a map of neighbour id -> {chassis, port}", str(lldp))
+    found = []
+    for ident, data in neighbors.items():
+        chassis = data.get("chassis", {}) if isinstance(data, dict) else None
+        port = data.get("port", {}) if isinstance(data, dict) else None
+        if not isinstance(chassis, dict) or not isinstance(port, dict):
+            raise _base.LinkFormError("nvue", command, "lldp.neighbor.<id> with chassis and port objects", str(data))
+        kind = port.get("type")
+        found.append(_base.neighbor(chassis.get("system-name") or ident, port.get("name"), _NVUE_SUBTYPES.get(kind, kind), port.get("description"),
+                                    chassis.get("chassis-id")))
+    return found
