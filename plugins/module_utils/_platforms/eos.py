@@ -1151,7 +1151,7 @@ class Driver(_base.Driver):
             if isinstance(doc, dict):
                 parse_json(command, doc, ends)
             else:
-                parse_text(plain, output, ends)
+                parse_text(key, output, ends)
         return ends
 
 
