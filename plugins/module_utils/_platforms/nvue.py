@@ -1131,6 +1131,9 @@ class Driver(_base.Driver):
         from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
 
         command = Driver.LINK_COMMANDS[0]
+        if command not in outputs and "nv show interface" in outputs:
+            # Output captured by hand without -o json: the text table NVIDIA's reference prints.
+            return _nvue_interface_table("nv show interface", outputs["nv show interface"])
         if command not in outputs:
             raise _base.LinkFormError("nvue", command, "its output (the command was not run)")
         text = outputs[command]
@@ -1505,3 +1508,40 @@ def _nvue_neighbors(command: str, lldp: Any) -> list[dict]:
         found.append(_base.neighbor(chassis.get("system-name") or ident, port.get("name"), _NVUE_SUBTYPES.get(kind, kind), port.get("description"),
                                     chassis.get("chassis-id")))
     return found
+
+
+_TABLE_HEADER = ["Interface", "State", "Speed", "MTU", "Type", "Remote Host", "Remote Port", "Summary"]
+_TABLE_RULER = re.compile(r"\s*-+\u2026?(?:\s+-+\u2026?)*\s*")
+
+
+def _nvue_interface_table(command: str, text: str) -> dict:
+    """The 'nv show interface' table (NVUE reference, Show Commands > Interface): one row per interface,
+    Summary continuation lines with an empty Interface column. Columns are cut at the ruler's dash groups.
+    NVUE shortens a long cell with '\u2026' (a server's MAC in Remote Port): such a value is not what the
+    neighbour sent and is reported as null."""
+    lines = (text or "").replace("\r", "").split("\n")
+    at = next((i for i in range(1, len(lines)) if _TABLE_RULER.fullmatch(lines[i]) and re.split(r"\s{2,}", lines[i - 1].strip()) == _TABLE_HEADER), None)
+    if at is None:
+        raise _base.LinkFormError("nvue", command, "the JSON of 'nv show interface -o json', or the table under '%s'" % "  ".join(_TABLE_HEADER), text)
+    starts = [m.start() for m in re.finditer(r"-+\u2026?", lines[at])]
+
+    def cell(line: str, n: int) -> str:
+        end = starts[n + 1] if n + 1 < len(starts) else len(line)
+        return line[starts[n]:end].strip()
+
+    ends: dict[str, dict] = {}
+    for line in lines[at + 1:]:
+        if not line.strip() or line.strip() == "...":
+            continue
+        name = cell(line, 0)
+        if not name:
+            continue  # a Summary continuation line
+        state, speed, host, port = cell(line, 1), cell(line, 2), cell(line, 5), cell(line, 6)
+        oper = {"up": "up", "down": "down"}.get(state)
+        if oper is None:
+            raise _base.LinkFormError("nvue", command, "rows '<interface> up|down <speed> ...'", line)
+        here = _base.end(oper, _base.speed_g(speed) if oper == "up" else None)
+        if host:
+            here["neighbors"].append(_base.neighbor(None if host.endswith("\u2026") else host, None if port.endswith("\u2026") else port))
+        ends[name] = here
+    return ends

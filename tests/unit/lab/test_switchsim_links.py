@@ -106,6 +106,8 @@ def test_unplugged_shows_down_in_each_form(lab):
     leaf1 = ask(lab, "leaf1", ["nv show interface -o json", "nv show interface swp31 lldp -o json", "nv show interface"])
     assert '"speed"' not in leaf1["nv show interface swp31 lldp -o json"] and "neighbor" not in leaf1["nv show interface swp31 lldp -o json"]
     assert "swp31      down" in leaf1["nv show interface"]
+    table = nvue.Driver.parse_links({"nv show interface": leaf1["nv show interface"]})
+    assert table["swp31"]["oper"] == "down" and table["swp1"]["neighbors"][0]["system"] == "gpu1"
     junos_out = ask(lab, "leaf2", ["show interfaces et-0/0/31", "show lldp neighbors interface et-0/0/31 | display xml"])
     assert "Physical link is Up" in junos_out["show interfaces et-0/0/31"]  # the other end of spine1's cable is Ethernet2/1: still up
 

@@ -171,3 +171,21 @@ def test_junos_needs_ports():
                                          ("100M", None), ("auto", None), ("unconf", None), (None, None)])
 def test_speed_g(value, want):
     assert _base.speed_g(value) == want
+
+
+def test_nvue_text_table_from_nvidia_reference():
+    ends = nvue.Driver.parse_links({"nv show interface": text("nvue_show_interface_nvidia.txt")})
+    assert ends["eth0"]["oper"] == "up" and ends["eth0"]["speed"] == "1G"
+    assert ends["eth0"]["neighbors"] == [{"system": "oob-mgmt-switch", "port": "swp10", "port_id_subtype": None, "port_descr": None, "chassis_id": None}]
+    # NVUE shortened the server's MAC: not what the neighbour sent, so not reported as its port ID
+    assert ends["swp1"]["neighbors"] == [{"system": "server01", "port": None, "port_id_subtype": None, "port_descr": None, "chassis_id": None}]
+    assert ends["swp4"] == {"oper": "down", "speed": None, "width": None, "neighbors": []}
+    assert ends["BLUE"]["neighbors"] == [] and "127.0.0.1/8" not in ends
+
+
+LLDP_TABLE = "Interface  Speed  Type  Remote Host      Remote Port\n---------  -----  ----  ---------------  ---\nswp1  1G  swp  server01  x\n"
+
+
+def test_nvue_text_table_refuses_other_tables():
+    with pytest.raises(_base.LinkFormError, match="nvue: 'nv show interface'"):
+        nvue.Driver.parse_links({"nv show interface": LLDP_TABLE})
