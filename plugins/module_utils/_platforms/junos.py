@@ -1268,7 +1268,7 @@ class Driver(_base.Driver):
     def parse_links(outputs: dict[str, str]) -> dict:
         ends: dict[str, dict] = {}
         for command, text in outputs.items():
-            lldp = re.fullmatch(r"show lldp neighbors interface (\S+)(?: \| display xml)?", command)
+            lldp = re.fullmatch(r"show lldp neighbors interface (\S+)(?: \| display (?:xml|json))?", command)
             intf = re.fullmatch(r"show interfaces (\S+)", command)
             if not lldp and not intf:
                 continue
@@ -1316,6 +1316,8 @@ def _junos_lldp(command: str, text: str) -> list[dict]:
     import xml.etree.ElementTree as ET  # pylint: disable=import-outside-toplevel
 
     body = (text or "").strip()
+    if body.startswith("{"):
+        return _junos_lldp_json(command, body)
     start = body.find("<")
     try:
         root = ET.fromstring(body[start:]) if start >= 0 else None
@@ -1339,4 +1341,49 @@ def _junos_lldp(command: str, text: str) -> list[dict]:
             fields.get("lldp-remote-port-description"),
             fields.get("lldp-remote-chassis-id"),
         ))
+    return found
+
+
+def _junos_lldp_json(command: str, body: str) -> list[dict]:
+    """'| display json': each element is a list of objects, a leaf's value under "data" (Juniper's JSON
+    rendering of the same RPC reply; key names as in the XML form; no captured LLDP sample found: unverified)."""
+    import json  # pylint: disable=import-outside-toplevel
+
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        doc = None
+
+    def find(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "lldp-neighbors-information" in node:
+                return node["lldp-neighbors-information"]
+            for value in node.values():
+                got = find(value)
+                if got is not None:
+                    return got
+        if isinstance(node, list):
+            for value in node:
+                got = find(value)
+                if got is not None:
+                    return got
+        return None
+
+    info = find(doc)
+    if not isinstance(info, list):
+        raise _base.LinkFormError("junos", command, "the JSON of '| display json' holding \"lldp-neighbors-information\"", body)
+    found = []
+    for block in info:
+        for entry in (block.get("lldp-neighbor-information") or []) if isinstance(block, dict) else []:
+            if not isinstance(entry, dict):
+                raise _base.LinkFormError("junos", command, "lldp-neighbor-information objects", body)
+
+            def leaf(key: str, entry=entry) -> str | None:
+                value = entry.get(key)
+                return value[0].get("data") if isinstance(value, list) and value and isinstance(value[0], dict) else None
+
+            subtype = leaf("lldp-remote-port-id-subtype")
+            found.append(_base.neighbor(leaf("lldp-remote-system-name"), leaf("lldp-remote-port-id"),
+                                        _JUNOS_SUBTYPES.get(subtype.lower(), subtype) if subtype else None,
+                                        leaf("lldp-remote-port-description"), leaf("lldp-remote-chassis-id")))
     return found

@@ -189,3 +189,17 @@ LLDP_TABLE = "Interface  Speed  Type  Remote Host      Remote Port\n---------  -
 def test_nvue_text_table_refuses_other_tables():
     with pytest.raises(_base.LinkFormError, match="nvue: 'nv show interface'"):
         nvue.Driver.parse_links({"nv show interface": LLDP_TABLE})
+
+
+def test_junos_display_json_form():
+    # Juniper's JSON rendering of the napalm EX9208 reply (leaf -> [{"data": value}]); no captured JSON sample: unverified
+    doc = ('{"lldp-neighbors-information": [{"attributes": {"junos:style": "detail"}, "lldp-neighbor-information": [{'
+           '"lldp-local-interface": [{"data": "ge-2/0/0"}], "lldp-remote-chassis-id": [{"data": "2c:21:31:a5:17:c0"}],'
+           '"lldp-remote-port-id-subtype": [{"data": "Locally assigned"}], "lldp-remote-port-id": [{"data": "549"}],'
+           '"lldp-remote-port-description": [{"data": "ge-3/3/1"}], "lldp-remote-system-name": [{"data": "EX9208"}]}]}]}')
+    ends = junos.Driver.parse_links({"show lldp neighbors interface ge-2/0/0 | display json": doc})
+    assert ends["ge-2/0/0"]["neighbors"] == [
+        {"system": "EX9208", "port": "549", "port_id_subtype": "local", "port_descr": "ge-3/3/1", "chassis_id": "2c:21:31:a5:17:c0"}
+    ]
+    with pytest.raises(_base.LinkFormError, match="junos: .*lldp-neighbors-information"):
+        junos.Driver.parse_links({"show lldp neighbors interface ge-2/0/0 | display json": '{"interface-information": []}'})
