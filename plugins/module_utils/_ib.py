@@ -65,7 +65,9 @@ _NODE_RE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"\s*(?:
 # "[1]	"H-0c42a10300010000"[1](c42a10300010001) 		# "gpu1 mlx5_0" lid 6 4xHDR"   (switch port)
 # "[1](c42a10300010001) 	"S-0008f1332e695c00"[1]		# lid 6 lmc 0 "leaf2" lid 3 4xHDR"  (CA port)
 _PORT_RE = re.compile(
-    r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?(?:\[ext \d+\])?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\](?:\(([0-9a-fA-F]+)\))?(?:\[ext \d+\])?\s*(?:#\s*(.*))?$'
+    # remote: "[N]" then "[ext N]" (ibnetdiscover -g) then "(guid)" - " (guid)" with a space on a CA port line whose
+    # peer is a CA (rdma-core infiniband-diags/ibnetdiscover.c out_switch_port / out_ca_port).
+    r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?(?:\[ext \d+\])?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\](?:\[ext \d+\])?(?:\s?\(([0-9a-fA-F]+)\))?\s*(?:#\s*(.*))?$'
 )
 _LINK_RE = re.compile(r"\b(\d+)x([A-Z0-9]+)\s*$")
 _LID_RE = re.compile(r"\blid (\d+)")

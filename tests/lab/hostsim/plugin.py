@@ -10,7 +10,8 @@ true) whether nvidia_peermem is loaded. No process is started.
 
 A tree survives lab restarts (a host stays up between two lab runs, as the
 switches keep their saved config); it is rebuilt when its settings change.
-Returned host variables: ``lab_host_root``, ``lab_host_bin``.
+Returned host variables: ``lab_host_root``, ``lab_host_bin``. The NICs' sysfs link state
+(operstate, speed, address) and the ``lldpctl`` shim follow ``<run_dir>/wiring.json`` (tests/lab/wiring.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ LAB_DIR = os.path.dirname(PKG_DIR)
 
 def write_shims(bin_dir: str, root: str, python: str) -> None:
     os.makedirs(bin_dir, exist_ok=True)
-    for tool in ("dcb", "mlnx_qos", "ethtool", "mlxconfig"):
+    for tool in ("dcb", "mlnx_qos", "ethtool", "mlxconfig", "lldpctl"):
         path = os.path.join(bin_dir, tool)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(
@@ -37,10 +38,16 @@ def write_shims(bin_dir: str, root: str, python: str) -> None:
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: bool = True, peermem: bool = True) -> dict:
-    """Build (or keep) one host's root and bin; return the inventory variables."""
+def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: bool = True, peermem: bool = True,
+              host: str | None = None, wiring_file: str | None = None) -> dict:
+    """Build (or keep) one host's root and bin; return the inventory variables.
+
+    With ``host`` and ``wiring_file`` (the launcher's <run_dir>/wiring.json), the NICs' link state and
+    LLDP neighbours follow the lab's cables: sysfs now, and on every lldpctl call (tools.lab_links)."""
     if LAB_DIR not in sys.path:
         sys.path.insert(0, LAB_DIR)
+    import wiring  # pylint: disable=import-outside-toplevel
+
     from hostsim import tree  # pylint: disable=import-outside-toplevel
 
     root, bin_dir = os.path.join(base, "root"), os.path.join(base, "bin")
@@ -56,6 +63,11 @@ def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: boo
         with open(marker, "w", encoding="utf-8") as handle:
             json.dump(settings, handle)
     write_shims(bin_dir, root, python)
+    state = tree.load(root)
+    state["lab"] = {"host": host, "wiring_file": wiring_file}
+    tree.save(root, state)
+    seen = wiring.view(wiring.load(os.path.dirname(wiring_file)), host) if wiring_file and host else None
+    tree.sync_links(root, host or "", seen, wiring.mac)
     return {"lab_host_root": root, "lab_host_bin": bin_dir}
 
 
@@ -79,7 +91,8 @@ class Hosts:
         for host, (hvars, nics) in self._hosts(ctx).items():
             stack = (hvars.get("lab_nic_stacks") or {}).get(host) or hvars.get("lab_nic_stack", "upstream")
             base = os.path.join(ctx.run_dir, "hosts", host)
-            hosts[host] = make_host(base, nics, stack, ctx.python, bool(hvars.get("lab_nic_debugfs", True)), bool(hvars.get("lab_nic_peermem", True)))
+            hosts[host] = make_host(base, nics, stack, ctx.python, bool(hvars.get("lab_nic_debugfs", True)), bool(hvars.get("lab_nic_peermem", True)),
+                                    host=host, wiring_file=os.path.join(ctx.run_dir, "wiring.json"))
         return {"hosts": hosts}
 
     def before_stop(self, run_dir: str) -> None:

@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Strict shims for dcb (iproute2), mlnx_qos (mlnx-tools), ethtool and mlxconfig,
-acting on a host tree built by tree.py. Only the grammar nic_qos and
-nic_counters need is accepted; everything else is refused the way the real tool
-refuses it (message texts: iproute2 dcb/dcb.c, ethtool.c, optparse for mlnx_qos).
+"""Strict shims for dcb (iproute2), mlnx_qos (mlnx-tools), ethtool, mlxconfig and lldpctl (lldpd),
+acting on a host tree built by tree.py. Only the grammar nic_qos, nic_counters and
+host_links need is accepted; everything else is refused the way the real tool
+refuses it (message texts: iproute2 dcb/dcb.c, ethtool.c, optparse for mlnx_qos,
+lldpd src/client/lldpcli.c).
 
 Each shim in the lab's bin/ is a two-line script calling main(tool, root, argv).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import wiring  # noqa: E402  # pylint: disable=wrong-import-position
+
 from hostsim import tree  # noqa: E402  # pylint: disable=wrong-import-position
 
 # Traffic the lab "sends" between two ethtool -S reads: DSCP 26 (the lab intent's data DSCP).
@@ -341,7 +345,95 @@ def mlxconfig(root: str, argv: list[str]) -> str:
     return "Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.\n"
 
 
-TOOLS = {"dcb": dcb, "mlnx_qos": mlnx_qos, "ethtool": ethtool, "mlxconfig": mlxconfig}
+# ---------------------------------------------------------------------------
+# lldpctl (lldpd): the neighbours the lab's cables bring to this host
+# ---------------------------------------------------------------------------
+
+LLDPCTL_USAGE = "Usage:   lldpctl [OPTIONS ...] [COMMAND ...]"
+
+
+def json_cleanup(value):
+    """lldpd src/client/json_writer.c json_element_cleanup: the -f json form from the json0 tree.
+    A one-element array becomes its element, an object whose only key is "value" its value, and an
+    object with a string "name" becomes {name: object}."""
+    if isinstance(value, list):
+        return json_cleanup(value[0]) if len(value) == 1 else [json_cleanup(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and "value" in value:
+            return json_cleanup(value["value"])
+        out = {k: json_cleanup(v) for k, v in value.items()}
+        if isinstance(out.get("name"), str):
+            name = out.pop("name")
+            return {name: out}
+        return out
+    return value
+
+
+def lab_neighbor(peer: dict) -> dict:
+    """What the far end advertises. Switches: system name = inventory name, port ID subtype ifname = the port
+    name, port description = the port name (the lab's choice: docs/hosts.md, "The lab"). Host NICs: lldpd's
+    default, port ID = the NIC's MAC and description = its netdev (lldpd tests/integration/test_lldpcli.py)."""
+    if "port" in peer:
+        return {"system": peer["host"], "chassis": wiring.mac(peer["host"], "chassis"), "id_type": "ifname", "id": peer["port"], "descr": peer["port"]}
+    return {"system": peer["host"], "chassis": wiring.mac(peer["host"], "chassis"), "id_type": "mac", "id": peer.get("mac"), "descr": peer.get("netdev")}
+
+
+def lab_links(root: str) -> tuple[dict, dict]:
+    """(state, wiring view of this host) - the wiring re-read now, sysfs brought up to date with it."""
+    state = tree.load(root)
+    lab = state.get("lab") or {}
+    seen = None
+    if lab.get("wiring_file"):
+        seen = wiring.view(wiring.load(os.path.dirname(lab["wiring_file"])), lab["host"])
+        tree.sync_links(root, lab["host"], seen, wiring.mac)
+    return state, seen or {}
+
+
+def lldpctl(root: str, argv: list[str]) -> str:
+    fmt, ifaces, index = "plain", [], 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "-f" and index + 1 < len(argv):
+            fmt, index = argv[index + 1], index + 2
+        elif word.startswith("-f") and len(word) > 2:
+            fmt, index = word[2:], index + 1
+        elif word.startswith("-"):
+            raise ToolError("lldpctl: invalid option -- '%s'\n%s" % (word.lstrip("-")[:1], LLDPCTL_USAGE))
+        else:
+            ifaces.append(word)
+            index += 1
+    state, seen = lab_links(root)
+    entries = []
+    for rid, (netdev, nic) in enumerate(sorted(state["nics"].items()), start=1):
+        link = seen.get(nic["name"]) or {}
+        if (ifaces and netdev not in ifaces) or link.get("oper") != "up" or not link.get("peer"):
+            continue
+        n = lab_neighbor(link["peer"])
+        entries.append({"name": netdev, "via": "LLDP", "rid": str(rid), "age": "0 day, 00:01:00",
+                        "chassis": [{"id": [{"type": "mac", "value": n["chassis"]}], "name": [{"value": n["system"]}],
+                                     "descr": [{"value": "lab switch (tests/lab/hostsim)"}],
+                                     "capability": [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]}],
+                        "port": [{"id": [{"type": n["id_type"], "value": n["id"]}], "descr": [{"value": n["descr"]}], "ttl": [{"value": "120"}]}]})
+    tree0 = {"lldp": [{"interface": entries}] if entries else [{}]}
+    if fmt == "json0":
+        return json.dumps(tree0, indent=2) + "\n"
+    if fmt == "json":
+        return json.dumps(json_cleanup(tree0), indent=2) + "\n"
+    if fmt in ("keyvalue", "xml"):
+        raise ToolError("lab: lldpctl -f %s is not simulated (json, json0, plain are)" % fmt)
+    if fmt != "plain":
+        sys.stderr.write('unknown output format "%s"\n' % fmt)  # lldpcli.c cmd_exec: a warning, then plain text
+    rule = "-" * 79
+    lines = [rule, "LLDP neighbors:", rule]
+    for e in entries:
+        lines += ["Interface:    %s, via: LLDP, RID: %s, Time: %s" % (e["name"], e["rid"], e["age"]), "  Chassis:",
+                  "    ChassisID:    mac %s" % e["chassis"][0]["id"][0]["value"], "    SysName:      %s" % e["chassis"][0]["name"][0]["value"],
+                  "  Port:", "    PortID:       %s %s" % (e["port"][0]["id"][0]["type"], e["port"][0]["id"][0]["value"]),
+                  "    PortDescr:    %s" % e["port"][0]["descr"][0]["value"], "    TTL:          120", rule]
+    return "\n".join(lines) + "\n"
+
+
+TOOLS = {"dcb": dcb, "mlnx_qos": mlnx_qos, "ethtool": ethtool, "mlxconfig": mlxconfig, "lldpctl": lldpctl}
 
 
 def main(tool: str, root: str, argv: list[str]) -> int:

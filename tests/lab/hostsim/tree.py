@@ -9,6 +9,7 @@ host-ib-k8s a.0-a.8), under a root directory:
     stack upstream: sys/kernel/debug/mlx5/<PCI>/cc_params/np_cnp_* (when debugfs is "mounted")
     both:           sys/kernel/config/rdma_cm/<DEV>/ports/1/default_roce_{tos,mode}
     .hostsim/state.json: what the driver holds that no file shows (dcbnl APP table, PFC, pause, stats)
+    links (sync_links):  sys/class/net/<IF>/{operstate,speed,address} from the lab wiring (tests/lab/wiring.py)
 
 Limits (docs/hosts.md): configfs creates ports/ when a directory is made; a plain
 tree cannot, so the rdma_cm/<DEV> directories exist from the start.
@@ -112,3 +113,27 @@ def save(root: str, state: dict) -> None:
     with open(tmp, "w", encoding="utf-8") as handle:
         json.dump(state, handle, indent=1, sort_keys=True)
     os.replace(tmp, path)
+
+
+# Mb/s as /sys/class/net/<IF>/speed prints it (net-sysfs.c speed_show: the ethtool link speed, -1 = SPEED_UNKNOWN).
+def _mbps(speed) -> str:
+    if not speed:
+        return "-1"
+    return str(int(float(str(speed).rstrip("Gg")) * 1000))
+
+
+def sync_links(root: str, host: str, seen: dict | None, mac) -> None:
+    """Write each NIC's operstate/speed/address as the lab's cables make them.
+
+    ``seen`` is wiring.view(wiring, host) ({} or None: no wiring file, every link up at an unknown speed);
+    ``mac(host, nic)`` the NIC's address (wiring.mac). A NIC the wiring lists but no cable reaches is down
+    (operstate "down", speed -1: the kernel's SPEED_UNKNOWN while there is no carrier).
+    """
+    state = load(root)
+    for netdev, nic in state["nics"].items():
+        link = (seen or {}).get(nic["name"]) if seen else {"oper": "up", "speed": None}
+        link = link or {"oper": "down", "speed": None}
+        net = "sys/class/net/%s" % netdev
+        _write(root, net + "/operstate", "up" if link["oper"] == "up" else "down")
+        _write(root, net + "/speed", _mbps(link["speed"]) if link["oper"] == "up" else "-1")
+        _write(root, net + "/address", mac(host, nic["name"]))

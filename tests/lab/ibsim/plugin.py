@@ -12,7 +12,11 @@ Wanted when the inventory has a ``subnet_manager`` device.  The fabric comes
 from the inventory: subnet managers and hosts (``lossless_fabric_device``,
 NIC GUIDs from ``nics[].guid``) plus the switch layout in the lab variable
 ``lab_ib_fabric`` (spines, leaves, switch_ports, uplinks_per_spine, link;
-optional ``opensm_options``).  OpenSM starts with a minimal valid
+optional ``opensm_options``). When the inventory describes IB links (a host
+NIC's ``peer: {host: <IB switch>, port: "<n>"}``), the NICs are plugged in as
+``<run_dir>/wiring.json`` says (tests/lab/wiring.py: the described links with
+``lab_cabling_faults``); ibsim reads its net file once, so a fault changed
+with wiring.refault needs a lab restart here.  OpenSM starts with a minimal valid
 configuration -- the full default opensm.conf, ``Default=0x7fff : ALL=full ;``
 and a QoS policy with only a DEFAULT level -- so the opensm role has
 something to change.  The files live in ``<run_dir>/ibsim/`` and survive a
@@ -34,6 +38,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 if os.path.dirname(HERE) not in sys.path:
     sys.path.insert(0, os.path.dirname(HERE))
+
+import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ibsim import topology as topo_mod  # noqa: E402  # pylint: disable=wrong-import-position
 
@@ -62,8 +68,9 @@ class InfiniBand:
     def start(self, ctx) -> dict:
         hostvars = ctx.inventory.get("_meta", {}).get("hostvars", {})
         fabric_var = _fabric_var(ctx)
-        spec = topo_mod.spec_from_inventory(hostvars, fabric_var)
         try:
+            # The inventory's described IB links, as cabled (lab_cabling_faults applied): read once, at start.
+            spec = topo_mod.spec_from_inventory(hostvars, fabric_var, wiring.load(ctx.run_dir))
             topology = topo_mod.build(spec)
         except topo_mod.TopologyError as exc:
             raise IbsimLabError("ibsim: the inventory does not make a fabric: %s" % exc) from None

@@ -9,6 +9,9 @@
         "link": "4xHDR",                      # width x speed of every link (see LINK_RE)
         "subnet_managers": [{"name": "ufm1", "guid": None}],
         "hosts": [{"name": "gpu1", "nics": [{"name": "mlx5_0", "guid": "0x0c42a10300010001"}]}],
+        # optional, from the lab wiring (cables_from_wiring): where NICs are plugged in, and which are not
+        "cables": [{"ca": ["gpu1", "mlx5_0"], "switch": ["leaf1", 1], "link": "4xHDR"}],
+        "uncabled": [["gpu2", "mlx5_1"]],
     }
     topo = build(spec)          # -> Topology; topo.text is the net file
 
@@ -19,8 +22,10 @@ as node GUID + port number, so the generator writes ``caguid=<guid - 1>``
 before the node.  A NIC without a GUID gets a deterministic one from its
 host and NIC names (stable when other hosts come and go).
 
-Layout (a non-blocking two-tier fat tree): CAs are spread round-robin over
-the leaves (subnet managers first, then hosts in order, NICs in order);
+Layout (a non-blocking two-tier fat tree): a CA with a ``cables`` entry is
+plugged where it says, one in ``uncabled`` nowhere (ibnetdiscover does not see
+it); the others are spread round-robin over the free CA ports of the leaves
+(subnet managers first, then hosts in order, NICs in order);
 leaf ports 1..N/2 face the CAs, N/2+1.. face the spines; spine port
 ``leaf_index * uplinks_per_spine + k + 1`` faces leaf ``leaf_index``.  With
 no spines there must be exactly one leaf (a single-switch fabric).
@@ -151,7 +156,7 @@ def build(spec: dict) -> Topology:
     """The fabric of ``spec`` (see the module docstring) as a Topology."""
     if not isinstance(spec, dict):
         raise TopologyError(f"topology: {spec!r} is not a mapping")
-    unknown = set(spec) - {"spines", "leaves", "switch_ports", "uplinks_per_spine", "link", "subnet_managers", "hosts"}
+    unknown = set(spec) - {"spines", "leaves", "switch_ports", "uplinks_per_spine", "link", "subnet_managers", "hosts", "cables", "uncabled"}
     if unknown:
         raise TopologyError(f"topology: unknown keys {sorted(unknown)}")
     spines = _names(spec.get("spines", 2), "spine", "topology.spines")
@@ -220,14 +225,52 @@ def build(spec: dict) -> Topology:
             nodes[name] = Node(name, "switch", nports, guid, name, role)
 
     # --- links ---------------------------------------------------------------
-    def link(a: str, pa: int, b: str, pb: int) -> None:
+    link_types: dict[tuple[str, int], str] = {}
+
+    def link(a: str, pa: int, b: str, pb: int, kind: str | None = None) -> None:
+        for node, port in ((a, pa), (b, pb)):
+            if port in nodes[node].links:
+                other = nodes[node].links[port]
+                raise TopologyError(f"topology: {node} port {port} is cabled twice ({other[0]} port {other[1]} and {b if node == a else a})")
         nodes[a].links[pa] = (b, pb)
         nodes[b].links[pb] = (a, pa)
+        if kind:
+            link_types[(a, pa)] = link_types[(b, pb)] = kind
 
     down_ports = nports // 2 if spines else nports
+    uplink_ports = {(leaf, down_ports + 1 + si * uplinks + k) for leaf in leaves for si in range(len(spines)) for k in range(uplinks)}
+    uplink_ports |= {(spine, li * uplinks + k + 1) for spine in spines for li in range(len(leaves)) for k in range(uplinks)}
+    placed: set[tuple[str, str]] = set()
+    for index, cable in enumerate(spec.get("cables") or []):
+        what = f"topology.cables[{index}]"
+        ca, sw = (cable or {}).get("ca"), (cable or {}).get("switch")
+        if not (isinstance(ca, (list, tuple)) and tuple(ca) in ca_by_nic):
+            raise TopologyError(f"{what}.ca: {ca!r} is not a subnet manager or host NIC of the fabric")
+        if not (isinstance(sw, (list, tuple)) and len(sw) == 2 and sw[0] in nodes and nodes[sw[0]].kind == "switch"):
+            raise TopologyError(f"{what}.switch: {sw!r} is not [switch, port] of a switch in lab_ib_fabric ({', '.join(spines + leaves)})")
+        port = sw[1]
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= nports:
+            raise TopologyError(f"{what}.switch: port {port!r} of {sw[0]} is not 1-{nports}")
+        if (sw[0], port) in uplink_ports:
+            raise TopologyError(f"{what}.switch: {sw[0]} port {port} is a leaf-spine port of the lab_ib_fabric layout")
+        kind = cable.get("link")
+        if kind is not None and not (isinstance(kind, str) and LINK_RE.match(kind)):
+            raise TopologyError(f"{what}.link: {kind!r} is not a link type ibsim 0.10 knows (e.g. 4xHDR, 4xEDR, 4xQDR)")
+        link(ca_by_nic[tuple(ca)], 1, sw[0], port, kind)
+        placed.add(tuple(ca))
+    for index, ca in enumerate(spec.get("uncabled") or []):
+        if not (isinstance(ca, (list, tuple)) and tuple(ca) in ca_by_nic):
+            raise TopologyError(f"topology.uncabled[{index}]: {ca!r} is not a subnet manager or host NIC of the fabric")
+        placed.add(tuple(ca))
     next_port = {leaf: 1 for leaf in leaves}
-    for index, (host, nic, _guid, _role) in enumerate(ends):
-        leaf = leaves[index % len(leaves)]
+    auto = 0
+    for host, nic, _guid, _role in ends:
+        if (host, nic) in placed:
+            continue
+        leaf = leaves[auto % len(leaves)]
+        auto += 1
+        while next_port[leaf] in nodes[leaf].links:
+            next_port[leaf] += 1
         if next_port[leaf] > down_ports:
             raise TopologyError(
                 f"topology: leaf {leaf} has no free CA port for {host} {nic} "
@@ -245,10 +288,10 @@ def build(spec: dict) -> Topology:
                     link(leaf, down_ports + 1 + si * uplinks + k, spine, li * uplinks + k + 1)
 
     sm_nodes = [ca_by_nic[(h, n)] for h, n, _g, role in ends if role == "subnet_manager"]
-    return Topology(nodes=nodes, text=_render(nodes, link_type), sm_nodes=sm_nodes, ca_by_nic=ca_by_nic)
+    return Topology(nodes=nodes, text=_render(nodes, link_type, link_types), sm_nodes=sm_nodes, ca_by_nic=ca_by_nic)
 
 
-def _render(nodes: dict[str, Node], link_type: str) -> str:
+def _render(nodes: dict[str, Node], link_type: str, link_types: dict | None = None) -> str:
     lines = [
         "# ibsim net file generated by tests/lab/ibsim/topology.py; do not edit.",
         "# Format: linux-rdma/ibsim net-examples (ibnetdiscover-compatible).",
@@ -264,16 +307,49 @@ def _render(nodes: dict[str, Node], link_type: str) -> str:
             lines.append('Switch\t%d "%s"\t# "%s" enhanced port 0' % (node.ports, nodeid, node.description))
         for port, (remote, rport) in sorted(node.links.items()):
             # "lid 0" is a placeholder the parser needs before the link type.
-            lines.append('[%d]\t"%s"[%d]\t# lid 0 %s' % (port, remote, rport, link_type))
+            lines.append('[%d]\t"%s"[%d]\t# lid 0 %s' % (port, remote, rport, (link_types or {}).get((nodeid, port), link_type)))
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
-def spec_from_inventory(hostvars: dict[str, dict], fabric: dict | None = None) -> dict:
+# Total link speed (G) -> the 4x ibsim link type of that speed (lane rates: drivers/infiniband/core/sysfs.c
+# rate_show). 40G is QDR (FDR10 is 40G too; ibsim's QDR is the standard one). NDR (400G) is not in ibsim 0.10.
+SPEED_LINKS = {"10G": "4xSDR", "20G": "4xDDR", "40G": "4xQDR", "56G": "4xFDR", "100G": "4xEDR", "200G": "4xHDR"}
+
+
+def cables_from_wiring(wiring: dict | None) -> tuple[list[dict], list[list[str]]]:
+    """(cables, uncabled) of the lab wiring (tests/lab/wiring.py) for build(): every cable between a host NIC
+    and an InfiniBand switch port (a switch that is no inventory device: its ports are no wiring ends), as
+    cabled now - swaps, moves, downgrades and unplugs applied. Empty when the inventory describes no IB link."""
+    if not wiring:
+        return [], []
+    known = {tuple(e["end"]) for e in wiring.get("ends") or []}
+    cables, uncabled = [], []
+    for a, b, speed, up in wiring.get("links") or []:
+        for here, there in ((tuple(a), tuple(b)), (tuple(b), tuple(a))):
+            if here[1] != "nic" or there[1] != "port" or there in known:
+                continue
+            if not up:
+                uncabled.append([here[0], here[2]])
+                continue
+            if not str(there[2]).isdigit():
+                raise TopologyError(f"wiring: {here[0]} {here[2]} is cabled to {there[0]} port {there[2]!r}: an InfiniBand port is a number")
+            kind = None
+            if speed is not None:
+                kind = SPEED_LINKS.get(str(speed))
+                if kind is None:
+                    raise TopologyError(f"wiring: the link of {here[0]} {here[2]} is {speed}; ibsim 0.10 simulates only "
+                                        f"{', '.join(SPEED_LINKS)} (4x SDR..HDR, no NDR)")
+            cables.append({"ca": [here[0], here[2]], "switch": [there[0], int(there[2])], "link": kind})
+    return cables, uncabled
+
+
+def spec_from_inventory(hostvars: dict[str, dict], fabric: dict | None = None, wiring: dict | None = None) -> dict:
     """A build() spec from Ansible hostvars: subnet managers and hosts are the
     hosts whose ``lossless_fabric_device.kind`` says so (sorted by name);
     ``fabric`` (the lab's ``lab_ib_fabric`` variable) gives the switch layout.
-    A subnet manager's port GUID may be pinned with host var ``lab_ib_port_guid``."""
+    A subnet manager's port GUID may be pinned with host var ``lab_ib_port_guid``.
+    ``wiring`` (the lab's wiring.json): where the inventory's described IB links plug the NICs in."""
     fabric = dict(fabric or {})
     sms, hosts = [], []
     for name in sorted(hostvars):
@@ -290,4 +366,7 @@ def spec_from_inventory(hostvars: dict[str, dict], fabric: dict | None = None) -
     spec = {key: fabric[key] for key in ("spines", "leaves", "switch_ports", "uplinks_per_spine", "link") if key in fabric}
     spec["subnet_managers"] = sms
     spec["hosts"] = hosts
+    cables, uncabled = cables_from_wiring(wiring)
+    if cables or uncabled:
+        spec["cables"], spec["uncabled"] = cables, uncabled
     return spec

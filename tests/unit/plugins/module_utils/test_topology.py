@@ -499,7 +499,7 @@ def test_infiniband_pattern_writes_the_ibdiagnet_topology_file():
 def test_infiniband_hand_written_nic_peers_to_named_switches():
     intent, devices = load_inventory("lab-ib")
     devices = copy.deepcopy(devices)
-    intent = dict(intent, topology={"switches": ["ib-leaf1"], "ib_switch_type": "IBSW"})
+    intent = dict(intent, topology={"switches": ["ib-leaf1", *intent["topology"]["switches"]], "ib_switch_type": "IBSW"})  # lab-ib names its own leaves
     devices["gpu1"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": 1}
     devices["gpu2"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": "2"}
     assert errors_of(intent, devices) == []
@@ -519,7 +519,7 @@ def test_infiniband_hand_written_nic_peers_to_named_switches():
 def test_infiniband_bad_peers(peer, message):
     intent, devices = load_inventory("lab-ib")
     devices = copy.deepcopy(devices)
-    intent = dict(intent, topology={"switches": ["ib-leaf1"], "ib_switch_type": "IBSW"})
+    intent = dict(intent, topology={"switches": ["ib-leaf1", *intent["topology"]["switches"]], "ib_switch_type": "IBSW"})  # lab-ib names its own leaves
     devices["gpu1"]["nics"][0]["peer"] = peer
     one_error(intent, devices, "gpu1: lossless_fabric_device.nics[0].peer", message)
 
@@ -597,7 +597,7 @@ def test_docs_generated_example_table_is_the_generator_output():
 def test_infiniband_host_names_that_cannot_name_a_system_are_refused():
     intent, devices = load_inventory("lab-ib")
     devices = copy.deepcopy(devices)
-    intent = dict(intent, topology={"switches": ["ib-leaf1"], "ib_switch_type": "IBSW"})
+    intent = dict(intent, topology={"switches": ["ib-leaf1", *intent["topology"]["switches"]], "ib_switch_type": "IBSW"})  # lab-ib names its own leaves
     devices["gpu 1"] = devices.pop("gpu1")
     devices["gpu 1"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": 1}
     one_error(intent, devices, "'gpu 1': lossless_fabric_device", "'gpu 1' cannot name a system in the InfiniBand topology file")
