@@ -511,8 +511,9 @@ def _unexpected(fabric: _Fabric, observations: dict) -> list[dict]:
                 strangers = neighbors  # a port in scope without a peer: anyone there is unexpected
                 why = "no neighbour (the intent gives this port no peer)"
             else:
-                # Another port or NIC of a fabric device: only fabric devices there are news (an OOB switch on eth0 is not).
-                strangers = [n for n in neighbors if fabric.device(n.get("system", "")) is not None]
+                # Another port or NIC of a device of the cabling: only devices of the cabling there are news (an OOB
+                # switch on eth0 is not, nor an undescribed InfiniBand spine the fabric reader saw).
+                strangers = [n for n in neighbors if fabric.device(n.get("system", "")) in fabric.kind]
                 why = "no fabric device (this end has no link in the intent)"
             if strangers:
                 out.append({"finding": "unexpected", "a": end, "b": None, "rail": None, "speed": None, "links": [], "ends": [end],
@@ -532,7 +533,7 @@ def _extra_neighbours(looks: list[tuple[dict, dict]], fabric: _Fabric, observati
             extra = []
             for neighbor in observations[host][name].get("neighbors") or []:
                 device, port = fabric.resolve(neighbor)
-                if device is None or _key(device, port) == peer or (port is None and device == peer.split(":", 1)[0]):
+                if device not in fabric.kind or _key(device, port) == peer or (port is None and device == peer.split(":", 1)[0]):
                     continue
                 extra.append(_shown(neighbor, fabric))
             if extra:

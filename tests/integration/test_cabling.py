@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -19,7 +20,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labrun import BIN, ROOT, ansible_env, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from labrun import BIN, GENERATED, ROOT, ansible_env, copy_lab_inventory, launcher, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 import wiring  # noqa: E402  # pylint: disable=import-error,wrong-import-position
@@ -116,3 +117,25 @@ def test_a_bad_exception_fails_before_any_device_is_read(lab, tmp_path):
     assert out.returncode != 0 and report is None
     assert "cabling_exceptions[0].finding: 'broken' is not a finding an exception can allow" in out.stdout
     assert "Verify - read the switch" not in out.stdout
+
+
+@pytest.mark.skipif(shutil.which("ibsim") is None or shutil.which("opensm") is None,
+                    reason="needs ibsim-utils and opensm (apt-get install ibsim-utils opensm infiniband-diags)")
+def test_the_infiniband_lab_is_read_on_the_subnet_manager_and_its_faults_found(tmp_path):
+    inventory = str(tmp_path / "lab-ib")
+    shutil.copytree(os.path.join(ROOT, "inventories", "lab-ib"), inventory, ignore=shutil.ignore_patterns(GENERATED))
+    in_lab = launcher(inventory, tmp_path / "run", tmp_path / "report")
+    out = run([*in_lab, os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/cabling.yml"])
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "Cabling check passed: 8 intended link(s) ok" in out.stdout
+    # ibsim is plugged at start: the faults go into the inventory of a second lab run.
+    with open(os.path.join(inventory, "group_vars", "all", "zz_lab_cabling_faults.yml"), "w", encoding="utf-8") as handle:
+        yaml.safe_dump({"lab_cabling_faults": [{"swap": ["gpu1:mlx5_0", "gpu2:mlx5_0"]}, {"downgrade": "gpu4:mlx5_1", "speed": "100G"},
+                                               {"unplug": "gpu3:mlx5_0"}]}, handle)
+    out = run([*in_lab, os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/cabling.yml"])
+    assert out.returncode != 0
+    report = json.loads((tmp_path / "report" / "cabling.json").read_text())
+    assert bad(report) == [("swapped", "leaf1:1", "gpu1:mlx5_0", None), ("missing", "leaf2:1", "gpu3:mlx5_0", None),
+                           ("degraded", "leaf4:2", "gpu4:mlx5_1", None)], report["findings"]
+    degraded = [f for f in report["findings"] if f["finding"] == "degraded"][0]
+    assert degraded["found"] == "leaf4:2 at 100G 4X; gpu4:mlx5_1 at 100G 4X"

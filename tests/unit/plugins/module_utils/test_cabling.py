@@ -291,6 +291,10 @@ def test_a_fabric_device_on_a_port_out_of_scope_and_next_to_the_peer_is_unexpect
     result = _cabling.compare(lab_cabling(), obs)
     assert kinds(result) == [("unexpected", "leaf1:swp1", "gpu1:mlx5_0"), ("unexpected", "leaf2:et-0/0/9", None)]
     assert result["summary"]["ok"] == 6 and result["failed"]
+    # A device the fabric reader saw that is not in the cabling (an undescribed spine) is no news on an out-of-scope port.
+    obs["leaf2"]["et-0/0/9"]["neighbors"][0]["system"] = "spine9"
+    obs["spine9"] = {"Ethernet3/1": {"oper": "up", "speed": "400G", "width": None, "neighbors": [{"system": "leaf2", "port": "et-0/0/9"}]}}
+    assert kinds(_cabling.compare(lab_cabling(), obs)) == [("unexpected", "leaf1:swp1", "gpu1:mlx5_0")]
 
 
 def test_an_exception_allows_the_finding_it_names_and_stays_in_the_report():
