@@ -198,8 +198,9 @@ def check_exceptions(exceptions: Any) -> tuple[list[dict], list[str]]:
             if key not in entry:
                 errors.append(f"{where}.{key}: required")
         end, finding, reason = entry.get("end"), entry.get("finding"), entry.get("reason")
-        if "end" in entry and not (isinstance(end, str) and _LINE_RE.fullmatch(end) and end.strip() == end and end.count(":") <= 1 and end not in ("", ":")
-                                   and all(end.split(":"))):
+        # A port name may hold ':' itself (Junos channelized et-0/0/1:0): the host is what comes before the first one.
+        if "end" in entry and not (isinstance(end, str) and _LINE_RE.fullmatch(end) and end.strip() == end and " " not in end
+                                   and end.partition(":")[0] and (":" not in end or end.partition(":")[2])):
             errors.append(f"{where}.end: {end!r} is not '<host>:<port or NIC>' or '<host>'")
         if "finding" in entry and finding not in BAD_KINDS:
             errors.append(f"{where}.finding: {finding!r} is not a finding an exception can allow ({', '.join(BAD_KINDS)})")
@@ -298,6 +299,7 @@ class _Fabric:
         self.links: list[dict] = []
         self.peer_of: dict[str, str] = {}  # end key -> intended peer end key
         self.link_of: dict[str, int] = {}  # end key -> index in self.links
+        self.device_links: dict[str, list[int]] = {}  # device -> indexes of its links
         self.kind: dict[str, str] = {}  # device -> switch | host
         self.ports: dict[str, dict[str, str]] = {}  # device -> {lower name or alias: name}
         self.spare: dict[str, list[str]] = {}  # switch -> ports in scope without a peer
@@ -307,6 +309,8 @@ class _Fabric:
             self.links.append({"a": a, "b": b, "rail": link.get("rail"), "speed": link.get("speed")})
             self.peer_of[a], self.peer_of[b] = b, a
             self.link_of[a] = self.link_of[b] = index
+            for end in (a, b):
+                self.device_links.setdefault(end.split(":", 1)[0], []).append(index)
         for name, switch in (cabling.get("switches") or {}).items():
             self.kind.setdefault(str(name), "switch")
             for port in list((switch or {}).get("ports") or {}) + list((switch or {}).get("ports_without_peer") or []):
@@ -451,12 +455,13 @@ def _link_finding(fabric: _Fabric, link: dict, looks: tuple[dict, dict]) -> dict
 
 def _swaps(fabric: _Fabric, findings: list[dict], looks: list[tuple[dict, dict]]) -> None:
     """Merge two wrong_peer links that crossed (a1 sees b2's place, a2 sees b1's) into one swapped finding."""
-    pairs = set()
+    pairs: dict[str, set[str]] = {}  # end -> the ends it is seen cabled to (by either side)
     for a_look, b_look in looks:
         for look in (a_look, b_look):
             if look["state"] in ("match", "other"):
                 for other in look["pairs"]:
-                    pairs.add(frozenset((look["end"], other)))
+                    pairs.setdefault(look["end"], set()).add(other)
+                    pairs.setdefault(other, set()).add(look["end"])
     done: set[int] = set()
     for i, finding in enumerate(findings):
         if finding is None or finding["finding"] != "wrong_peer" or i in done:
@@ -464,15 +469,12 @@ def _swaps(fabric: _Fabric, findings: list[dict], looks: list[tuple[dict, dict]]
         link = fabric.links[i]
         for here, there in ((link["a"], link["b"]), (link["b"], link["a"])):
             partner = None
-            for pair in sorted(pairs, key=sorted):
-                if here not in pair or len(pair) != 2:
-                    continue
-                (y,) = pair - {here}
+            for y in sorted(pairs.get(here, ())):
                 j = fabric.link_of.get(y)
                 if j is None or j == i or j in done or findings[j] is None or findings[j]["finding"] != "wrong_peer":
                     continue
                 z = fabric.peer_of[y]
-                if frozenset((z, there)) in pairs:
+                if there in pairs.get(z, ()):
                     partner = (j, y, z)
                     break
             if partner is None:
@@ -548,7 +550,7 @@ def _unread(fabric: _Fabric, observations: dict, reasons: dict) -> list[dict]:
     for device in sorted(fabric.kind, key=_natural):
         if device in observations:
             continue
-        links = [fabric.links[i] for i in sorted({fabric.link_of[e] for e in fabric.link_of if e.split(":", 1)[0] == device})]
+        links = [fabric.links[i] for i in fabric.device_links.get(device, [])]
         why = reasons.get(device) or "no reader result for it (not in the play, or its reader did not run)"
         if reasons.get("__unmapped__") and fabric.kind[device] == "switch":
             why += f"; {reasons['__unmapped__']}"

@@ -313,6 +313,11 @@ def test_an_exception_allows_the_finding_it_names_and_stays_in_the_report():
     assert result["failed"] and [e["end"] for e in result["unused_exceptions"]] == ["leaf1:swp2"]
 
 
+def test_an_exception_on_a_channelized_port_name_with_a_colon():
+    _good, errors = _cabling.check_exceptions([{"end": "leaf2:et-0/0/1:0", "finding": "missing", "reason": "breakout pending"}])
+    assert errors == []
+
+
 def test_an_exception_that_matches_nothing_is_reported():
     result = _cabling.compare(lab_cabling(), observe(), [{"end": "leaf1:swp9", "finding": "missing", "reason": "CHG-77"}])
     assert result["verdict"] == "passed" and result["summary"]["unused_exceptions"] == 1
@@ -338,7 +343,8 @@ def test_an_unread_device_can_be_allowed_by_name():
     ({"end": "leaf1:swp2", "finding": "missing", "reason": "RMA\n| injected | row |"}, "exceptions[0].reason: 'RMA\\n| injected | row |' is not one line"),
     ({"end": "leaf1:swp2", "finding": "missing", "reason": "  "}, "exceptions[0].reason: '  ' is not one line"),
     ({"end": "leaf1:", "finding": "missing", "reason": "x"}, "exceptions[0].end: 'leaf1:' is not '<host>:<port or NIC>' or '<host>'"),
-    ({"end": "a:b:c", "finding": "missing", "reason": "x"}, "exceptions[0].end: 'a:b:c' is not"),
+    ({"end": ":swp1", "finding": "missing", "reason": "x"}, "exceptions[0].end: ':swp1' is not"),
+    ({"end": "leaf1 swp1", "finding": "missing", "reason": "x"}, "exceptions[0].end: 'leaf1 swp1' is not"),
     ({"end": ["leaf1:swp2"], "finding": "missing", "reason": "x"}, "exceptions[0].end: ['leaf1:swp2'] is not"),
     ({"end": "leaf1:swp2", "finding": "missing", "reason": "x", "until": "2027"}, "exceptions[0].until: unknown key (an exception has end, finding, reason)"),
     ("leaf1:swp2 degraded", "exceptions[0]: 'leaf1:swp2 degraded' is not {end, finding, reason}"),
