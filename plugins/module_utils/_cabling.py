@@ -380,7 +380,7 @@ def _shown(neighbor: dict, fabric: _Fabric) -> str:
 
 
 def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
-    """What one end of an intended link saw: state unknown | down | none | match | other."""
+    """What one end of an intended link saw: state unknown | down | none | match | other | unproven."""
     host, name = end.split(":", 1)
     out: dict[str, Any] = {"end": end, "oper": None, "speed": None, "width": None, "found": [], "extra": [], "pairs": []}
     if host not in observations:
@@ -396,25 +396,33 @@ def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
         out.update(state="down", text=f"{end} down")
         return out
     peer = fabric.peer_of.get(end)
-    match = False
+    peer_host = peer.split(":", 1)[0] if peer else None
+    match, others, unproven = False, [], []
     for neighbor in seen.get("neighbors") or []:
         device, port = fabric.resolve(neighbor)
         if device is not None and port is not None:
             out["pairs"].append(_key(device, port))
         if peer is not None and device is not None and _key(device, port) == peer:
             match = True
-        elif peer is not None and device is not None and port is None and device == peer.split(":", 1)[0] and not fabric.kind.get(device) == "switch" \
-                and device not in observations:
-            # The peer host was not read, so its NICs' MACs are unknown: the system is right, the NIC unproven (unread fails anyway).
-            match = True
+        elif peer is not None and device == peer_host and port is None:
+            if fabric.kind.get(device) == "host" and device not in observations:
+                # The peer host was not read, so its NICs' MACs are unknown: the system is right, the NIC unproven
+                # (the unread host fails the check anyway).
+                match = True
+            else:
+                # The right device, but a port ID that names none of its ports (an ifindex, a MAC of another NIC):
+                # not a contradiction, not a proof either.
+                unproven.append(_shown(neighbor, fabric))
         else:
-            (out["extra"] if device is not None else out["found"]).append(_shown(neighbor, fabric))
-    if match:
+            others.append(_shown(neighbor, fabric))
+    if match:  # anyone else heard beside the peer is reported by _extra_neighbours
         out.update(state="match", text=f"{end} sees {peer}")
-    elif out["found"] or out["extra"]:
-        out["found"] = out["extra"] + out["found"]
-        out["extra"] = []
-        out.update(state="other", text=f"{end} sees {', '.join(out['found'])}")
+    elif others:
+        out["found"] = others
+        out.update(state="other", text=f"{end} sees {', '.join(others)}")
+    elif unproven:
+        out["found"] = unproven
+        out.update(state="unproven", text=f"{end} sees {', '.join(unproven)}, not a port of {peer_host} the intent names")
     else:
         out.update(state="none", text=f"{end} {'up' if seen.get('oper') == 'up' else 'state unknown'}, no LLDP neighbour")
     return out
@@ -436,7 +444,11 @@ def _link_finding(fabric: _Fabric, link: dict, looks: tuple[dict, dict]) -> dict
         return dict(finding, finding="unread", found="; ".join(look["text"] for look in looks))
     if "other" in states:
         return dict(finding, finding="wrong_peer", found="; ".join(look["text"] for look in looks if look["state"] != "unknown"))
-    if "down" in states or "match" not in states:
+    if "down" in states:
+        return dict(finding, finding="missing", found="; ".join(look["text"] for look in looks))
+    if "match" not in states and "unproven" in states:
+        return dict(finding, finding="wrong_peer", found="; ".join(look["text"] for look in looks if look["state"] != "unknown"))
+    if "match" not in states:
         return dict(finding, finding="missing", found="; ".join(look["text"] for look in looks))
     intended = _gbps(link.get("speed"))
     slow = [look for look in looks if look["state"] == "match" or look["oper"] == "up"]

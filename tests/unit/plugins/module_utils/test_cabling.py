@@ -439,3 +439,15 @@ def test_a_pipe_in_a_found_name_cannot_break_the_report_table():
     md = _cabling.markdown(_cabling.compare(lab_cabling(), obs))
     row = [line for line in md.splitlines() if line.startswith("| wrong_peer")][0]
     assert "evil\\|host port x" in row and row.count(" | ") == 6
+
+
+def test_the_right_switch_with_a_port_id_that_names_none_of_its_ports_proves_nothing():
+    # Junos sends an SNMP ifindex as port ID (subtype local) unless told otherwise: the system is right, the port unproven.
+    obs = observe()
+    obs["spine1"]["Ethernet2/1"]["neighbors"] = [{"system": "leaf2", "port": "523", "port_id_subtype": "local", "port_descr": "to spine1 Ethernet2/1",
+                                                 "chassis_id": None}]
+    assert _cabling.compare(lab_cabling(), obs)["verdict"] == "passed"  # leaf2's own LLDP proves the link
+    obs["leaf2"]["et-0/0/31"]["neighbors"] = []
+    f = only(_cabling.compare(lab_cabling(), obs), "wrong_peer")
+    assert f["a"] == "leaf2:et-0/0/31" and f["found"] == (
+        "leaf2:et-0/0/31 up, no LLDP neighbour; spine1:Ethernet2/1 sees leaf2 port 523 (to spine1 Ethernet2/1), not a port of leaf2 the intent names")
