@@ -325,6 +325,11 @@ class _Fabric:
             for nic, ident in (per_nic or {}).items():
                 self._alias(str(host), str(nic), ident)
         for host, ends in observations.items():
+            if self.kind.get(host) == "switch":
+                # Every port the switch reported is a port of it: a neighbour naming one out of scope is a different
+                # port (a contradiction), not an unknown one.
+                for port in ends:
+                    self.ports.setdefault(host, {}).setdefault(str(port).lower(), str(port))
             if self.kind.get(host) == "host":
                 for nic, seen in ends.items():
                     if isinstance(seen, dict) and isinstance(seen.get("self"), dict):

@@ -451,3 +451,12 @@ def test_the_right_switch_with_a_port_id_that_names_none_of_its_ports_proves_not
     f = only(_cabling.compare(lab_cabling(), obs), "wrong_peer")
     assert f["a"] == "leaf2:et-0/0/31" and f["found"] == (
         "leaf2:et-0/0/31 up, no LLDP neighbour; spine1:Ethernet2/1 sees leaf2 port 523 (to spine1 Ethernet2/1), not a port of leaf2 the intent names")
+
+
+def test_a_port_the_peer_switch_reported_out_of_scope_is_a_different_port():
+    obs = observe()
+    obs["spine1"]["Ethernet7/1"] = {"oper": "down", "speed": None, "width": None, "neighbors": []}
+    obs["leaf1"]["swp31"]["neighbors"][0]["port"] = "Ethernet7/1"
+    obs["spine1"]["Ethernet1/1"]["neighbors"] = []
+    f = only(_cabling.compare(lab_cabling(), obs), "wrong_peer")
+    assert f["found"].startswith("leaf1:swp31 sees spine1:Ethernet7/1;"), f["found"]
