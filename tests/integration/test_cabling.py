@@ -139,3 +139,22 @@ def test_the_infiniband_lab_is_read_on_the_subnet_manager_and_its_faults_found(t
                            ("degraded", "leaf4:2", "gpu4:mlx5_1", None)], report["findings"]
     degraded = [f for f in report["findings"] if f["finding"] == "degraded"][0]
     assert degraded["found"] == "leaf4:2 at 100G 4X; gpu4:mlx5_1 at 100G 4X"
+
+
+def test_an_intent_without_cabling_is_skipped_with_a_message_and_reads_nothing(tmp_path):
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    for host in ("leaf1", "leaf2"):
+        path = os.path.join(inventory, "host_vars", host + ".yml")
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+        for spec in data["lossless_fabric_device"]["ports"].values():
+            spec.pop("peer", None)
+        with open(path, "w", encoding="utf-8") as handle:
+            yaml.safe_dump(data, handle)
+    # No lab is up: a reader that ran would fail to connect.
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/cabling.yml", "-e", "lossless_fabric_report_dir=%s" % (tmp_path / "r")])
+    assert out.returncode == 0, out.stdout[-4000:]
+    assert "Cabling check skipped: the intent describes no links" in out.stdout
+    recap = [line for line in out.stdout.splitlines() if " : ok=" in line]
+    assert len(recap) == 6 and all("failed=0" in line and "ignored=0" in line for line in recap), recap  # no reader ran (it would fail here)
+    assert not (tmp_path / "r" / "cabling.json").exists()
