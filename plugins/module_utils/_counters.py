@@ -324,8 +324,9 @@ def _fail(result: dict, msg: str, **extra: Any) -> dict:
     return result
 
 
-def run_fabric(per_switch: dict[str, dict], workers: int) -> dict:
-    """run() for many switches from one thread pool: one task, a result per
+def run_fabric(per_switch: dict[str, dict], workers: int, run_one: Any = None) -> dict:
+    """run() (or ``run_one``, another read-only reader of the same args: switch_links)
+    for many switches from one thread pool: one task, a result per
     switch under 'switches' (the same shape a per-host task registers), and a
     failure that names every switch that failed. The snapshots of the switches
     that answered are returned even when others failed."""
@@ -341,7 +342,7 @@ def run_fabric(per_switch: dict[str, dict], workers: int) -> dict:
     def one(item):
         host, args = item
         try:
-            return host, run(args, device=host)
+            return host, (run_one or run)(args, device=host)
         except Exception as exc:  # pylint: disable=broad-exception-caught
             # Something run() does not expect (a library error it does not name): this switch fails, naming
             # the device and the error; the other switches' snapshots are kept rather than lost with the task.

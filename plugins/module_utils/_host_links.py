@@ -37,7 +37,7 @@ _OPERSTATES = {"up": "up", "down": "down", "lowerlayerdown": "down", "notpresent
 _IB_STATES = {"NOP": None, "DOWN": "down", "INIT": "down", "ARMED": "down", "ACTIVE": "up", "ACTIVE_DEFER": "up"}
 _IB_STATE_RE = re.compile(r"^(\d+): ([A-Z_]+)$")
 _IB_RATE_RE = re.compile(r"^(\d+)(\.5)? Gb/sec \((\d+)X(?: ([A-Z0-9]+))?\)$")
-_MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5,19}$")
+_MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")  # an Ethernet MAC; an IPoIB address (20 bytes) is none
 
 
 class HostLinksError(ValueError):

@@ -130,9 +130,88 @@ class Driver:
         """Make the running config the startup config (after a final commit/confirm)."""
         raise NotImplementedError
 
+    # -- links (read-only; the shape is described at the end of this file) --
+    @staticmethod
+    def link_commands(ports: list[str] | None = None) -> list[str]:
+        """The read-only show commands that give LLDP neighbours, oper state and speed."""
+        raise NotImplementedError
+
+    @staticmethod
+    def parse_links(outputs: dict[str, str]) -> dict:
+        """Pure: {command: what the device printed} -> ends. LinkFormError on a form it does not read."""
+        raise NotImplementedError
+
+    def read_counters(self, commands: list[str]) -> dict[str, str]:
+        """Read-only show commands over this connection; {command: output}."""
+        raise NotImplementedError
+
+    def links(self, ports: list[str] | None = None) -> tuple[list[str], dict[str, str], dict]:
+        """Run link_commands over the existing read-only channel (read_counters: one round trip
+        where the platform allows) and parse them: (commands, outputs, ends)."""
+        commands = self.link_commands(ports)
+        outputs = self.read_counters(commands)
+        return commands, outputs, self.parse_links(outputs)
+
 
 def check_cli_line(device: str, line: str) -> None:
     """Refuse a line that could carry a second command (defence in depth:
     _intent already refuses such values; this guards hand-given lines)."""
     if not isinstance(line, str) or any(ord(ch) < 32 or ord(ch) == 127 for ch in line):
         raise DeviceError(device, "refusing a configuration line with a control character", line=repr(line), state=UNCHANGED)
+
+
+# -- links (read-only; module_utils/_switch_links.py, docs/cabling contract) --
+# Every driver also implements:
+#
+#   link_commands(ports) -> [command]      static: the read-only show commands
+#   parse_links(outputs) -> ends           static, pure: {command: text} -> the ends shape
+#   links(ports) -> (commands, outputs, ends)   runs the commands over this connection
+#
+# ends = {port: {"oper": "up"|"down"|None, "speed": "400G"|None, "width": None,
+#                "neighbors": [{"system", "port", "port_id_subtype", "port_descr", "chassis_id"}]}}
+# The readers report what the device says and never compare; a form they do not
+# know raises LinkFormError naming the platform, the command and the form expected.
+
+# IEEE 802.1AB port ID subtypes (LLDP-MIB LldpPortIdSubtype): number -> the short name the contract uses.
+PORT_ID_SUBTYPES = {1: "ifalias", 2: "port_component", 3: "mac", 4: "network_address", 5: "ifname", 6: "agent_circuit_id", 7: "local"}
+
+
+class LinkFormError(ValueError):
+    """A links command printed something the parser does not read; str() names platform, command, form."""
+
+    def __init__(self, platform: str, command: str, expected: str, got: str | None = None):
+        self.platform = platform
+        self.command = command
+        snippet = " ".join((got or "").split())[:160] or "(no output)"
+        super().__init__("%s: %r: not a form this parser reads; expected %s; got: %s" % (platform, command, expected, snippet))
+
+
+def speed_g(value: Any) -> str | None:
+    """'400G', '400Gbps', '400Gb/s', 'a-400G', 400000000000 (bit/s) -> '400G'; None for anything below 1G,
+    'auto', 'unconf', '' (the contract's speeds are whole G)."""
+    import re  # pylint: disable=import-outside-toplevel
+
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        gig = value / 1e9
+        return "%dG" % int(gig) if gig >= 1 and float(gig).is_integer() else None
+    match = re.fullmatch(r"\s*(?:a-)?(\d+(?:\.\d+)?)\s*([GMT])(?:b(?:ps|/s|it/s)?|bps|E)?\s*", str(value), re.IGNORECASE)
+    if not match:
+        return None
+    number = float(match.group(1)) * {"M": 0.001, "G": 1, "T": 1000}[match.group(2).upper()]
+    return "%dG" % int(number) if number >= 1 and number.is_integer() else None
+
+
+def neighbor(system: Any, port: Any, subtype: str | None = None, descr: Any = None, chassis: Any = None) -> dict:
+    """One neighbour in the contract's shape (empty strings are 'not sent': None)."""
+
+    def text(value: Any) -> str | None:
+        return None if value is None or str(value).strip() == "" else str(value).strip()
+
+    return {"system": text(system), "port": text(port), "port_id_subtype": subtype, "port_descr": text(descr), "chassis_id": text(chassis)}
+
+
+def end(oper: str | None = None, speed: str | None = None) -> dict:
+    return {"oper": oper, "speed": speed, "width": None, "neighbors": []}
+

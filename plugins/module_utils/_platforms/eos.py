@@ -1117,3 +1117,176 @@ class Driver(_base.Driver):
             for name, counters in parsed.items():
                 port(name).update(counters)
         return ports, errors
+
+    # -- links (read-only; module_utils/_switch_links.py) -----------------
+    # Both commands list every interface, so one chunk reads the whole switch.
+    # 'show lldp neighbors detail | json': lldpNeighbors -> <port> -> lldpNeighborInfo[] with systemName,
+    # chassisId, neighborInterfaceInfo {interfaceIdType, interfaceId (quoted for names), interfaceId_v2
+    # (newer EOS, unquoted), interfaceDescription} (ANTA VerifyLLDPNeighbors unit data; napalm eos
+    # get_lldp_neighbors_detail fixtures). 'show interfaces status | json': interfaceStatuses -> <port> ->
+    # {linkStatus, lineProtocolStatus, bandwidth (bit/s)}. docs/vendor-eos.md, "LLDP and link state".
+    LINK_COMMANDS = ("show lldp neighbors detail | json", "show interfaces status | json")
+
+    @staticmethod
+    def link_commands(ports: list[str] | None = None) -> list[str]:
+        return list(Driver.LINK_COMMANDS)
+
+    @staticmethod
+    def parse_links(outputs: dict[str, str]) -> dict:
+        """ends from the two commands' '| json' documents, or their text forms (output captured by hand)."""
+        lldp_cmd, status_cmd = Driver.LINK_COMMANDS
+        ends: dict[str, dict] = {}
+        for command, parse_json, parse_text in ((status_cmd, _status_json, _status_text), (lldp_cmd, _lldp_json, _lldp_text)):
+            plain = command[: -len(" | json")]
+            key = command if command in outputs else plain if plain in outputs else None
+            if key is None:
+                raise _base.LinkFormError("eos", command, "its output (the command was not run)")
+            output = outputs[key]
+            said = Driver._rejection(output or "")
+            if said:
+                raise _base.LinkFormError("eos", command, "a show result, not an error", said)
+            from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+            doc = _counters.json_document(output)
+            if isinstance(doc, dict):
+                parse_json(command, doc, ends)
+            else:
+                parse_text(key, output, ends)
+        return ends
+
+
+# ---------------------------------------------------------------------------
+# links parsers (module level: pure)
+# ---------------------------------------------------------------------------
+# EOS interfaceIdType words -> contract subtypes. 'interfaceName' and 'macAddress': ANTA and napalm fixtures;
+# 'local' (locally assigned) and the others: the LLDP-MIB names, their EOS JSON spelling unverified.
+_EOS_ID_TYPES = {
+    "interfaceName": "ifname",
+    "macAddress": "mac",
+    "local": "local",
+    "locallyAssigned": "local",
+    "interfaceAlias": "ifalias",
+    "portComponent": "port_component",
+    "networkAddress": "network_address",
+    "agentCircuitId": "agent_circuit_id",
+}
+# linkStatus words (Arista 'show interfaces status' JSON/text, ntc-templates fixture): connected = up.
+_EOS_DOWN = ("notconnect", "errdisabled", "disabled", "inactive", "notPresent", "down", "sfp-mismatch", "monitoring")
+
+
+def _eos_oper(word: Any) -> str | None:
+    if word == "connected":
+        return "up"
+    return "down" if isinstance(word, str) and word in _EOS_DOWN else None
+
+
+def _status_json(command: str, doc: dict, ends: dict) -> None:
+    statuses = doc.get("interfaceStatuses")
+    if not isinstance(statuses, dict):
+        raise _base.LinkFormError("eos", command, "a JSON document with an 'interfaceStatuses' map", json.dumps(doc)[:160])
+    for name, entry in statuses.items():
+        if not isinstance(entry, dict):
+            raise _base.LinkFormError("eos", command, "interfaceStatuses.<port> objects", json.dumps(statuses)[:160])
+        oper = _eos_oper(entry.get("linkStatus"))
+        # bandwidth is the configured speed too when the link is down (Arista's notconnect sample): only an up link says its speed.
+        ends[name] = _base.end(oper, _base.speed_g(entry.get("bandwidth")) if oper == "up" else None)
+
+
+_STATUS_HEADER = ("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type")
+
+
+def _status_text(command: str, output: str, ends: dict) -> None:
+    """The 'Port Name Status Vlan Duplex Speed Type' table (ntc-templates arista_eos_show_interfaces_status.raw).
+    Name may hold spaces and be empty: the columns are cut at the header words' starts."""
+    lines = [line.rstrip() for line in (output or "").replace("\r", "").split("\n")]
+    header = next((i for i, line in enumerate(lines) if tuple(line.split()) == _STATUS_HEADER), None)
+    if header is None:
+        raise _base.LinkFormError("eos", command, "its '| json' document or the table under 'Port Name Status Vlan Duplex Speed Type'", output)
+    starts = [lines[header].index(word) for word in _STATUS_HEADER]
+    for line in lines[header + 1 :]:
+        if not line.strip():
+            continue
+        port = _text_port(line[: starts[1]].strip())
+        # Status, Vlan, Duplex and Speed never hold spaces: read them as words after the Name column.
+        words = line[starts[2] - 1 :].split() if len(line) >= starts[2] else []
+        if port is None or len(words) < 4:
+            raise _base.LinkFormError("eos", command, "rows '<EtN> <name> <status> <vlan> <duplex> <speed> <type>'", line)
+        oper = _eos_oper(words[0])
+        ends[port] = _base.end(oper, _base.speed_g(words[3]) if oper == "up" else None)
+
+
+def _port_id(value: Any) -> str | None:
+    """EOS quotes interface-name port IDs ('"Ethernet1"'): the ID as sent is what is inside."""
+    if value is None:
+        return None
+    text = str(value)
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
+def _lldp_json(command: str, doc: dict, ends: dict) -> None:
+    table = doc.get("lldpNeighbors")
+    if not isinstance(table, dict):
+        # The plain 'show lldp neighbors | json' holds a list here: a different command, refused.
+        raise _base.LinkFormError("eos", command, "a JSON document with an 'lldpNeighbors' map of ports (the detail form)", json.dumps(doc)[:160])
+    for name, entry in table.items():
+        infos = entry.get("lldpNeighborInfo") if isinstance(entry, dict) else None
+        if not isinstance(infos, list):
+            raise _base.LinkFormError("eos", command, "lldpNeighbors.<port>.lldpNeighborInfo lists", json.dumps(entry)[:160])
+        here = ends.setdefault(name, _base.end())
+        for info in infos:
+            intf = info.get("neighborInterfaceInfo") if isinstance(info, dict) else None
+            if not isinstance(intf, dict):
+                raise _base.LinkFormError("eos", command, "lldpNeighborInfo[] objects with neighborInterfaceInfo", json.dumps(info)[:160])
+            kind = intf.get("interfaceIdType")
+            port = intf.get("interfaceId_v2") if intf.get("interfaceId_v2") is not None else _port_id(intf.get("interfaceId"))
+            here["neighbors"].append(
+                _base.neighbor(info.get("systemName"), port, _EOS_ID_TYPES.get(kind, kind), intf.get("interfaceDescription"), info.get("chassisId"))
+            )
+
+
+_LLDP_INTERFACE = re.compile(r"^Interface (\S+) detected (\d+) LLDP neighbors:$")
+_LLDP_FIELD = re.compile(r"^\s*-?\s*(Chassis ID|Port ID type|Port ID|Port Description|System Name)\s*:\s*(.*)$")
+
+
+def _lldp_text(command: str, output: str, ends: dict) -> None:
+    """'Interface X detected N LLDP neighbors:' blocks (ntc-templates arista_eos_show_lldp_neighbors_detail.raw):
+    per neighbour '- Port ID type: Interface name (5)', 'Port ID : "Ethernet1"', '- System Name: "..."'."""
+    current = None
+    last = None
+    expected = 0
+    seen = False
+    for raw in (output or "").replace("\r", "").split("\n"):
+        line = raw.rstrip()
+        match = _LLDP_INTERFACE.match(line.strip())
+        if match:
+            if current is not None and len(current["neighbors"]) != expected:
+                raise _base.LinkFormError("eos", command, "as many neighbour blocks as 'detected N' says", line)
+            seen = True
+            current = ends.setdefault(_text_port(match.group(1)) or match.group(1), _base.end())
+            current["neighbors"] = []
+            expected = int(match.group(2))
+            last = None
+            continue
+        if current is None:
+            if line.strip():
+                break
+            continue
+        if re.match(r"^\s*Neighbor \S+, age ", line):
+            last = _base.neighbor(None, None)
+            current["neighbors"].append(last)
+            continue
+        field = _LLDP_FIELD.match(line)
+        if field and last is not None:
+            value = field.group(2).strip()
+            unquoted = value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
+            if field.group(1) == "Port ID type":
+                number = re.search(r"\((\d+)\)\s*$", value)
+                last["port_id_subtype"] = _base.PORT_ID_SUBTYPES.get(int(number.group(1))) if number else None
+            else:
+                key = {"Chassis ID": "chassis_id", "Port ID": "port", "Port Description": "port_descr", "System Name": "system"}[field.group(1)]
+                if last[key] is None:  # the first only: the Link Aggregation TLV has a 'Port ID' of its own
+                    last[key] = unquoted or None
+    if not seen:
+        raise _base.LinkFormError("eos", command, "its '| json' document or 'Interface <port> detected <n> LLDP neighbors:' blocks", output)
+    if current is not None and len(current["neighbors"]) != expected:
+        raise _base.LinkFormError("eos", command, "as many neighbour blocks as 'detected N' says", output[-160:])

@@ -1246,5 +1246,144 @@ class Driver(_base.Driver):
         return found
 
 
+    # -- links (read-only; module_utils/_switch_links.py) -----------------
+    # Per port, like the counters: 'show lldp neighbors interface X | display xml' (the detail view: the
+    # RPC reply napalm's junos get_lldp_neighbors_detail reads, lldp-neighbors-information ->
+    # lldp-neighbor-information with lldp-local-interface, lldp-remote-system-name, lldp-remote-port-id,
+    # lldp-remote-port-id-subtype, lldp-remote-port-description, lldp-remote-chassis-id) and
+    # 'show interfaces X' ('Physical interface: X, Enabled, Physical link is Up', '... Speed: 10Gbps, ...':
+    # Juniper's show interfaces page; ntc-templates juniper_junos_show_interfaces2.raw).
+    # A Junos peer may send its port ID as a locally assigned number (its SNMP ifIndex) with the
+    # interface name in the port description: both are reported as sent. docs/vendor-junos.md.
+    @staticmethod
+    def link_commands(ports: list[str] | None = None) -> list[str]:
+        if not ports:
+            raise ValueError("ports: Junos shows LLDP and link state per interface here; give the ports (or lossless_fabric_device.ports)")
+        for name in ports:
+            if not isinstance(name, str) or not Driver._COUNTER_PORT.fullmatch(name):
+                raise ValueError("ports: %r is not a Junos interface name" % (name,))
+        return [c for name in ports for c in ("show lldp neighbors interface %s | display xml" % name, "show interfaces %s" % name)]
+
+    @staticmethod
+    def parse_links(outputs: dict[str, str]) -> dict:
+        ends: dict[str, dict] = {}
+        for command, text in outputs.items():
+            lldp = re.fullmatch(r"show lldp neighbors interface (\S+)(?: \| display (?:xml|json))?", command)
+            intf = re.fullmatch(r"show interfaces (\S+)", command)
+            if not lldp and not intf:
+                continue
+            if re.search(r"(?im)^\s*error:|syntax error|unknown command", text or ""):
+                raise _base.LinkFormError("junos", command, "a show result, not an error", text)
+            if intf:
+                here = ends.setdefault(intf.group(1), _base.end())
+                here["oper"], here["speed"] = _junos_link_state(command, text)
+            else:
+                here = ends.setdefault(lldp.group(1), _base.end())
+                here["neighbors"] = _junos_lldp(command, text)
+        return ends
+
 class DeviceErrorTimeout(Exception):
     """Internal: the device stopped answering (turned into DeviceError)."""
+
+
+# ---------------------------------------------------------------------------
+# links parsers (pure)
+# ---------------------------------------------------------------------------
+_PHYSICAL = re.compile(r"^Physical interface: (\S+), (Enabled|Disabled|Administratively down), Physical link is (Up|Down)\s*$", re.M)
+_SPEED = re.compile(r"\bSpeed: ([^,\s]+)")
+# lldp-remote-port-id-subtype words (napalm junos fixtures: 'Locally assigned', 'Mac address'; 'Interface name':
+# the LLDP-MIB name as Junos prints the others, unverified).
+_JUNOS_SUBTYPES = {"locally assigned": "local", "mac address": "mac", "interface name": "ifname", "interface alias": "ifalias",
+                   "port component": "port_component", "network address": "network_address", "agent circuit id": "agent_circuit_id"}
+
+
+def _junos_link_state(command: str, text: str) -> tuple[str | None, str | None]:
+    match = _PHYSICAL.search((text or "").replace("\r", ""))
+    if not match:
+        raise _base.LinkFormError("junos", command, "'Physical interface: <name>, Enabled, Physical link is Up|Down' and a 'Speed:' field", text)
+    oper = "up" if match.group(3) == "Up" else "down"
+    speed = _SPEED.search(text[match.end():])
+    # The Speed field is the configured rate on a down link too: only an up link says its speed.
+    return oper, (_base.speed_g(speed.group(1)) if speed and oper == "up" else None)
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _junos_lldp(command: str, text: str) -> list[dict]:
+    """Neighbours from the XML of 'show lldp neighbors [interface X] | display xml' (detail or brief)."""
+    import xml.etree.ElementTree as ET  # pylint: disable=import-outside-toplevel
+
+    body = (text or "").strip()
+    if body.startswith("{"):
+        return _junos_lldp_json(command, body)
+    start = body.find("<")
+    try:
+        root = ET.fromstring(body[start:]) if start >= 0 else None
+    except ET.ParseError:
+        root = None
+    if root is None:
+        raise _base.LinkFormError("junos", command, "the XML of '| display xml' holding <lldp-neighbors-information>", text)
+    info = root if _local(root.tag) == "lldp-neighbors-information" else next((e for e in root.iter() if _local(e.tag) == "lldp-neighbors-information"), None)
+    if info is None:
+        raise _base.LinkFormError("junos", command, "an <lldp-neighbors-information> element", text)
+    found = []
+    for entry in (e for e in info if _local(e.tag) == "lldp-neighbor-information"):
+        fields: dict[str, str] = {}
+        for child in entry.iter():
+            fields.setdefault(_local(child.tag), (child.text or "").strip())
+        subtype = fields.get("lldp-remote-port-id-subtype")
+        found.append(_base.neighbor(
+            fields.get("lldp-remote-system-name"),
+            fields.get("lldp-remote-port-id"),
+            _JUNOS_SUBTYPES.get(subtype.lower(), subtype) if subtype else None,
+            fields.get("lldp-remote-port-description"),
+            fields.get("lldp-remote-chassis-id"),
+        ))
+    return found
+
+
+def _junos_lldp_json(command: str, body: str) -> list[dict]:
+    """'| display json': each element is a list of objects, a leaf's value under "data" (Juniper's JSON
+    rendering of the same RPC reply; key names as in the XML form; no captured LLDP sample found: unverified)."""
+    import json  # pylint: disable=import-outside-toplevel
+
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        doc = None
+
+    def find(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "lldp-neighbors-information" in node:
+                return node["lldp-neighbors-information"]
+            for value in node.values():
+                got = find(value)
+                if got is not None:
+                    return got
+        if isinstance(node, list):
+            for value in node:
+                got = find(value)
+                if got is not None:
+                    return got
+        return None
+
+    info = find(doc)
+    if not isinstance(info, list):
+        raise _base.LinkFormError("junos", command, "the JSON of '| display json' holding \"lldp-neighbors-information\"", body)
+    found = []
+    for block in info:
+        for entry in (block.get("lldp-neighbor-information") or []) if isinstance(block, dict) else []:
+            if not isinstance(entry, dict):
+                raise _base.LinkFormError("junos", command, "lldp-neighbor-information objects", body)
+
+            def leaf(key: str, entry=entry) -> str | None:
+                value = entry.get(key)
+                return value[0].get("data") if isinstance(value, list) and value and isinstance(value[0], dict) else None
+
+            subtype = leaf("lldp-remote-port-id-subtype")
+            found.append(_base.neighbor(leaf("lldp-remote-system-name"), leaf("lldp-remote-port-id"),
+                                        _JUNOS_SUBTYPES.get(subtype.lower(), subtype) if subtype else None,
+                                        leaf("lldp-remote-port-description"), leaf("lldp-remote-chassis-id")))
+    return found

@@ -1111,6 +1111,54 @@ class Driver(_base.Driver):
 # or more spaces, never on ruler positions: values are wider than the ruler in
 # real output and cells hold single spaces ('146.48 KB', 'ecn, absolute').
 
+
+    # -- links (read-only; module_utils/_switch_links.py) -----------------
+    # 'nv show interface -o json': every interface -> {link: {state: {up: {}}|{down: {}}, speed: "400G"},
+    # lldp: {neighbor: {<id>: {chassis: {chassis-id, system-name}, port: {name, description, type}}}}}
+    # (NVUE's JSON tree of 'nv show interface', whose text form prints State, Speed, Remote Host and
+    # Remote Port: NVUE reference, Show Commands > Interface; the JSON keys from a public capture,
+    # tests/unit/plugins/module_utils/fixtures/links/SOURCES.md). 'nv show interface <if> lldp -o json'
+    # (the same lldp subtree; Show Commands > LLDP) is read too when given. docs/vendor-nvue.md.
+    LINK_COMMANDS = ("nv show interface -o json",)
+    _LLDP_COMMAND = re.compile(r"^nv show interface (\S+) lldp -o json$")
+
+    @staticmethod
+    def link_commands(ports: list[str] | None = None) -> list[str]:
+        return list(Driver.LINK_COMMANDS)
+
+    @staticmethod
+    def parse_links(outputs: dict[str, str]) -> dict:
+        from ansible_collections.lossless.fabric.plugins.module_utils import _counters  # pylint: disable=import-outside-toplevel
+
+        command = Driver.LINK_COMMANDS[0]
+        if command not in outputs and "nv show interface" in outputs:
+            # Output captured by hand without -o json: the text table NVIDIA's reference prints.
+            return _nvue_interface_table("nv show interface", outputs["nv show interface"])
+        if command not in outputs:
+            raise _base.LinkFormError("nvue", command, "its output (the command was not run)")
+        text = outputs[command]
+        doc = _counters.json_document(text)
+        if _ERROR.search(text or "") or not isinstance(doc, dict) or not doc or not all(isinstance(v, dict) for v in doc.values()):
+            raise _base.LinkFormError("nvue", command, "the JSON of 'nv show interface -o json': interface name -> {link: {state, speed}, lldp, type}", text)
+        ends: dict[str, dict] = {}
+        for name, entry in doc.items():
+            link = entry.get("link")
+            if not isinstance(link, dict):
+                continue  # no link (a vrf or bond summary without one): not a port this check reads
+            state = link.get("state")
+            word = next(iter(state), None) if isinstance(state, dict) else state
+            oper = {"up": "up", "down": "down"}.get(word) if isinstance(word, str) else None
+            ends[name] = _base.end(oper, _base.speed_g(link.get("speed")) if oper == "up" else None)
+            ends[name]["neighbors"] = _nvue_neighbors(command, entry.get("lldp"))
+        for other, text in outputs.items():
+            match = Driver._LLDP_COMMAND.match(other)
+            if match:
+                lldp = _counters.json_document(text)
+                if _ERROR.search(text or "") or not isinstance(lldp, dict):
+                    raise _base.LinkFormError("nvue", other, "the JSON of the interface's lldp subtree", text)
+                ends.setdefault(match.group(1), _base.end())["neighbors"] = _nvue_neighbors(other, lldp)
+        return ends
+
 _FORMS = (
     "nv config show -o commands (nv set lines)",
     "nv config show (YAML with '- set:')",
@@ -1438,3 +1486,62 @@ def _column_tables(text: str) -> list[list[dict[str, str]]]:
                 rows.append(dict(zip(header, cells + [""] * (len(header) - len(cells)))))
         tables.append(rows)
     return tables
+
+
+# lldpd's port ID types as NVUE prints them ('ifname': NVUE JSON capture; 'mac', 'local': lldpd's names, unverified in NVUE).
+_NVUE_SUBTYPES = {"ifname": "ifname", "mac": "mac", "local": "local", "ifalias": "ifalias", "ip": "network_address"}
+
+
+def _nvue_neighbors(command: str, lldp: Any) -> list[dict]:
+    if lldp is None:
+        return []
+    neighbors = lldp.get("neighbor", {}) if isinstance(lldp, dict) else None
+    if not isinstance(neighbors, dict):
+        raise _base.LinkFormError("nvue", command, "lldp.neighbor: a map of neighbour id -> {chassis, port}", str(lldp))
+    found = []
+    for ident, data in neighbors.items():
+        chassis = data.get("chassis", {}) if isinstance(data, dict) else None
+        port = data.get("port", {}) if isinstance(data, dict) else None
+        if not isinstance(chassis, dict) or not isinstance(port, dict):
+            raise _base.LinkFormError("nvue", command, "lldp.neighbor.<id> with chassis and port objects", str(data))
+        kind = port.get("type")
+        found.append(_base.neighbor(chassis.get("system-name") or ident, port.get("name"), _NVUE_SUBTYPES.get(kind, kind), port.get("description"),
+                                    chassis.get("chassis-id")))
+    return found
+
+
+_TABLE_HEADER = ["Interface", "State", "Speed", "MTU", "Type", "Remote Host", "Remote Port", "Summary"]
+_TABLE_RULER = re.compile(r"\s*-+\u2026?(?:\s+-+\u2026?)*\s*")
+
+
+def _nvue_interface_table(command: str, text: str) -> dict:
+    """The 'nv show interface' table (NVUE reference, Show Commands > Interface): one row per interface,
+    Summary continuation lines with an empty Interface column. Columns are cut at the ruler's dash groups.
+    NVUE shortens a long cell with '\u2026' (a server's MAC in Remote Port): such a value is not what the
+    neighbour sent and is reported as null."""
+    lines = (text or "").replace("\r", "").split("\n")
+    at = next((i for i in range(1, len(lines)) if _TABLE_RULER.fullmatch(lines[i]) and re.split(r"\s{2,}", lines[i - 1].strip()) == _TABLE_HEADER), None)
+    if at is None:
+        raise _base.LinkFormError("nvue", command, "the JSON of 'nv show interface -o json', or the table under '%s'" % "  ".join(_TABLE_HEADER), text)
+    starts = [m.start() for m in re.finditer(r"-+\u2026?", lines[at])]
+
+    def cell(line: str, n: int) -> str:
+        end = starts[n + 1] if n + 1 < len(starts) else len(line)
+        return line[starts[n]:end].strip()
+
+    ends: dict[str, dict] = {}
+    for line in lines[at + 1:]:
+        if not line.strip() or line.strip() == "...":
+            continue
+        name = cell(line, 0)
+        if not name:
+            continue  # a Summary continuation line
+        state, speed, host, port = cell(line, 1), cell(line, 2), cell(line, 5), cell(line, 6)
+        oper = {"up": "up", "down": "down"}.get(state)
+        if oper is None:
+            raise _base.LinkFormError("nvue", command, "rows '<interface> up|down <speed> ...'", line)
+        here = _base.end(oper, _base.speed_g(speed) if oper == "up" else None)
+        if host:
+            here["neighbors"].append(_base.neighbor(None if host.endswith("\u2026") else host, None if port.endswith("\u2026") else port))
+        ends[name] = here
+    return ends

@@ -171,6 +171,51 @@ class Device:
                 return True
         return False
 
+    # --- cabling (tests/lab/wiring.py) ------------------------------------
+    def system_name(self) -> str:
+        """The LLDP system name this switch advertises: its configured host name."""
+        return self.hostname
+
+    def lldp_ports(self) -> dict[str, dict]:
+        """{local port: {'oper', 'speed', 'configured', 'peer'}} from the lab wiring, read now (a test may
+        rewrite wiring.json between commands). 'peer' is None or what the far end advertises by LLDP:
+        {'system', 'port_id', 'subtype' (ifname|local|mac), 'descr' (None: not sent), 'chassis'}."""
+        wiring = _load_wiring(self.sim.config.get("wiring_file"))
+        if wiring is None:
+            return {}
+        mod = _wiring_module()
+        configured = {e["end"][2]: e.get("speed") for e in wiring.get("ends", []) if e["end"][0] == self.name}
+        out = {}
+        for port, seen in mod.view(wiring, self.name).items():
+            peer = seen.get("peer")
+            out[port] = {"oper": seen["oper"], "speed": seen.get("speed"), "configured": configured.get(port), "peer": self._advertised(peer, mod)}
+        return out
+
+    def _advertised(self, peer: dict | None, mod: Any) -> dict | None:
+        if not peer:
+            return None
+        if "nic" in peer:
+            # A GPU host runs lldpd with its defaults: system name = host name, port ID = the NIC's MAC
+            # (subtype mac), port description = the netdev name (lldpd(8), docs/vendor-*.md "LLDP and link state").
+            return {"system": peer["host"], "port_id": peer.get("mac"), "subtype": "mac", "descr": peer.get("netdev"), "chassis": peer.get("mac")}
+        far = self.sim.devices.get(peer["host"]) if hasattr(self.sim, "devices") else None
+        chassis = mod.mac(peer["host"], "chassis")
+        port = peer["port"]
+        if far is None:
+            return {"system": peer["host"], "port_id": port, "subtype": "ifname", "descr": None, "chassis": chassis}
+        system = far.system_name()
+        if far.platform == "junos":
+            # Junos sends a locally assigned port ID (its SNMP ifIndex) and the interface name as port description
+            # (napalm junos fixtures; an EOS view of a Junos MX in ntc-templates). Index as the sim's 'show interfaces'.
+            index = 515 + far.ports.index(port) if port in far.ports else 0
+            return {"system": system, "port_id": str(index), "subtype": "local", "descr": port, "chassis": chassis}
+        if far.platform == "nvue":
+            # Cumulus (lldpd): port ID = interface name; port description = the interface (alias when set: unverified).
+            return {"system": system, "port_id": port, "subtype": "ifname", "descr": port, "chassis": chassis}
+        # EOS: port ID = interface name; port description = the interface description, none configured here
+        # (a Cumulus view of an EOS peer in a public capture shows description "").
+        return {"system": system, "port_id": port, "subtype": "ifname", "descr": None, "chassis": chassis}
+
     # --- to be provided by platforms -------------------------------------
     def new_shell(self, conn: Any) -> Shell:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -273,3 +318,33 @@ def deepcopy(x: Any) -> Any:
 
 def natural_key(s: str) -> list:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+_WIRING = None
+
+
+def _wiring_module() -> Any:
+    """tests/lab/wiring.py, by path (the sim runs as a script or is imported from tests)."""
+    global _WIRING  # pylint: disable=global-statement
+    if _WIRING is None:
+        import importlib.util
+        import os
+
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wiring.py")
+        spec = importlib.util.spec_from_file_location("lab_wiring", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _WIRING = module
+    return _WIRING
+
+
+def _load_wiring(path: str | None) -> dict | None:
+    if not path:
+        return None
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        return None

@@ -100,6 +100,8 @@ SHOW_RULES = [
     R("show interfaces counters queue drops", "show", fn="show_queue_drops"),
     R("show interfaces counters discards", "show", fn="show_discards"),
     R("show clock", "show", fn="show_clock"),
+    R("show lldp neighbors detail", "show", fn="show_lldp_detail"),
+    R("show interfaces status", "show", fn="show_intf_status"),
 ]
 
 EXEC_RULES = [
@@ -402,6 +404,9 @@ class EosDevice(Device):
             out.append("!")
         out.append("end")
         return "\n".join(out) + "\n"
+
+    def system_name(self) -> str:
+        return EosDevice._hostname(self.running)
 
     @staticmethod
     def _hostname(block: Block) -> str:
@@ -1200,6 +1205,63 @@ class EosShell(Shell):
             out.append(f"{'Et' + p[8:]:<8} {v['inDiscards']:>18} {v['outDiscards']:>18}")
         out.append(f"{'Totals':<8} {total_in:>18} {total_out:>18}")  # header: LINKMON; ruler and Totals row: unverified
         return "\n".join(out) + "\n"
+
+    # --- LLDP and link state from the lab wiring (docs/vendor-eos.md "LLDP and link state") -----------
+    @staticmethod
+    def _dotted(mac: str | None) -> str:
+        """EOS prints MAC addresses as xxxx.xxxx.xxxx (chassisId, macAddress port IDs: napalm fixtures)."""
+        digits = (mac or "").replace(":", "").lower()
+        return ".".join(digits[i:i + 4] for i in range(0, 12, 4)) if len(digits) == 12 else (mac or "")
+
+    def show_lldp_detail(self, b, json_out) -> Any:
+        seen = self.dev.lldp_ports()
+        ports = [p for p in self.dev.ports]
+        # EOS JSON words: interfaceName / macAddress (ANTA, napalm); 'local' for locally assigned: unverified.
+        kinds = {"ifname": ("interfaceName", "Interface name (5)"), "mac": ("macAddress", "MAC address (3)"), "local": ("local", "Locally assigned (7)")}
+        table = {}
+        text = []
+        for p in ports:
+            peer = (seen.get(p) or {}).get("peer")
+            infos = []
+            if peer:
+                kind, words = kinds[peer["subtype"]]
+                port_id = self._dotted(peer["port_id"]) if kind == "macAddress" else '"%s"' % peer["port_id"]
+                intf = {"interfaceIdType": kind, "interfaceId": port_id, "interfaceDescription": peer["descr"] or ""}
+                if kind != "macAddress":
+                    intf["interfaceId_v2"] = peer["port_id"]
+                infos.append({"chassisIdType": "macAddress", "chassisId": self._dotted(peer["chassis"]), "systemName": peer["system"], "ttl": 120,
+                              "neighborInterfaceInfo": intf})
+                text += [f"Interface {p} detected 1 LLDP neighbors:", "",
+                         f"  Neighbor {self._dotted(peer['chassis'])}/{port_id}, age 12 seconds",
+                         "  - Chassis ID type: MAC address (4)", f"    Chassis ID     : {self._dotted(peer['chassis'])}",
+                         f"  - Port ID type: {words}", f"    Port ID     : {port_id}", "  - Time To Live: 120 seconds"]
+                if peer["descr"]:
+                    text.append(f'  - Port Description: "{peer["descr"]}"')
+                text += [f'  - System Name: "{peer["system"]}"', ""]
+            else:
+                text += [f"Interface {p} detected 0 LLDP neighbors:", ""]
+            table[p] = {"lldpNeighborInfo": infos}
+        if json_out:
+            return {"tablesLastChangeTime": 0.0, "tablesAgeOuts": 0, "tablesInserts": 0, "tablesDeletes": 0, "tablesDrops": 0, "lldpNeighbors": table}
+        return "\n".join(text) + "\n"
+
+    def show_intf_status(self, b, json_out) -> Any:
+        seen = self.dev.lldp_ports()
+        statuses = {}
+        rows = ["Port       Name   Status       Vlan     Duplex Speed  Type"]
+        for p in self.dev.ports:
+            state = seen.get(p) or {"oper": "down", "speed": None, "configured": None}
+            up = state["oper"] == "up"
+            speed = state["speed"] if up else state.get("configured")
+            gig = int(str(speed)[:-1]) if speed and str(speed).endswith("G") and str(speed)[:-1].isdigit() else 0
+            statuses[p] = {"vlanInformation": {"interfaceMode": "routed", "interfaceForwardingModel": "routed"}, "bandwidth": gig * 1000000000,
+                           "interfaceType": f"{gig}GBASE-CR8" if gig else "Not Present", "description": "", "autoNegotiateActive": False,
+                           "duplex": "duplexFull", "linkStatus": "connected" if up else "notconnect", "lineProtocolStatus": "up" if up else "down"}
+            rows.append(f"{'Et' + p[8:]:<10} {'':<6} {statuses[p]['linkStatus']:<12} {'routed':<8} full   {str(gig) + 'G' if gig else 'auto':<6} "
+                        f"{statuses[p]['interfaceType']}")
+        if json_out:
+            return {"interfaceStatuses": statuses}
+        return "\n".join(rows) + "\n"
 
     def show_qos_maps(self, b, json_out) -> Any:
         if json_out:

@@ -755,6 +755,9 @@ class JunosDevice(Device):
     def new_shell(self, conn: Any) -> JunosShell:
         return JunosShell(self, conn)
 
+    def system_name(self) -> str:
+        return self.hostname_now()
+
     def hostname_now(self) -> str:
         return self.committed.get("system", {}).get("host-name", ("v", self.hostname))[1]
 
@@ -1000,6 +1003,10 @@ class JunosShell(Shell):
         if toks[1:2] == ["version"]:
             return (f"fpc0:\n--------------------------------------------------------------------------\n"
                     f"Hostname: {self._host()}\nModel: {self.dev.model}\nJunos: {self.dev.version}\n")
+        if toks[1:3] == ["lldp", "neighbors"] and (len(toks) == 3 or (len(toks) == 5 and toks[3] == "interface")):
+            return self._show_lldp(toks[4] if len(toks) == 5 else None, any(p == "display xml" for p in pipes))
+        if toks[1:2] == ["interfaces"] and len(toks) == 3 and toks[2] != "queue":
+            return self._show_interface(toks[2])
         if toks[1:2] == ["interfaces"] and len(toks) >= 3:
             if toks[2] == "queue" and len(toks) >= 4:
                 return self._show_queue(toks[3])
@@ -1216,6 +1223,53 @@ class JunosShell(Shell):
     # --- operational show commands (counters) --------------------------------------------------
     def _port(self, name: str) -> str | None:
         return name if name in self.dev.counters else None
+
+    # --- LLDP and link state from the lab wiring (docs/vendor-junos.md "LLDP and link state") ------------
+    _SUBTYPE_WORDS = {"ifname": "Interface name", "mac": "Mac address", "local": "Locally assigned"}
+
+    def _show_interface(self, name: str) -> str:
+        p = self._port(name)
+        if p is None:
+            return f"error: device {name} not found\n"
+        state = self.dev.lldp_ports().get(p) or {"oper": "down", "speed": None, "configured": None}
+        up = state["oper"] == "up"
+        speed = state["speed"] if up else state.get("configured")
+        rate = (str(speed)[:-1] + "Gbps") if speed and str(speed).endswith("G") else "Auto"
+        mtu = self.dev.committed.get(f"interfaces {p}", {}).get("mtu", ("v", "1514"))[1]
+        index = self.dev.ports.index(p)
+        return "\n".join([
+            f"Physical interface: {p}, Enabled, Physical link is {'Up' if up else 'Down'}",
+            f"  Interface index: {650 + index}, SNMP ifIndex: {515 + index}",
+            f"  Link-level type: Ethernet, MTU: {mtu}, LAN-PHY mode, Speed: {rate}, BPDU Error: None, Loop Detect PDU Error: None,",
+            "  Device flags   : Present Running" + ("" if up else " Down"),
+        ]) + "\n"
+
+    def _show_lldp(self, name: str | None, xml: bool) -> str:
+        seen = self.dev.lldp_ports()
+        if name is not None and self._port(name) is None:
+            return f"error: device {name} not found\n"
+        ports = [name] if name else [p for p in self.dev.ports if (seen.get(p) or {}).get("peer")]
+        entries = [(p, seen[p]["peer"]) for p in ports if (seen.get(p) or {}).get("peer")]
+        if not xml:
+            rows = ["Local Interface    Parent Interface    Chassis Id          Port info          System Name"]
+            rows += [f"{p:<18} {'-':<19} {peer['chassis']:<19} {peer['descr'] or peer['port_id']:<18} {peer['system']}" for p, peer in entries]
+            return "\n".join(rows) + "\n"
+        style = "detail" if name else "brief"
+        out = ['<rpc-reply xmlns:junos="http://xml.juniper.net/junos/%s/junos">' % self.dev.version, f'    <lldp-neighbors-information junos:style="{style}">']
+        for p, peer in entries:
+            out += ["        <lldp-neighbor-information>",
+                    f"            <lldp-local-interface>{p}</lldp-local-interface>",
+                    "            <lldp-local-parent-interface-name>-</lldp-local-parent-interface-name>",
+                    "            <lldp-remote-chassis-id-subtype>Mac address</lldp-remote-chassis-id-subtype>",
+                    f"            <lldp-remote-chassis-id>{peer['chassis']}</lldp-remote-chassis-id>"]
+            if name:
+                out += [f"            <lldp-remote-port-id-subtype>{self._SUBTYPE_WORDS[peer['subtype']]}</lldp-remote-port-id-subtype>",
+                        f"            <lldp-remote-port-id>{peer['port_id']}</lldp-remote-port-id>"]
+            if peer["descr"]:
+                out.append(f"            <lldp-remote-port-description>{peer['descr']}</lldp-remote-port-description>")
+            out += [f"            <lldp-remote-system-name>{peer['system']}</lldp-remote-system-name>", "        </lldp-neighbor-information>"]
+        out += ["    </lldp-neighbors-information>", "    <cli>", "        <banner></banner>", "    </cli>", "</rpc-reply>"]
+        return "\n".join(out) + "\n"
 
     def _show_extensive(self, name: str) -> str:
         p = self._port(name)

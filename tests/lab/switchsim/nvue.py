@@ -444,6 +444,9 @@ class NvueDevice(Device):
             self.load_lines(spec["initial_config"])
         self.saved: dict = deepcopy(self.applied)  # startup configuration (nv config save)
 
+    def system_name(self) -> str:
+        return str(self.applied.get("system", {}).get("hostname", self.hostname))
+
     def load_lines(self, text: str | list) -> None:
         lines = text.splitlines() if isinstance(text, str) else list(text)
         tree = deepcopy(self.applied)
@@ -776,6 +779,11 @@ class NvueShell(Shell):
             return self._show_roce(None, j)
         if w[:2] == ["qos", "congestion-control"] and len(w) == 4 and w[3] == "traffic-class":
             return self._show_cc_tc(w[2], j)
+        if w == ["interface"]:
+            return self._show_interfaces(j)
+        if len(w) == 3 and w[0] == "interface" and w[2] == "lldp" and w[1] in self.dev.counters:
+            lldp = self._lldp(w[1], (self.dev.lldp_ports().get(w[1]) or {}).get("peer"))
+            return json.dumps(lldp, indent=2) + "\n" if j else _yaml(lldp)
         if len(w) >= 2 and w[0] == "interface":
             port = w[1]
             if port not in self.dev.counters:
@@ -927,6 +935,39 @@ class NvueShell(Shell):
                     out.append(f"{' ' * ind + k:<31}{str(v):<14}")
         walk(data, 0)
         return "\n".join(x.rstrip() for x in out) + "\n"
+
+    # --- LLDP and link state from the lab wiring (docs/vendor-nvue.md "LLDP and link state") -----------
+    @staticmethod
+    def _lldp(port: str, peer: dict | None) -> dict:
+        """An interface's lldp subtree: neighbour id (its system name) -> chassis and port (lldpd's fields)."""
+        tree: dict = {"dcbx-ets-config-tlv": "off", "dcbx-ets-recomm-tlv": "off", "dcbx-pfc-tlv": "off"}
+        if peer:
+            tree["neighbor"] = {peer["system"]: {
+                "age": "120",
+                "chassis": {"chassis-id": peer["chassis"], "system-name": peer["system"]},
+                "port": {"description": peer["descr"] or "", "name": peer["port_id"], "ttl": 120, "type": peer["subtype"]},
+            }}
+        return tree
+
+    def _show_interfaces(self, j: bool) -> str:
+        seen = self.dev.lldp_ports()
+        doc: dict = {}
+        rows = []
+        for i, port in enumerate(self.dev.ports):
+            state = seen.get(port) or {"oper": "down", "speed": None, "peer": None}
+            up = state["oper"] == "up"
+            link: dict = {"auto-negotiate": "off", "mtu": 9216, "state": {"up" if up else "down": {}}}
+            if up and state.get("speed"):
+                link["speed"] = state["speed"]  # a down port prints no speed (public capture)
+            entry: dict = {"ifindex": 3 + i, "link": link, "type": "swp"}
+            if up and state.get("peer"):
+                entry["lldp"] = self._lldp(port, state["peer"])
+            doc[port] = entry
+            peer = state.get("peer") or {}
+            rows.append([port, "up" if up else "down", link.get("speed", ""), 9216, "swp", peer.get("system", ""), peer.get("port_id", ""), ""])
+        if j:
+            return json.dumps(doc, indent=2) + "\n"
+        return self._table(["Interface", "State", "Speed", "MTU", "Type", "Remote Host", "Remote Port", "Summary"], rows)
 
     def _show_pfcwd(self, port: str, j: bool) -> str:
         iv = self.dev.applied.get("interface", {}).get(port, {}).get("qos", {})

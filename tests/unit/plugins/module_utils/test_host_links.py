@@ -170,6 +170,7 @@ ETH = {
     "/sys/class/infiniband/mlx5_2/ports/1/link_layer": "InfiniBand\n",
     "/sys/class/infiniband/mlx5_2/ports/1/state": "4: ACTIVE\n", "/sys/class/infiniband/mlx5_2/ports/1/rate": "200 Gb/sec (4X HDR)\n",
     "/sys/class/infiniband/mlx5_2/device/net/ib0/ifindex": "7\n",
+    "/sys/class/net/ib0/address": "00:00:10:29:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:01:00:01\n",  # IPoIB: 20 bytes, no MAC
 }
 NEIGHBOUR = {"lldp": {"interface": {"eth2": {"via": "LLDP", "chassis": {"leaf1": {"id": {"type": "mac", "value": "44:38:39:00:00:01"}}},
                                              "port": {"id": {"type": "ifname", "value": "swp1"}, "descr": "swp1"}}}}}
