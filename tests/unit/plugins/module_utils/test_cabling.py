@@ -120,12 +120,14 @@ def test_a_different_host_with_the_same_short_name_prefix_does_not_match():
     assert f["a"] == "leaf1:swp1" and "gpu1x.example port" in f["found"]
 
 
-@pytest.mark.parametrize("how", ["mac", "mac-dashes", "netdev-as-port", "netdev-as-descr", "nic-name"])
+@pytest.mark.parametrize("how", ["mac", "mac-dashes", "mac-dotted", "netdev-as-port", "netdev-as-descr", "nic-name"])
 def test_a_host_nic_is_recognised_by_mac_netdev_or_nic_name(how):
     obs = observe()
     n = obs["leaf1"]["swp1"]["neighbors"][0]
     mac = obs["gpu1"]["mlx5_0"]["self"]["mac"]
     n.update({"mac": {"port": mac.upper(), "port_descr": None}, "mac-dashes": {"port": mac.replace(":", "-"), "port_descr": None},
+              # EOS prints a host's MAC port ID dotted (docs/vendor-eos.md, "LLDP and link state").
+              "mac-dotted": {"port": ".".join(mac.replace(":", "")[i:i + 4] for i in (0, 4, 8)), "port_descr": None},
               "netdev-as-port": {"port": "eth2", "port_descr": None}, "netdev-as-descr": {"port": "00:00:00:00:00:01", "port_descr": "eth2"},
               "nic-name": {"port": "mlx5_0", "port_descr": None}}[how])
     # Only the switch end speaks: the host runs no LLDP agent.
