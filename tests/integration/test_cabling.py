@@ -39,12 +39,12 @@ def lab(tmp_path_factory):
     try:
         assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
 
-        def playbook(faults, *args):
+        def playbook(faults, *args, play="playbooks/cabling.yml"):
             wiring.refault(str(run_dir), faults)
             for name in ("cabling.json", "cabling.md"):
                 if (report_dir / name).exists():
                     (report_dir / name).unlink()
-            out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/cabling.yml", *args])
+            out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, play, *args])
             report = json.loads((report_dir / "cabling.json").read_text()) if (report_dir / "cabling.json").exists() else None
             md = (report_dir / "cabling.md").read_text() if (report_dir / "cabling.md").exists() else None
             return out, report, md
@@ -108,6 +108,14 @@ def test_an_allowed_exception_passes_and_stays_in_the_report(lab, tmp_path):
     assert out.returncode == 0, out.stdout[-4000:]
     assert report["verdict"] == "passed" and report["summary"]["allowed"] == 1
     assert "| missing | leaf1:swp2 | gpu2:mlx5_0 | 0 |" in md and "allowed: RMA 1234 |" in md
+
+
+def test_site_stops_at_a_bad_cable_before_any_change(lab):
+    out, report, _md = lab([{"unplug": "leaf1:swp2"}], play="playbooks/site.yml")
+    assert out.returncode != 0 and bad(report) == [("missing", "leaf1:swp2", "gpu2:mlx5_0", 0)]
+    plays = [line for line in out.stdout.splitlines() if line.startswith("PLAY [")]
+    assert plays[-1].startswith("PLAY [Cabling - what every device sees against the intended links]"), plays
+    assert "switch_config" not in out.stdout and "Switches - lossless QoS" not in out.stdout
 
 
 def test_a_bad_exception_fails_before_any_device_is_read(lab, tmp_path):
