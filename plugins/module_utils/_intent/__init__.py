@@ -96,12 +96,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernete
     _K8S_SELECTOR_KEYS,  # noqa: F401
     _K8S_TARGET_RE,  # noqa: F401
     _K8S_VERSION_RE,  # noqa: F401
-    K8S_ATTACH_STRATEGIES,  # noqa: F401
-    K8S_CNIS,  # noqa: F401
     K8S_DEFAULTS,  # noqa: F401
-    K8S_LINK_TYPES,  # noqa: F401
-    K8S_MNC_IPAMS,  # noqa: F401
-    K8S_MNC_PLUGINS,  # noqa: F401
     _k8s_attach_policy,  # noqa: F401
     _k8s_choice,  # noqa: F401
     _k8s_cidr,  # noqa: F401
@@ -173,6 +168,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     DEFAULT_PKEY,  # noqa: F401
     DEVICE_KINDS,  # noqa: F401
     IB_MTU_CODES,  # noqa: F401
+    K8S_ATTACH_STRATEGIES,  # noqa: F401
+    K8S_CNIS,  # noqa: F401
+    K8S_LINK_TYPES,  # noqa: F401
+    K8S_MNC_IPAMS,  # noqa: F401
+    K8S_MNC_PLUGINS,  # noqa: F401
     L2_OVERHEAD_BYTES,  # noqa: F401
     MEMBER_KEYWORDS,  # noqa: F401
     MEMBERSHIPS,  # noqa: F401

@@ -10,6 +10,7 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok, _suggest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _BAD,
     _ROOTED_ENGINES,
@@ -120,8 +121,8 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
 
     sm_path = f"{path}.sm"
     sm = ctx.mapping(src.get("sm"), sm_path, _SM_KEYS)
-    priority = ctx.integer(sm, "priority", sm_path, 14, 0, 15, "an SM priority")
-    standby = ctx.integer(sm, "standby_priority", sm_path, 1, 0, 15, "an SM priority")
+    priority = leaf(ctx, sm, "infiniband.sm.priority", sm_path)
+    standby = leaf(ctx, sm, "infiniband.sm.standby_priority", sm_path)
     if _ok(priority, standby) and standby >= priority:
         ctx.error(f"{sm_path}.standby_priority", f"{standby!r} is not below sm.priority ({priority!r}): the standby could win the election")
     engines = sm.get("routing_engine", ["ftree", "minhop"])
@@ -150,7 +151,7 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
         "priority": priority,
         "standby_priority": standby,
         "routing_engine": engines,
-        "lmc": ctx.integer(sm, "lmc", sm_path, 0, 0, 7, "an LMC"),
+        "lmc": leaf(ctx, sm, "infiniband.sm.lmc", sm_path),
         "root_guids": roots,
     }
     if _ok(engines, roots) and not roots:
@@ -164,7 +165,7 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
 
     qos_path = f"{path}.qos"
     qos = ctx.mapping(src.get("qos"), qos_path, _QOS_KEYS)
-    max_vls = ctx.integer(qos, "max_vls", qos_path, 8, 1, 15, "a VL count")
+    max_vls = leaf(ctx, qos, "infiniband.qos.max_vls", qos_path)
     # Defaults must fit a smaller max_vls, or the one change would fail every default table.
     top_vl = max_vls - 1 if _ok(max_vls) else 7
     default_sl2vl = [min(vl, top_vl) for vl in _DEFAULT_SL2VL]
@@ -195,9 +196,9 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     else:
         levels = _BAD
     out["qos"] = {
-        "enabled": ctx.boolean(qos, "enabled", qos_path, True),
+        "enabled": leaf(ctx, qos, "infiniband.qos.enabled", qos_path),
         "max_vls": max_vls,
-        "high_limit": ctx.integer(qos, "high_limit", qos_path, 255, 0, 255, "a high limit"),
+        "high_limit": leaf(ctx, qos, "infiniband.qos.high_limit", qos_path),
         "vlarb_high": _vlarb(ctx, qos.get("vlarb_high", copy.deepcopy(default_high)), f"{qos_path}.vlarb_high", max_vls),
         "vlarb_low": _vlarb(ctx, qos.get("vlarb_low", copy.deepcopy(default_low)), f"{qos_path}.vlarb_low", max_vls),
         "sl2vl": {
@@ -275,7 +276,7 @@ def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, 
         elif level_names is not None and level.lower() not in [n.lower() for n in level_names]:
             ctx.error(f"{item_path}.qos_level", f"{level!r} is not a defined QoS level ({_suggest(level, level_names)})")
             level = _BAD
-    default_membership = ctx.choice(psrc, "default_membership", item_path, "limited", MEMBERSHIPS, "a membership")
+    default_membership = leaf(ctx, psrc, "infiniband.partitions[].default_membership", item_path)
     members_raw = ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=1) if psrc.get("members") is not None else _BAD
     members: Any = _BAD
     if members_raw is not _BAD:
@@ -285,10 +286,10 @@ def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, 
     part = {
         "name": name,
         "pkey": pkey,
-        "ipoib": ctx.boolean(psrc, "ipoib", item_path, True),
+        "ipoib": leaf(ctx, psrc, "infiniband.partitions[].ipoib", item_path),
         "mtu": mtu,
-        "rate": ctx.integer(psrc, "rate", item_path, None, 2, 22, "an IBTA rate code", nullable=True),
-        "sl": ctx.integer(psrc, "sl", item_path, None, 0, 15, "a service level", nullable=True),
+        "rate": leaf(ctx, psrc, "infiniband.partitions[].rate", item_path),
+        "sl": leaf(ctx, psrc, "infiniband.partitions[].sl", item_path),
         "qos_level": level,
         "default_membership": default_membership,
         "members": members,

@@ -9,18 +9,21 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, _NETDEV_RE
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
+    _BAD,
+    _NETDEV_RE,
+    K8S_ATTACH_STRATEGIES,
+    K8S_CNIS,
+    K8S_LINK_TYPES,
+    K8S_MNC_IPAMS,
+    K8S_MNC_PLUGINS,
+)
 
 # ---------------------------------------------------------------------------
 # Kubernetes: RDMA shared device plugin, Multi-NIC CNI / NVIDIA Network Operator
 # (host-ib-k8s c.1, c.4, c.6, d). Role k8s_rdma renders its manifests from this.
 # ---------------------------------------------------------------------------
 
-K8S_CNIS: tuple[str, ...] = ("multi_nic_cni", "network_operator")
-K8S_MNC_PLUGINS: tuple[str, ...] = ("macvlan", "ipvlan", "mellanox")
-K8S_MNC_IPAMS: tuple[str, ...] = ("multi-nic-ipam", "whereabouts", "host-device-ipam")
-K8S_ATTACH_STRATEGIES: tuple[str, ...] = ("none", "costOpt", "perfOpt", "devClass", "topology")
-K8S_LINK_TYPES: tuple[str, ...] = ("ether", "infiniband")
 _K8S_KEYS = ("namespace", "node_selector", "device_plugin", "cni", "multi_nic_cni", "network_operator")
 _K8S_DP_KEYS = ("image", "resources")
 _K8S_RESOURCE_KEYS = ("name", "prefix", "rdma_hca_max", "selectors")

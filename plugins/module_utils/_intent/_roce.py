@@ -8,7 +8,8 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _platform_ecn_defaults, roce_tos
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, _UINT32_MAX, L2_OVERHEAD_BYTES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, L2_OVERHEAD_BYTES
 
 # ---------------------------------------------------------------------------
 # Intent sections
@@ -23,21 +24,21 @@ _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "p
 
 def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _ROCE_KEYS)
-    out: dict[str, Any] = {"trust": ctx.choice(src, "trust", path, "dscp", ("dscp",), "a trust mode")}
+    out: dict[str, Any] = {"trust": leaf(ctx, src, "roce.trust", path)}
 
     data_path = f"{path}.data"
     data = ctx.mapping(src.get("data"), data_path, ("dscp", "priority", "bandwidth_percent"))
     out["data"] = {
-        "dscp": ctx.integer(data, "dscp", data_path, 26, 0, 63, "a DSCP"),
-        "priority": ctx.integer(data, "priority", data_path, 3, 0, 7, "a priority"),
-        "bandwidth_percent": ctx.integer(data, "bandwidth_percent", data_path, 50, 1, 99, "a bandwidth share in percent"),
+        "dscp": leaf(ctx, data, "roce.data.dscp", data_path),
+        "priority": leaf(ctx, data, "roce.data.priority", data_path),
+        "bandwidth_percent": leaf(ctx, data, "roce.data.bandwidth_percent", data_path),
     }
     cnp_path = f"{path}.cnp"
     cnp = ctx.mapping(src.get("cnp"), cnp_path, ("dscp", "priority", "strict"))
     out["cnp"] = {
-        "dscp": ctx.integer(cnp, "dscp", cnp_path, 48, 0, 63, "a DSCP"),
-        "priority": ctx.integer(cnp, "priority", cnp_path, 6, 0, 7, "a priority"),
-        "strict": ctx.boolean(cnp, "strict", cnp_path, True),
+        "dscp": leaf(ctx, cnp, "roce.cnp.dscp", cnp_path),
+        "priority": leaf(ctx, cnp, "roce.cnp.priority", cnp_path),
+        "strict": leaf(ctx, cnp, "roce.cnp.strict", cnp_path),
     }
 
     pfc_path = f"{path}.pfc"
@@ -61,38 +62,38 @@ def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     out["pfc"] = {
         "priorities": priorities,
         "watchdog": {
-            "enabled": ctx.boolean(watchdog, "enabled", wd_path, True),
-            "detection_time_ms": ctx.integer(watchdog, "detection_time_ms", wd_path, 200, 100, 5000, "a detection time in ms"),
-            "restoration_time_ms": ctx.integer(watchdog, "restoration_time_ms", wd_path, 400, 100, 60000, "a restoration time in ms"),
-            "action": ctx.choice(watchdog, "action", wd_path, "drop", ("drop", "forward"), "a watchdog action"),
+            "enabled": leaf(ctx, watchdog, "roce.pfc.watchdog.enabled", wd_path),
+            "detection_time_ms": leaf(ctx, watchdog, "roce.pfc.watchdog.detection_time_ms", wd_path),
+            "restoration_time_ms": leaf(ctx, watchdog, "roce.pfc.watchdog.restoration_time_ms", wd_path),
+            "action": leaf(ctx, watchdog, "roce.pfc.watchdog.action", wd_path),
         },
     }
 
     ecn_path = f"{path}.ecn"
     ecn = ctx.mapping(src.get("ecn"), ecn_path, _ECN_KEYS)
     out["ecn"] = {
-        "min_threshold_bytes": ctx.integer(ecn, "min_threshold_bytes", ecn_path, None, 1, _UINT32_MAX, "a threshold in bytes", nullable=True),
-        "max_threshold_bytes": ctx.integer(ecn, "max_threshold_bytes", ecn_path, None, 1, _UINT32_MAX, "a threshold in bytes", nullable=True),
-        "max_probability_percent": ctx.integer(ecn, "max_probability_percent", ecn_path, None, 1, 100, "a percentage", nullable=True),
+        "min_threshold_bytes": leaf(ctx, ecn, "roce.ecn.min_threshold_bytes", ecn_path),
+        "max_threshold_bytes": leaf(ctx, ecn, "roce.ecn.max_threshold_bytes", ecn_path),
+        "max_probability_percent": leaf(ctx, ecn, "roce.ecn.max_probability_percent", ecn_path),
     }
     dcqcn = ctx.mapping(src.get("dcqcn"), f"{path}.dcqcn", ("enabled",))
-    out["dcqcn"] = {"enabled": ctx.boolean(dcqcn, "enabled", f"{path}.dcqcn", True)}
+    out["dcqcn"] = {"enabled": leaf(ctx, dcqcn, "roce.dcqcn.enabled", f"{path}.dcqcn")}
     mtu = ctx.mapping(src.get("mtu"), f"{path}.mtu", ("switch", "host"))
     out["mtu"] = {
-        "switch": ctx.integer(mtu, "switch", f"{path}.mtu", 9214, 1500, 9216, "a switch MTU"),
-        "host": ctx.integer(mtu, "host", f"{path}.mtu", 9000, 1280, 9216, "a host MTU"),
+        "switch": leaf(ctx, mtu, "roce.mtu.switch", f"{path}.mtu"),
+        "host": leaf(ctx, mtu, "roce.mtu.host", f"{path}.mtu"),
     }
-    out["rdma_cm_tos"] = ctx.integer(src, "rdma_cm_tos", path, None, 0, 255, "a ToS byte", nullable=True)
-    out["gid_index"] = ctx.integer(src, "gid_index", path, None, 0, 255, "a GID index", nullable=True)
-    out["cable_length_m"] = ctx.integer(src, "cable_length_m", path, 5, 1, 10000, "a cable length in metres")
+    out["rdma_cm_tos"] = leaf(ctx, src, "roce.rdma_cm_tos", path)
+    out["gid_index"] = leaf(ctx, src, "roce.gid_index", path)
+    out["cable_length_m"] = leaf(ctx, src, "roce.cable_length_m", path)
     hr_path = f"{path}.headroom"
     hdr = ctx.mapping(src.get("headroom"), hr_path, _HEADROOM_KEYS)
     out["headroom"] = {
-        "cell_bytes": ctx.integer(hdr, "cell_bytes", hr_path, 144, 32, 1024, "a cell size in bytes"),
-        "small_packet_percent": ctx.integer(hdr, "small_packet_percent", hr_path, 100, 0, 100, "a percentage"),
-        "lossless_mtu_bytes": ctx.integer(hdr, "lossless_mtu_bytes", hr_path, 1024, 64, 9216, "an MTU in bytes"),
-        "pipeline_latency_bytes": ctx.integer(hdr, "pipeline_latency_bytes", hr_path, 18432, 0, 1048576, "a latency in bytes"),
-        "mac_phy_delay_bytes": ctx.integer(hdr, "mac_phy_delay_bytes", hr_path, 800, 0, 1048576, "a delay in bytes"),
+        "cell_bytes": leaf(ctx, hdr, "roce.headroom.cell_bytes", hr_path),
+        "small_packet_percent": leaf(ctx, hdr, "roce.headroom.small_packet_percent", hr_path),
+        "lossless_mtu_bytes": leaf(ctx, hdr, "roce.headroom.lossless_mtu_bytes", hr_path),
+        "pipeline_latency_bytes": leaf(ctx, hdr, "roce.headroom.pipeline_latency_bytes", hr_path),
+        "mac_phy_delay_bytes": leaf(ctx, hdr, "roce.headroom.mac_phy_delay_bytes", hr_path),
     }
     _roce_cross_checks(ctx, out, path)
     if out["rdma_cm_tos"] is None and _ok(out["data"]["dscp"]):

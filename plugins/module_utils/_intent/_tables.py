@@ -48,6 +48,13 @@ NCCL_TRANSPORTS: tuple[str, ...] = _nccl_vocab.TRANSPORTS
 DEVICE_KINDS: tuple[str, ...] = ("switch", "host", "subnet_manager")
 SM_ROLES: tuple[str, ...] = ("master", "standby")
 
+# Kubernetes vocabularies (host-ib-k8s c.1, c.4, c.6, d; _kubernetes validates with them).
+K8S_CNIS: tuple[str, ...] = ("multi_nic_cni", "network_operator")
+K8S_MNC_PLUGINS: tuple[str, ...] = ("macvlan", "ipvlan", "mellanox")
+K8S_MNC_IPAMS: tuple[str, ...] = ("multi-nic-ipam", "whereabouts", "host-device-ipam")
+K8S_ATTACH_STRATEGIES: tuple[str, ...] = ("none", "costOpt", "perfOpt", "devClass", "topology")
+K8S_LINK_TYPES: tuple[str, ...] = ("ether", "infiniband")
+
 # Ethernet header + one 802.1Q tag: a host frame must fit the switch MTU.
 L2_OVERHEAD_BYTES = 18
 # Default-partition P_Key; OpenSM always creates it (partition-config.txt).

@@ -8,7 +8,8 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _suggest, _type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_number, parse_size
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, COLLECTIVES, NCCL_TRANSPORTS, TRANSPORTS
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, COLLECTIVES, TRANSPORTS
 
 # ---------------------------------------------------------------------------
 # Targets
@@ -23,7 +24,7 @@ def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
     if not _is_number(tolerance) or not 0 < tolerance < 100:
         ctx.error(f"{path}.tolerance_percent", f"{tolerance!r} is not a tolerance (0 < x < 100 percent)")
         tolerance = _BAD
-    require = ctx.choice(src, "require_transport", path, None, NCCL_TRANSPORTS, "an NCCL transport", nullable=True)
+    require = leaf(ctx, src, "targets.require_transport", path)
     if require is None and transport in TRANSPORTS:
         require = {"roce": "RoCE", "infiniband": "IB"}[transport]
     cpath = f"{path}.collectives"
