@@ -7,16 +7,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _BAD,
     _NETDEV_RE,
-    K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
     K8S_LINK_TYPES,
     K8S_MNC_IPAMS,
-    K8S_MNC_PLUGINS,
 )
 
 # ---------------------------------------------------------------------------
@@ -63,7 +63,7 @@ K8S_DEFAULTS: dict[str, Any] = {
     "node_selector": {"feature.node.kubernetes.io/pci-15b3.present": "true"},
     "device_plugin_image": "ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3",
     "resource": "rdma_shared_device_a",
-    "rdma_hca_max": 63,
+    "rdma_hca_max": _schema.BY_PATH["kubernetes.device_plugin.resources[].rdma_hca_max"].default,
     "mnc_namespace": "multi-nic-cni-operator",
     "mnc_version": "v1.3.1",
     "mnc_repository": "ghcr.io/foundation-model-stack",
@@ -200,7 +200,7 @@ def _k8s_resource(ctx: _Ctx, entry: Any, path: str) -> Any:
     out = {
         "name": name,
         "prefix": prefix,
-        "rdma_hca_max": ctx.integer(src, "rdma_hca_max", path, K8S_DEFAULTS["rdma_hca_max"], 1, 10000, "a pod count per node"),
+        "rdma_hca_max": leaf(ctx, src, "kubernetes.device_plugin.resources[].rdma_hca_max", path),
         "selectors": _k8s_selectors(ctx, src.get("selectors"), f"{path}.selectors"),
     }
     return out if _ok(*out.values()) else _BAD
@@ -239,7 +239,7 @@ def _k8s_cidr(ctx: _Ctx, value: Any, path: str) -> Any:
 
 def _k8s_attach_policy(ctx: _Ctx, raw: Any, path: str) -> Any:
     src = ctx.mapping(raw, path, _K8S_ATTACH_KEYS)
-    strategy = ctx.choice(src, "strategy", path, "none", K8S_ATTACH_STRATEGIES, "an attach strategy")
+    strategy = leaf(ctx, src, "kubernetes.multi_nic_cni.network.attach_policy.strategy", path)
     target = src.get("target")
     if target is not None:
         target = ctx.text(target, f"{path}.target", _K8S_TARGET_RE, "a bandwidth target (like 200Gbps)")
@@ -251,7 +251,7 @@ def _k8s_attach_policy(ctx: _Ctx, raw: Any, path: str) -> Any:
 
 def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_NET_KEYS)
-    plugin = ctx.choice(src, "plugin", path, "macvlan", K8S_MNC_PLUGINS, "a Multi-NIC CNI plugin")
+    plugin = leaf(ctx, src, "kubernetes.multi_nic_cni.network.plugin", path)
     ipam = ctx.choice(src, "ipam", path, "host-device-ipam" if plugin == "mellanox" else "multi-nic-ipam", K8S_MNC_IPAMS, "a Multi-NIC CNI IPAM")
     if (plugin == "mellanox") != (ipam == "host-device-ipam") and _ok(plugin, ipam):
         ctx.error(f"{path}.ipam", f"{ipam!r} does not go with plugin {plugin!r} (host-device-ipam is the IPAM of plugin mellanox, and only of it)")
@@ -331,7 +331,7 @@ def _k8s_network_operator(ctx: _Ctx, raw: Any, path: str) -> dict:
 
 def _kubernetes_section(ctx: _Ctx, raw: Any, path: str, transport: Any, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_KEYS)
-    cni = ctx.choice(src, "cni", path, "multi_nic_cni", K8S_CNIS, "a CNI choice")
+    cni = leaf(ctx, src, "kubernetes.cni", path)
     for section in K8S_CNIS:
         if src.get(section) is not None and cni in K8S_CNIS and section != cni:
             ctx.error(f"{path}.{section}", f"present but cni is {cni!r} (remove the section)")
