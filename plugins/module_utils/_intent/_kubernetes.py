@@ -16,7 +16,6 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     _NETDEV_RE,
     K8S_CNIS,
     K8S_LINK_TYPES,
-    K8S_MNC_IPAMS,
 )
 
 # ---------------------------------------------------------------------------
@@ -252,7 +251,7 @@ def _k8s_attach_policy(ctx: _Ctx, raw: Any, path: str) -> Any:
 def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_NET_KEYS)
     plugin = leaf(ctx, src, "kubernetes.multi_nic_cni.network.plugin", path)
-    ipam = ctx.choice(src, "ipam", path, "host-device-ipam" if plugin == "mellanox" else "multi-nic-ipam", K8S_MNC_IPAMS, "a Multi-NIC CNI IPAM")
+    ipam = leaf(ctx, src, "kubernetes.multi_nic_cni.network.ipam", path, default="host-device-ipam" if plugin == "mellanox" else "multi-nic-ipam")
     if (plugin == "mellanox") != (ipam == "host-device-ipam") and _ok(plugin, ipam):
         ctx.error(f"{path}.ipam", f"{ipam!r} does not go with plugin {plugin!r} (host-device-ipam is the IPAM of plugin mellanox, and only of it)")
         ipam = _BAD

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _topology, _vendor_junos, _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
@@ -42,7 +43,7 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
     out["name"] = ctx.name(src["name"], f"{path}.name") if src.get("name") is not None else _BAD
     transport = src.get("transport")
     if transport is not None:
-        transport = ctx.choice(src, "transport", path, None, TRANSPORTS, "a transport")
+        transport = _schema.value(ctx, src, "transport", path)
     else:
         transport = _BAD
     out["transport"] = transport

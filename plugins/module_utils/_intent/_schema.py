@@ -26,13 +26,17 @@ from typing import Any, NamedTuple
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _UINT32_MAX,
+    IB_MTU_CODES,
     K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
+    K8S_MNC_IPAMS,
     K8S_MNC_PLUGINS,
     MEMBERSHIPS,
     NCCL_TRANSPORTS,
+    TRANSPORTS,
 )
 
+_ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
 HAND = "hand"  # validated by the section's own code (see its module); the row documents it
 
@@ -58,9 +62,9 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "transport",
         "str",
-        check=HAND,
+        choices=TRANSPORTS,
+        what="a transport",
         default_doc="required",
-        range_doc="`roce`, `infiniband`",
         doc="selects the section below; the other transport's section must be absent",
     ),
     Leaf("roce", "map", check=HAND, default_doc="all defaults", range_doc="", doc="RoCEv2 QoS (switches and hosts)"),
@@ -351,7 +355,18 @@ LEAVES: tuple[Leaf, ...] = (
         doc="`0x8001` and `0x0001` are the same partition (bit 15 is the membership bit)",
     ),
     Leaf("infiniband.partitions[].ipoib", "bool", default=True, doc="`ipoib` flag: create the IPoIB broadcast group"),
-    Leaf("infiniband.partitions[].mtu", "int or null", check=HAND, default_doc="4096", range_doc="256, 512, 1024, 2048, 4096", doc="`mtu=` IBTA code 1-5"),
+    # Its own message ("is not an IB MTU (one of ...)"): checked in _infiniband; the choices here are for the tests.
+    Leaf(
+        "infiniband.partitions[].mtu",
+        "int or null",
+        default=4096,
+        choices=tuple(IB_MTU_CODES),
+        what="an IB MTU",
+        nullable=True,
+        check=HAND,
+        range_doc=", ".join(str(mtu) for mtu in IB_MTU_CODES),
+        doc="`mtu=` IBTA code 1-5",
+    ),
     Leaf(
         "infiniband.partitions[].rate",
         "int or null",
@@ -570,9 +585,9 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.multi_nic_cni.network.ipam",
         "str",
-        check=HAND,
+        choices=K8S_MNC_IPAMS,
+        what="a Multi-NIC CNI IPAM",
         default_doc="derived: `host-device-ipam` for `mellanox`, else `multi-nic-ipam`",
-        range_doc="`multi-nic-ipam`, `whereabouts`, `host-device-ipam`",
         doc="`host-device-ipam` only with `mellanox`, and `mellanox` only with it",
     ),
     Leaf(
@@ -618,7 +633,11 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.multi_nic_cni.network.mtu",
         "int or null",
-        check=HAND,
+        low=1280,
+        high=9216,
+        what="an MTU",
+        nullable=True,
+        check=HAND,  # range from here for the tests; checked in _kubernetes with the cross-key rule (<= roce.mtu.host)
         default_doc="derived: `roce.mtu.host` (null with `mellanox`)",
         range_doc="1280-9216, ≤ `roce.mtu.host`",
         doc="MTU of the macvlan/ipvlan child interface",
@@ -662,8 +681,6 @@ TABLES: dict[str, tuple[str, str]] = {
     "targets": ("targets.", "| key | type | default | range | meaning |"),
     "kubernetes": ("kubernetes.", "| key | type | default | range / values | meaning |"),
 }
-# Top-level keys with no row of their own in the top table (kubernetes has its own section text).
-_TOP_ROWS = ("name", "transport", "roce", "infiniband", "targets", "topology")
 
 
 def table_of(leaf: Leaf) -> str:
@@ -673,12 +690,15 @@ def table_of(leaf: Leaf) -> str:
     return best
 
 
-def value(ctx: Any, src: dict, leaf_path: str, path: str) -> Any:
+def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -> Any:
     """Check the leaf ``leaf_path`` in the mapping ``src`` found at ``path``; return its value or _BAD.
 
     Uses the row's default, range, choices and noun, through the collector's own checks
-    (so the messages are those of _Ctx.integer/boolean/choice)."""
+    (so the messages are those of _Ctx.integer/boolean/choice).  ``default`` replaces the row's
+    where it is derived from other keys (its ``default_doc`` says how)."""
     leaf = BY_PATH[leaf_path]
+    if default is not _ROW:
+        leaf = leaf._replace(default=default)
     if leaf.check != SCHEMA:
         raise KeyError(f"{leaf_path}: validated by hand, not from the schema")
     key = leaf_path.rsplit(".", 1)[-1]

@@ -22,6 +22,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent import _sc
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 DOC = os.path.join(ROOT, "docs", "intent.md")
 SCHEMA_LEAVES = [leaf for leaf in _schema.LEAVES if leaf.check == _schema.SCHEMA]
+# Every leaf with a machine-readable range or choices, whoever checks it (the schema or the section's code).
+RANGED_LEAVES = [leaf for leaf in _schema.LEAVES if leaf.low is not None or leaf.choices is not None]
 
 RESOURCE = {"name": "rdma_shared_device_a", "selectors": {"if_names": ["eth2"]}}
 
@@ -149,15 +151,25 @@ def test_default_is_what_the_plan_gets(leaf):
 
 def outside(leaf) -> list:
     if leaf.type == "bool":
-        return ["true", 1, None]
-    if leaf.choices is not None:
-        wrong = [leaf.choices[0].upper() + "x", 3]
-        return wrong if leaf.nullable else [*wrong, None]
-    values = [leaf.low - 1, leaf.high + 1, str(leaf.low), True]
-    return values if leaf.nullable else [*values, None]
+        values = ["true", 1]
+    elif leaf.choices is not None and isinstance(leaf.choices[0], int):
+        values = [leaf.choices[0] + 1, str(leaf.choices[0])]
+    elif leaf.choices is not None:
+        values = [leaf.choices[0].upper() + "x", 3]
+    else:
+        values = [leaf.low - 1, leaf.high + 1, str(leaf.low), True]
+    # null is "required" for a required key (test_required_leaves), a value for a nullable one
+    return values if leaf.nullable or leaf.default_doc == "required" else [*values, None]
 
 
-@pytest.mark.parametrize("leaf", SCHEMA_LEAVES, ids=lambda leaf: leaf.path)
+@pytest.mark.parametrize("leaf", [leaf for leaf in _schema.LEAVES if leaf.default_doc == "required" and "." not in leaf.path], ids=lambda leaf: leaf.path)
+def test_required_leaves(leaf):
+    intent, devices = base("roce.x")
+    del intent[leaf.path]
+    assert f"lossless_fabric.{leaf.path}: required" in errors_of(intent, devices)
+
+
+@pytest.mark.parametrize("leaf", RANGED_LEAVES, ids=lambda leaf: leaf.path)
 def test_value_outside_is_refused_naming_path_and_value(leaf):
     for value in outside(leaf):
         intent, devices = base(leaf.path)
@@ -166,13 +178,15 @@ def test_value_outside_is_refused_naming_path_and_value(leaf):
         mine = [e for e in errors if e.startswith(shown + ": ")]
         assert mine, (value, errors)
         assert repr(value) in mine[0], (value, mine)
+        if leaf.check != _schema.SCHEMA:
+            continue  # the section's own message: path and value are enough
         if leaf.type != "bool" and leaf.choices is None:
             assert mine[0] == f"{shown}: {value!r} is not {leaf.what} ({leaf.low}-{leaf.high})"
         elif leaf.choices is not None:
             assert mine[0].startswith(f"{shown}: {value!r} is not {leaf.what} (")
 
 
-@pytest.mark.parametrize("leaf", SCHEMA_LEAVES, ids=lambda leaf: leaf.path)
+@pytest.mark.parametrize("leaf", RANGED_LEAVES, ids=lambda leaf: leaf.path)
 def test_values_inside_are_accepted(leaf):
     if leaf.type == "bool":
         inside = [True, False]
@@ -186,5 +200,5 @@ def test_values_inside_are_accepted(leaf):
         intent, devices = base(leaf.path)
         shown = put(intent, leaf.path, value)
         # other rules may still object (cross-key checks); this leaf's own check must not
-        own = f"{shown}: {value!r} is not {leaf.what or 'a boolean'} ("
+        own = f"{shown}: {value!r} is not {leaf.what or 'a '} "
         assert not [e for e in errors_of(intent, devices) if e.startswith(own)], value
