@@ -10,6 +10,21 @@ switch, a NIC and an NCCL job cannot disagree (see docs/intent.md).
 
 Pure Python standard library: the action plugin, filters and unit tests all
 import it without Ansible.
+
+The package, one module per part (each imports only those above it):
+
+- ``_tables``: speeds, pause quanta, vocabularies, the platform registry, name patterns, IntentError;
+- ``_schema``: every leaf key as data (path, type, default, range, doc): validation of the scalar
+  keys and the tables of docs/intent.md (tools/intent_docs.py) both come from it;
+- ``_derive``: parse_speed, roce_tos, ecn_defaults, headroom;
+- ``_checks``: the error collector ``_Ctx`` and its type/range/text checks;
+- ``_roce``, ``_infiniband``, ``_targets``, ``_kubernetes``: the sections of ``lossless_fabric``;
+- ``_devices``: ``lossless_fabric_device`` (switches, hosts, subnet managers); the cabling is
+  ``_topology`` (a sibling module), which gets this package as ``ix``;
+- ``_plan``: ``validate``, ``build_plan`` and every per-device plan.
+
+Callers keep importing the package (``from ...module_utils import _intent``; ``_intent.X``):
+it re-exports every name of every part, private ones included.
 """
 
 from __future__ import annotations

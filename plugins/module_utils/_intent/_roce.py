@@ -12,7 +12,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema im
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, L2_OVERHEAD_BYTES
 
 # ---------------------------------------------------------------------------
-# Intent sections
+# RoCE
 # ---------------------------------------------------------------------------
 
 _ROCE_KEYS = ("trust", "data", "cnp", "pfc", "ecn", "dcqcn", "mtu", "rdma_cm_tos", "gid_index", "cable_length_m", "headroom")
