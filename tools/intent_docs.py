@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Rewrite the key tables of docs/intent.md from the intent schema (plugins/module_utils/_intent/_schema.py).
 
-    tools/intent_docs.py          rewrite docs/intent.md in place
-    tools/intent_docs.py --check  exit 1 (and say which tables) when docs/intent.md is not what the schema gives
+    .venv/bin/python tools/intent_docs.py          rewrite docs/intent.md in place
+    .venv/bin/python tools/intent_docs.py --check  exit 1 (and say which tables) when docs/intent.md is not what the schema gives
 
 Each table sits between ``<!-- intent-schema:NAME begin ... -->`` and ``<!-- intent-schema:NAME end -->``;
 text outside the markers is left alone. The unit test test_intent_schema.py runs the --check comparison.

@@ -171,7 +171,6 @@ def _ok(*values: Any) -> bool:
     return all(v is not _BAD for v in values)
 
 
-
 def _natural_key(text: str) -> list:
     # Ethernet2 before Ethernet10, as an engineer reads a port list.
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text)]

@@ -21,7 +21,6 @@ _WATCHDOG_KEYS = ("enabled", "detection_time_ms", "restoration_time_ms", "action
 _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "pipeline_latency_bytes", "mac_phy_delay_bytes")
 
 
-
 def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _ROCE_KEYS)
     out: dict[str, Any] = {"trust": leaf(ctx, src, "roce.trust", path)}
@@ -152,7 +151,6 @@ def _roce_cross_checks(ctx: _Ctx, roce: dict, path: str) -> None:
                 f"{path}.rdma_cm_tos",
                 f"{tos!r} carries DSCP {tos >> 2}, not data.dscp {data['dscp']}: RDMA-CM traffic runs outside the lossless priority",
             )
-
 
 
 def _port_ecn(roce: dict, speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:

@@ -117,7 +117,6 @@ PLATFORMS: dict[str, Platform] = {
 }
 
 
-
 def _platform_registry() -> dict[str, Platform]:
     """The package's ``PLATFORMS``, looked up at call time: a test or an extension that replaces
     ``_intent.PLATFORMS`` (the name every caller uses) is seen by every section."""

@@ -18,6 +18,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 _TARGET_KEYS = ("tolerance_percent", "require_transport", "require_gdr", "collectives")
 _TARGET_ENTRY_KEYS = ("min_size", "max_size", "min_busbw")
 
+
 def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
     src = ctx.mapping(raw, path, _TARGET_KEYS)
     tolerance = src.get("tolerance_percent", 5)
