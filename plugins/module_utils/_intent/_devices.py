@@ -11,6 +11,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_jun
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name, unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _BAD,
     _NETDEV_RE,
@@ -68,7 +69,7 @@ def _normalize_device(ctx: _Ctx, raw: dict, intent: dict) -> Any:
         if transport == "roce":
             ctx.error(f"{path}.kind", "'subnet_manager' but transport is 'roce': a RoCE fabric has no subnet manager")
             return _BAD
-        role = ctx.choice(raw, "role", path, None, SM_ROLES, "an SM role") if raw.get("role") is not None else _BAD
+        role = leaf(ctx, raw, "lossless_fabric_device.role", path) if raw.get("role") is not None else _BAD
         if raw.get("role") is None:
             ctx.error(f"{path}.role", f"required (one of {', '.join(SM_ROLES)})")
         return {"kind": kind, "role": role} if _ok(role) else _BAD
@@ -120,7 +121,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
             good = False
             continue
         speed = _speed(ctx, src.get("speed"), f"{port_path}.speed")
-        cable = ctx.integer(src, "cable_length_m", port_path, default_cable if _ok(default_cable) else 5, 1, 10000, "a cable length in metres")
+        cable = leaf(ctx, src, "lossless_fabric_device.ports.<ifname>.cable_length_m", port_path, default=default_cable if _ok(default_cable) else 5)
         description = src.get("description")
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
@@ -341,7 +342,7 @@ def _supported_platforms() -> tuple[str, ...]:
 
 
 def _normalize_host(ctx: _Ctx, raw: dict, path: str, transport: Any) -> Any:
-    gpus = ctx.integer(raw, "gpus", path, 8, 1, 16, "a GPU count")
+    gpus = leaf(ctx, raw, "lossless_fabric_device.gpus", path)
     nics_raw = raw.get("nics")
     if nics_raw is None:
         ctx.error(f"{path}.nics", "required (a list of RDMA NICs)")

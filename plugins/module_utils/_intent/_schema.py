@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""The intent's schema as data: one row per leaf key of ``lossless_fabric``.
+"""The intent's schema as data: one row per leaf key of ``lossless_fabric`` and ``lossless_fabric_device``.
 
 Each ``Leaf`` gives the key's path, type, default, range or choices and a one-line doc.
 Two things come from this one table:
@@ -16,7 +16,8 @@ Two things come from this one table:
 
 ``default_doc`` / ``range_doc`` replace the docs column when the plain value says less than
 the rule (a derived default, a platform maximum); otherwise the column is rendered from
-``default`` / ``low``-``high`` / ``choices``.  A path below a list names the list ``[]``
+``default`` / ``low``-``high`` / ``choices``.  Paths are below ``lossless_fabric`` except
+those starting ``lossless_fabric_device.``; a path below a list names the list ``[]``
 (``infiniband.partitions[].rate``); the docs table of a section prints the path below its prefix.
 """
 
@@ -26,6 +27,7 @@ from typing import Any, NamedTuple
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _UINT32_MAX,
+    DEVICE_KINDS,
     IB_MTU_CODES,
     K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
@@ -33,6 +35,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     K8S_MNC_PLUGINS,
     MEMBERSHIPS,
     NCCL_TRANSPORTS,
+    SM_ROLES,
+    SPEEDS,
     TRANSPORTS,
 )
 
@@ -667,6 +671,78 @@ LEAVES: tuple[Leaf, ...] = (
         range_doc="image repository",
         doc="repository of those components",
     ),
+    # ---- device: lossless_fabric_device, one per inventory host (the kinds table and the notes below it say which kind takes what)
+    Leaf(
+        "lossless_fabric_device.kind",
+        "str",
+        choices=DEVICE_KINDS,
+        check=HAND,
+        default_doc="required",
+        doc="what the host is; the keys below apply to the kinds named",
+    ),
+    Leaf(
+        "lossless_fabric_device.platform",
+        "str",
+        check=HAND,
+        default_doc="required (switch)",
+        range_doc="`eos`, `nvue`, `junos`",
+        doc="switch OS (`nxos`, `sonic` are registered, not yet supported)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.speed",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc=" ".join(f"`{name}`" for name in SPEEDS),
+        doc="port speed (switch)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.cable_length_m",
+        "int",
+        low=1,
+        high=10000,
+        what="a cable length in metres",
+        default_doc="`roce.cable_length_m`",
+        doc="cable length of the port (headroom)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.description", "str", check=HAND, default_doc="empty", range_doc="description rules above", doc="port description"
+    ),
+    Leaf(
+        "lossless_fabric_device.queue_buffer_bytes",
+        "int",
+        check=HAND,
+        default_doc="none",
+        range_doc="1024-1099511627776; above every port's ECN max threshold",
+        doc="buffer of the RoCE queue (switch); required for junos, ignored elsewhere",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].name",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc="RDMA device name, unique per host",
+        doc="the RDMA device (`mlx5_0`) (host)",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].netdev",
+        "str",
+        check=HAND,
+        default_doc="required with RoCE",
+        range_doc="interface name (at most 15 characters), unique per host",
+        doc="its network interface (host)",
+    ),
+    Leaf("lossless_fabric_device.nics[].speed", "str", check=HAND, default_doc="required", range_doc="as ports", doc="NIC speed (host)"),
+    Leaf("lossless_fabric_device.nics[].guid", "str or null", check=HAND, default_doc="null", range_doc="`0x` + 16 hex", doc="port GUID (host)"),
+    Leaf("lossless_fabric_device.gpus", "int", default=8, low=1, high=16, what="a GPU count", doc="GPUs of the host (host)"),
+    Leaf(
+        "lossless_fabric_device.role",
+        "str",
+        choices=SM_ROLES,
+        what="an SM role",
+        default_doc="required",
+        doc="`sm_priority` from `sm.priority` (master) or `sm.standby_priority` (subnet_manager)",
+    ),
 )
 
 BY_PATH: dict[str, Leaf] = {leaf.path: leaf for leaf in LEAVES}
@@ -680,6 +756,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "partition": ("infiniband.partitions[].", "| key | type | default | range | meaning |"),
     "targets": ("targets.", "| key | type | default | range | meaning |"),
     "kubernetes": ("kubernetes.", "| key | type | default | range / values | meaning |"),
+    "device": ("lossless_fabric_device.", "| key | type | default | range / values | meaning |"),
 }
 
 

@@ -26,13 +26,19 @@ SCHEMA_LEAVES = [leaf for leaf in _schema.LEAVES if leaf.check == _schema.SCHEMA
 RANGED_LEAVES = [leaf for leaf in _schema.LEAVES if leaf.low is not None or leaf.choices is not None]
 
 RESOURCE = {"name": "rdma_shared_device_a", "selectors": {"if_names": ["eth2"]}}
+DEVICE = "lossless_fabric_device."
+# The host of base() whose lossless_fabric_device holds a device leaf, by the leaf's first key.
+DEVICE_HOST = {"ports": "leaf1", "queue_buffer_bytes": "leaf1", "platform": "leaf1", "nics": "gpu1", "gpus": "gpu1", "role": "sm1", "kind": "gpu1"}
 
 
 def base(leaf_path: str) -> tuple[dict, dict]:
     """A valid intent and devices in which ``leaf_path`` can be set."""
-    transport = "infiniband" if leaf_path.startswith("infiniband.") else "roce"
+    transport = "infiniband" if leaf_path.startswith(("infiniband.", DEVICE + "role")) else "roce"
     intent: dict = {"name": "fab", "transport": transport}
-    devices: dict = {"gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]}}
+    devices: dict = {
+        "gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]},
+        "leaf1": {"kind": "switch", "platform": "eos", "ports": {"Ethernet1": {"speed": "400G"}}},
+    }
     if transport == "infiniband":
         devices = {"gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "speed": "400G"}]}, "sm1": {"kind": "subnet_manager", "role": "master"}}
         intent["infiniband"] = {"sm": {"routing_engine": "minhop"}}
@@ -44,13 +50,19 @@ def base(leaf_path: str) -> tuple[dict, dict]:
     return intent, devices
 
 
-def put(intent: dict, leaf_path: str, value) -> str:
-    """Set ``leaf_path`` to ``value`` in ``intent``; return the error path validation names."""
+def put(intent: dict, leaf_path: str, value, devices: dict | None = None) -> str:
+    """Set ``leaf_path`` to ``value`` in ``intent`` (or, for a device leaf, in ``devices``); return the error path validation names."""
     node = intent
     shown = ["lossless_fabric"]
     parts = leaf_path.split(".")
+    if leaf_path.startswith(DEVICE):
+        host = DEVICE_HOST[parts[1]]
+        node, shown, parts = devices[host], [f"{host}: lossless_fabric_device"], parts[1:]
     for part in parts[:-1]:
-        if part.endswith("[]"):
+        if part == "<ifname>":
+            node = node["Ethernet1"]
+            shown[-1] += "[Ethernet1]"
+        elif part.endswith("[]"):
             node = node.setdefault(part[:-2], [{}])[0]
             shown.append(part[:-2] + "[0]")
         else:
@@ -60,10 +72,15 @@ def put(intent: dict, leaf_path: str, value) -> str:
     return ".".join(shown + [parts[-1]])
 
 
-def normalized(plan_intent: dict, leaf_path: str):
-    node = plan_intent
-    for part in leaf_path.split("."):
-        node = node[part[:-2]][0] if part.endswith("[]") else node[part]
+def normalized(intent: dict, devices: dict, leaf_path: str):
+    """The value validation gave ``leaf_path``."""
+    norm, norm_devices, ctx = _intent._normalize(intent, devices)
+    assert ctx.errors == []
+    node, parts = norm, leaf_path.split(".")
+    if leaf_path.startswith(DEVICE):
+        node, parts = norm_devices[DEVICE_HOST[parts[1]]], parts[1:]
+    for part in parts:
+        node = node[part[:-2]][0] if part.endswith("[]") else node["Ethernet1" if part == "<ifname>" else part]
     return node
 
 
@@ -145,8 +162,7 @@ def test_default_is_what_the_plan_gets(leaf):
     if leaf.default_doc is not None:
         pytest.skip("derived default (default_doc): " + leaf.default_doc)
     intent, devices = base(leaf.path)
-    plan = _intent.build_plan(intent, devices)
-    assert normalized(plan["intent"], leaf.path) == leaf.default
+    assert normalized(intent, devices, leaf.path) == leaf.default
 
 
 def outside(leaf) -> list:
@@ -173,7 +189,7 @@ def test_required_leaves(leaf):
 def test_value_outside_is_refused_naming_path_and_value(leaf):
     for value in outside(leaf):
         intent, devices = base(leaf.path)
-        shown = put(intent, leaf.path, value)
+        shown = put(intent, leaf.path, value, devices)
         errors = errors_of(intent, devices)
         mine = [e for e in errors if e.startswith(shown + ": ")]
         assert mine, (value, errors)
@@ -198,7 +214,7 @@ def test_values_inside_are_accepted(leaf):
         inside.append(None)
     for value in inside:
         intent, devices = base(leaf.path)
-        shown = put(intent, leaf.path, value)
+        shown = put(intent, leaf.path, value, devices)
         # other rules may still object (cross-key checks); this leaf's own check must not
         own = f"{shown}: {value!r} is not {leaf.what or 'a '} "
         assert not [e for e in errors_of(intent, devices) if e.startswith(own)], value
