@@ -6,10 +6,11 @@ Each ``Leaf`` gives the key's path, type, default, range or choices and a one-li
 Two things come from this one table:
 
 - validation: a section calls ``value(ctx, src, leaf_path, parent_path)`` for every leaf
-  whose ``check`` is ``SCHEMA``; the default, range, choices and the noun of the error
-  message ("'64' is not a DSCP (0-63)") are the row's.  Rows marked ``HAND`` (lists,
-  patterns, derived defaults, keys with a rule of their own) are checked by the section's
-  code; cross-key rules (data.priority in pfc.priorities, ...) always are.
+  whose ``check`` is ``SCHEMA``; the default (or one the section derives and passes in),
+  range, choices and the noun of the error message ("64 is not a DSCP (0-63)") are the
+  row's.  Rows marked ``HAND`` (lists, patterns, keys with a message or rule of their own)
+  are checked by the section's code, and may still carry a machine range or choices for the
+  tests; cross-key rules (data.priority in pfc.priorities, ...) are always code.
 - the key tables of docs/intent.md, which ``tools/intent_docs.py`` rewrites between the
   ``<!-- intent-schema:NAME -->`` markers (tests/unit/plugins/module_utils/test_intent_schema.py
   fails when the two disagree).
@@ -51,7 +52,7 @@ class Leaf(NamedTuple):
     default: Any = None
     low: int | None = None
     high: int | None = None
-    choices: tuple[str, ...] | None = None
+    choices: tuple[Any, ...] | None = None
     what: str = ""
     nullable: bool = False
     default_doc: str | None = None
@@ -774,16 +775,16 @@ def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -
     (so the messages are those of _Ctx.integer/boolean/choice).  ``default`` replaces the row's
     where it is derived from other keys (its ``default_doc`` says how)."""
     leaf = BY_PATH[leaf_path]
-    if default is not _ROW:
-        leaf = leaf._replace(default=default)
     if leaf.check != SCHEMA:
         raise KeyError(f"{leaf_path}: validated by hand, not from the schema")
+    if default is _ROW:
+        default = leaf.default
     key = leaf_path.rsplit(".", 1)[-1]
     if leaf.type == "bool":
-        return ctx.boolean(src, key, path, leaf.default)
+        return ctx.boolean(src, key, path, default)
     if leaf.choices is not None:
-        return ctx.choice(src, key, path, leaf.default, leaf.choices, leaf.what, nullable=leaf.nullable)
-    return ctx.integer(src, key, path, leaf.default, leaf.low, leaf.high, leaf.what, nullable=leaf.nullable)
+        return ctx.choice(src, key, path, default, leaf.choices, leaf.what, nullable=leaf.nullable)
+    return ctx.integer(src, key, path, default, leaf.low, leaf.high, leaf.what, nullable=leaf.nullable)
 
 
 def default_cell(leaf: Leaf) -> str:
