@@ -1,0 +1,348 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""lossless_fabric.infiniband: OpenSM, QoS (SL2VL, VL arbitration), partitions."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok, _suggest
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
+    _BAD,
+    _ROOTED_ENGINES,
+    IB_MTU_CODES,
+    MEMBER_KEYWORDS,
+    MEMBERSHIPS,
+    ROUTING_ENGINES,
+)
+
+# ---------------------------------------------------------------------------
+# InfiniBand
+# ---------------------------------------------------------------------------
+
+_IB_KEYS = ("sm", "qos", "partitions", "compute_partition")
+_SM_KEYS = ("priority", "standby_priority", "routing_engine", "lmc", "root_guids")
+_QOS_KEYS = ("enabled", "max_vls", "high_limit", "vlarb_high", "vlarb_low", "sl2vl", "levels")
+_PARTITION_KEYS = ("name", "pkey", "ipoib", "mtu", "rate", "sl", "qos_level", "default_membership", "members")
+
+_DEFAULT_SL2VL = [0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7]
+_DEFAULT_VLARB_HIGH = [{"vl": 0, "weight": 64}, {"vl": 3, "weight": 64}]
+_DEFAULT_VLARB_LOW = [{"vl": vl, "weight": 64} for vl in range(8)]
+_DEFAULT_LEVELS = [{"name": "default", "sl": 0}, {"name": "rdma", "sl": 3}]
+_DEFAULT_PARTITIONS = [
+    {
+        "name": "gpu",
+        "pkey": "0x8001",
+        "ipoib": True,
+        "mtu": 4096,
+        "rate": None,
+        "sl": 3,
+        "qos_level": "rdma",
+        "default_membership": "limited",
+        "members": [{"keyword": "ALL_CAS", "membership": "full"}, {"keyword": "SELF", "membership": "full"}],
+    }
+]
+
+
+def _sl2vl(ctx: _Ctx, value: Any, path: str, max_vls: Any) -> Any:
+    if not isinstance(value, list):
+        ctx.error(path, f"{value!r} is not a list of 16 VLs")
+        return _BAD
+    if len(value) != 16:
+        ctx.error(path, f"an SL2VL map of the wrong length ({len(value)} entries; need exactly 16, one VL per SL 0-15)")
+        return _BAD
+    out = []
+    for index, raw_vl in enumerate(value):
+        vl = ctx.check_int(raw_vl, f"{path}[{index}]", 0, 15, "a VL")
+        if _ok(vl, max_vls) and vl != 15 and vl >= max_vls:
+            ctx.error(f"{path}[{index}]", f"VL {vl} is not below qos.max_vls {max_vls} (use 15 to drop an SL)")
+            vl = _BAD
+        out.append(vl)
+    return out if _ok(*out) else _BAD
+
+
+def _vlarb(ctx: _Ctx, value: Any, path: str, max_vls: Any) -> Any:
+    entries = ctx.sequence(value, path, min_len=1, max_len=64)
+    if entries is _BAD:
+        return _BAD
+    out = []
+    for index, entry in enumerate(entries):
+        item_path = f"{path}[{index}]"
+        src = ctx.mapping(entry, item_path, ("vl", "weight"), required=("vl", "weight"))
+        vl = ctx.check_int(src["vl"], f"{item_path}.vl", 0, 14, "a data VL") if src.get("vl") is not None else _BAD
+        weight = ctx.check_int(src["weight"], f"{item_path}.weight", 0, 255, "a weight") if src.get("weight") is not None else _BAD
+        if _ok(vl, max_vls) and vl >= max_vls:
+            ctx.error(f"{item_path}.vl", f"{vl!r} is not below qos.max_vls {max_vls}")
+            vl = _BAD
+        out.append({"vl": vl, "weight": weight})
+    return out if all(_ok(e["vl"], e["weight"]) for e in out) else _BAD
+
+
+def _pkey(value: Any) -> int | None:
+    if _is_int(value):
+        number = value
+    elif isinstance(value, str) and re.fullmatch(r"0[xX][0-9A-Fa-f]{1,4}", value):
+        number = int(value, 16)
+    else:
+        return None
+    if not 0 <= number <= 0xFFFF or number & 0x7FFF == 0:
+        return None
+    return number
+
+
+def _member(ctx: _Ctx, value: Any, path: str, default_membership: Any) -> Any:
+    if isinstance(value, str):
+        value = {"guid": value} if value.lower().startswith("0x") else {"keyword": value}
+    if not isinstance(value, dict):
+        ctx.error(path, f"{value!r} is not a member (a GUID, a keyword, or a mapping with guid or keyword and membership)")
+        return _BAD
+    src = ctx.mapping(value, path, ("guid", "keyword", "membership"))
+    membership = ctx.choice(src, "membership", path, default_membership, MEMBERSHIPS, "a membership")
+    if ("guid" in src) == ("keyword" in src):
+        ctx.error(path, f"{value!r} needs exactly one of guid or keyword")
+        return _BAD
+    if "guid" in src:
+        guid = ctx.guid(src["guid"], f"{path}.guid")
+        return {"guid": guid, "membership": membership} if _ok(guid, membership) else _BAD
+    keyword = src["keyword"]
+    if not isinstance(keyword, str) or keyword not in MEMBER_KEYWORDS:
+        ctx.error(f"{path}.keyword", f"{keyword!r} is not a member keyword ({_suggest(keyword, MEMBER_KEYWORDS)})")
+        return _BAD
+    return {"keyword": keyword, "membership": membership} if _ok(membership) else _BAD
+
+
+def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
+    src = ctx.mapping(raw, path, _IB_KEYS)
+    out: dict[str, Any] = {}
+
+    sm_path = f"{path}.sm"
+    sm = ctx.mapping(src.get("sm"), sm_path, _SM_KEYS)
+    priority = leaf(ctx, sm, "infiniband.sm.priority", sm_path)
+    standby = leaf(ctx, sm, "infiniband.sm.standby_priority", sm_path)
+    if _ok(priority, standby) and standby >= priority:
+        ctx.error(f"{sm_path}.standby_priority", f"{standby!r} is not below sm.priority ({priority!r}): the standby could win the election")
+    engines = sm.get("routing_engine", ["ftree", "minhop"])
+    if isinstance(engines, str):
+        engines = [engines]
+    engines = ctx.sequence(engines, f"{sm_path}.routing_engine", min_len=1)
+    if engines is not _BAD:
+        checked = []
+        for index, engine in enumerate(engines):
+            item_path = f"{sm_path}.routing_engine[{index}]"
+            if not isinstance(engine, str) or engine not in ROUTING_ENGINES:
+                hint = _suggest(engine, ROUTING_ENGINES) if isinstance(engine, str) else "one of " + ", ".join(ROUTING_ENGINES)
+                ctx.error(item_path, f"{engine!r} is not an OpenSM 3.3.23 routing engine ({hint})")
+                checked.append(_BAD)
+            elif engine in checked:
+                ctx.error(item_path, f"{engine!r} is listed twice")
+                checked.append(_BAD)
+            else:
+                checked.append(engine)
+        engines = checked if _ok(*checked) else _BAD
+    roots = ctx.sequence(sm.get("root_guids", []), f"{sm_path}.root_guids")
+    if roots is not _BAD:
+        roots = [ctx.guid(guid, f"{sm_path}.root_guids[{i}]") for i, guid in enumerate(roots)]
+        roots = roots if _ok(*roots) else _BAD
+    out["sm"] = {
+        "priority": priority,
+        "standby_priority": standby,
+        "routing_engine": engines,
+        "lmc": leaf(ctx, sm, "infiniband.sm.lmc", sm_path),
+        "root_guids": roots,
+    }
+    if _ok(engines, roots) and not roots:
+        for engine in engines:
+            if engine in _ROOTED_ENGINES:
+                consequence = "updn silently becomes minhop" if engine == "updn" else "ftree falls back to the next engine in the list"
+                ctx.warn(
+                    f"{sm_path}.routing_engine",
+                    f"{engine!r} without root_guids: OpenSM must detect the roots itself; when it cannot, {consequence}",
+                )
+
+    qos_path = f"{path}.qos"
+    qos = ctx.mapping(src.get("qos"), qos_path, _QOS_KEYS)
+    max_vls = leaf(ctx, qos, "infiniband.qos.max_vls", qos_path)
+    # Defaults must fit a smaller max_vls, or the one change would fail every default table.
+    top_vl = max_vls - 1 if _ok(max_vls) else 7
+    default_sl2vl = [min(vl, top_vl) for vl in _DEFAULT_SL2VL]
+    default_high = [e for e in _DEFAULT_VLARB_HIGH if e["vl"] <= top_vl] or [{"vl": 0, "weight": 64}]
+    default_low = [e for e in _DEFAULT_VLARB_LOW if e["vl"] <= top_vl]
+    sl2vl_src = ctx.mapping(qos.get("sl2vl"), f"{qos_path}.sl2vl", ("ca", "switch"))
+    levels_raw = ctx.sequence(qos.get("levels", copy.deepcopy(_DEFAULT_LEVELS)), f"{qos_path}.levels", min_len=1)
+    levels: Any = []
+    if levels_raw is not _BAD:
+        seen: dict[str, int] = {}
+        for index, entry in enumerate(levels_raw):
+            item_path = f"{qos_path}.levels[{index}]"
+            lsrc = ctx.mapping(entry, item_path, ("name", "sl"), required=("name",))
+            name = ctx.name(lsrc["name"], f"{item_path}.name") if lsrc.get("name") is not None else _BAD
+            sl = ctx.integer(lsrc, "sl", item_path, 0, 0, 15, "a service level")
+            if _ok(name):
+                if name.lower() in seen:
+                    ctx.error(f"{item_path}.name", f"{name!r} duplicates levels[{seen[name.lower()]}]")
+                    name = _BAD
+                else:
+                    seen[name.lower()] = index
+            levels.append({"name": name, "sl": sl})
+        if not all(_ok(level["name"], level["sl"]) for level in levels):
+            levels = _BAD
+        elif "default" not in seen:
+            ctx.error(f"{qos_path}.levels", "no 'default' level: OpenSM requires a DEFAULT QoS level")
+            levels = _BAD
+    else:
+        levels = _BAD
+    out["qos"] = {
+        "enabled": leaf(ctx, qos, "infiniband.qos.enabled", qos_path),
+        "max_vls": max_vls,
+        "high_limit": leaf(ctx, qos, "infiniband.qos.high_limit", qos_path),
+        "vlarb_high": _vlarb(ctx, qos.get("vlarb_high", copy.deepcopy(default_high)), f"{qos_path}.vlarb_high", max_vls),
+        "vlarb_low": _vlarb(ctx, qos.get("vlarb_low", copy.deepcopy(default_low)), f"{qos_path}.vlarb_low", max_vls),
+        "sl2vl": {
+            "ca": _sl2vl(ctx, sl2vl_src.get("ca", list(default_sl2vl)), f"{qos_path}.sl2vl.ca", max_vls),
+            "switch": _sl2vl(ctx, sl2vl_src.get("switch", list(default_sl2vl)), f"{qos_path}.sl2vl.switch", max_vls),
+        },
+        "levels": levels,
+    }
+    level_names = [lv["name"] for lv in levels] if _ok(levels) else None
+
+    parts_raw = ctx.sequence(src.get("partitions", copy.deepcopy(_DEFAULT_PARTITIONS)), f"{path}.partitions")
+    partitions: Any = []
+    if parts_raw is not _BAD:
+        names: dict[str, int] = {}
+        pkeys: dict[int, int] = {}
+        for index, entry in enumerate(parts_raw):
+            partitions.append(_partition(ctx, entry, f"{path}.partitions[{index}]", level_names, names, pkeys, index, parts_raw))
+    else:
+        partitions = _BAD
+    out["partitions"] = partitions
+
+    compute = src.get("compute_partition")
+    cpath = f"{path}.compute_partition"
+    if compute is None:
+        good = [p for p in partitions if _ok(p)] if _ok(partitions) else []
+        compute = good[0]["name"] if good else None
+    elif not isinstance(compute, str):
+        ctx.error(cpath, f"{compute!r} is not a partition name")
+        compute = _BAD
+    elif _ok(partitions) and all(_ok(p) for p in partitions):
+        defined = [p["name"] for p in partitions]
+        if compute not in defined:
+            hint = _suggest(compute, defined) if defined else "no partitions are defined"
+            ctx.error(cpath, f"{compute!r} is not a defined partition ({hint})")
+            compute = _BAD
+    out["compute_partition"] = compute
+    _ib_cross_checks(ctx, out, path)
+    return out
+
+
+def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, names: dict, pkeys: dict, index: int, raw: list) -> Any:
+    psrc = ctx.mapping(entry, item_path, _PARTITION_KEYS, required=("name", "pkey", "members"))
+    if not isinstance(entry, dict):
+        return _BAD
+    name = ctx.name(psrc["name"], f"{item_path}.name") if psrc.get("name") is not None else _BAD
+    if _ok(name):
+        if name in names:
+            ctx.error(f"{item_path}.name", f"{name!r} duplicates partitions[{names[name]}]")
+            name = _BAD
+        else:
+            names[name] = index
+    pkey: Any = _BAD
+    if psrc.get("pkey") is not None:
+        number = _pkey(psrc["pkey"])
+        if number is None:
+            ctx.error(f"{item_path}.pkey", f"{psrc['pkey']!r} is not a P_Key (an integer or '0x' hex string, 0x0001-0x7fff after masking bit 15)")
+        elif number & 0x7FFF in pkeys:
+            other = pkeys[number & 0x7FFF]
+            ctx.error(
+                f"{item_path}.pkey",
+                f"{psrc['pkey']!r} duplicates partitions[{other}] pkey {raw[other].get('pkey')!r} (bit 15 is the membership bit, not part of the key)",
+            )
+        else:
+            pkeys[number & 0x7FFF] = index
+            pkey = f"0x{number:04x}"
+    mtu = psrc.get("mtu", 4096)
+    if mtu is not None and (not _is_int(mtu) or mtu not in IB_MTU_CODES):
+        ctx.error(f"{item_path}.mtu", f"{mtu!r} is not an IB MTU (one of {', '.join(str(m) for m in IB_MTU_CODES)})")
+        mtu = _BAD
+    level = psrc.get("qos_level")
+    if level is not None:
+        if not isinstance(level, str):
+            ctx.error(f"{item_path}.qos_level", f"{level!r} is not a QoS level name")
+            level = _BAD
+        elif level_names is not None and level.lower() not in [n.lower() for n in level_names]:
+            ctx.error(f"{item_path}.qos_level", f"{level!r} is not a defined QoS level ({_suggest(level, level_names)})")
+            level = _BAD
+    default_membership = leaf(ctx, psrc, "infiniband.partitions[].default_membership", item_path)
+    members_raw = ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=1) if psrc.get("members") is not None else _BAD
+    members: Any = _BAD
+    if members_raw is not _BAD:
+        dm = default_membership if _ok(default_membership) else "limited"
+        members = [_member(ctx, m, f"{item_path}.members[{i}]", dm) for i, m in enumerate(members_raw)]
+        members = members if _ok(*members) else _BAD
+    part = {
+        "name": name,
+        "pkey": pkey,
+        "ipoib": leaf(ctx, psrc, "infiniband.partitions[].ipoib", item_path),
+        "mtu": mtu,
+        "rate": leaf(ctx, psrc, "infiniband.partitions[].rate", item_path),
+        "sl": leaf(ctx, psrc, "infiniband.partitions[].sl", item_path),
+        "qos_level": level,
+        "default_membership": default_membership,
+        "members": members,
+    }
+    return part if _ok(*part.values()) else _BAD
+
+
+def _level_sl(ib: dict, level_name: str | None) -> Any:
+    wanted = (level_name or "default").lower()
+    for level in ib["qos"]["levels"]:
+        if level["name"].lower() == wanted:
+            return level["sl"]
+    return _BAD
+
+
+def _compute_sl(ib: dict) -> Any:
+    """NCCL_IB_SL: the SL the fabric gives the compute partition's PathRecords (host-ib-k8s b.3).
+
+    With QoS on, our qos-policy.conf matches every partition's pkey to a QoS
+    level, and OpenSM 3.3.23 answers PathRecords with that level's SL: the
+    partition's own sl= does not show (measured against ibsim, docs/infiniband.md).
+    With QoS off, partitions.conf's sl= is what the SA answers."""
+    if not _ok(ib["partitions"], ib["compute_partition"], ib["qos"]["levels"], ib["qos"]["enabled"]) or ib["compute_partition"] is None:
+        return None
+    for part in ib["partitions"]:
+        if part["name"] == ib["compute_partition"]:
+            if ib["qos"]["enabled"] or part["sl"] is None:
+                return _level_sl(ib, part["qos_level"])
+            return part["sl"]
+    return None
+
+
+def _ib_cross_checks(ctx: _Ctx, ib: dict, path: str) -> None:
+    if not (_ok(ib["partitions"], ib["qos"]["levels"]) and all(_ok(p) for p in ib["partitions"])):
+        return
+    for index, part in enumerate(ib["partitions"]):
+        # with QoS on, the policy matches every partition to a level (default when it names none)
+        if part["sl"] is not None and (part["qos_level"] is not None or ib["qos"]["enabled"] is True):
+            level_sl = _level_sl(ib, part["qos_level"])
+            if _ok(level_sl) and level_sl != part["sl"]:
+                ctx.warn(
+                    f"{path}.partitions[{index}].sl",
+                    f"{part['sl']!r} differs from qos_level {part['qos_level'] or 'default'!r} sl {level_sl}: "
+                    + (
+                        f"with qos enabled PathRecords and NCCL_IB_SL use {level_sl}"
+                        if ib["qos"]["enabled"]
+                        else f"PathRecords and NCCL_IB_SL use {part['sl']}"
+                    ),
+                )
+    sl = _compute_sl(ib)
+    if sl is None or not _ok(sl):
+        return
+    for kind in ("ca", "switch"):
+        table = ib["qos"]["sl2vl"][kind]
+        if _ok(table) and table[sl] == 15:
+            ctx.error(f"{path}.qos.sl2vl.{kind}[{sl}]", f"15 drops SL {sl}, the service level of compute_partition {ib['compute_partition']!r}")

@@ -1,0 +1,841 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""The intent's schema as data: one row per leaf key of ``lossless_fabric`` and ``lossless_fabric_device``.
+
+Each ``Leaf`` gives the key's path, type, default, range or choices and a one-line doc.
+Two things come from this one table:
+
+- validation: a section calls ``value(ctx, src, leaf_path, parent_path)`` for every leaf
+  whose ``check`` is ``SCHEMA``; the default (or one the section derives and passes in),
+  range, choices and the noun of the error message ("64 is not a DSCP (0-63)") are the
+  row's.  Rows marked ``HAND`` (lists, patterns, keys with a message or rule of their own)
+  are checked by the section's code, and may still carry a machine range or choices for the
+  tests; cross-key rules (data.priority in pfc.priorities, ...) are always code.
+- the key tables of docs/intent.md, which ``tools/intent_docs.py`` rewrites between the
+  ``<!-- intent-schema:NAME -->`` markers (tests/unit/plugins/module_utils/test_intent_schema.py
+  fails when the two disagree).
+
+``default_doc`` / ``range_doc`` replace the docs column when the plain value says less than
+the rule (a derived default, a platform maximum); otherwise the column is rendered from
+``default`` / ``low``-``high`` / ``choices``.  Paths are below ``lossless_fabric`` except
+those starting ``lossless_fabric_device.``; a path below a list names the list ``[]``
+(``infiniband.partitions[].rate``); the docs table of a section prints the path below its prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
+    _UINT32_MAX,
+    DEVICE_KINDS,
+    IB_MTU_CODES,
+    K8S_ATTACH_STRATEGIES,
+    K8S_CNIS,
+    K8S_MNC_IPAMS,
+    K8S_MNC_PLUGINS,
+    MEMBERSHIPS,
+    NCCL_TRANSPORTS,
+    SM_ROLES,
+    SPEEDS,
+    TRANSPORTS,
+)
+
+_ROW: Any = object()  # "the row's default" in value()
+SCHEMA = "schema"  # validated from this row
+HAND = "hand"  # validated by the section's own code (see its module); the row documents it
+
+
+class Leaf(NamedTuple):
+    path: str
+    type: str
+    default: Any = None
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] | None = None
+    what: str = ""
+    nullable: bool = False
+    default_doc: str | None = None
+    range_doc: str | None = None
+    doc: str = ""
+    check: str = SCHEMA
+
+
+LEAVES: tuple[Leaf, ...] = (
+    # ---- top: docs/intent.md table 'top' (docs header: '| key | type | default | range / values | meaning |')
+    Leaf("name", "str", check=HAND, default_doc="required", range_doc="name pattern above", doc="fabric name; appears in generated file headers"),
+    Leaf(
+        "transport",
+        "str",
+        choices=TRANSPORTS,
+        what="a transport",
+        default_doc="required",
+        doc="selects the section below; the other transport's section must be absent",
+    ),
+    Leaf("roce", "map", check=HAND, default_doc="all defaults", range_doc="", doc="RoCEv2 QoS (switches and hosts)"),
+    Leaf("infiniband", "map", check=HAND, default_doc="all defaults", range_doc="", doc="OpenSM policy (subnet managers, hosts)"),
+    Leaf("targets", "map", check=HAND, default_doc="all defaults", range_doc="", doc="NCCL benchmark gate"),
+    Leaf(
+        "topology",
+        "map",
+        check=HAND,
+        default_doc="none",
+        range_doc="",
+        doc="the cabling pattern ([Cabling](#cabling-topology-port-and-nic-peer-nic-rail-optional))",
+    ),
+    # ---- roce: docs/intent.md table 'roce' (docs header: '| key | type | default | range | meaning / who gets it |')
+    Leaf("roce.trust", "str", default="dscp", choices=("dscp",), what="a trust mode", doc="classify by DSCP (switches, NICs)"),
+    Leaf("roce.data.dscp", "int", default=26, low=0, high=63, what="a DSCP", doc="DSCP of RoCE data"),
+    Leaf(
+        "roce.data.priority",
+        "int",
+        default=3,
+        low=0,
+        high=7,
+        what="a priority",
+        doc="priority = traffic class = queue of RoCE data; must be in `pfc.priorities`",
+    ),
+    Leaf(
+        "roce.data.bandwidth_percent",
+        "int",
+        default=50,
+        low=1,
+        high=99,
+        what="a bandwidth share in percent",
+        doc=(
+            "ETS/DWRR share of the RoCE data class; the other weighted classes split the rest evenly (the lowest takes the remainder); the "
+            "strict CNP class has no share (reference 1.5, 3.6, 7.3)"
+        ),
+    ),
+    Leaf(
+        "roce.cnp.dscp",
+        "int",
+        default=48,
+        low=0,
+        high=63,
+        what="a DSCP",
+        doc="DSCP of CNPs (NIC notification point, switch map); must differ from `data.dscp`",
+    ),
+    Leaf(
+        "roce.cnp.priority",
+        "int",
+        default=6,
+        low=0,
+        high=7,
+        what="a priority",
+        doc="priority/queue of CNPs; must differ from `data.priority` and not be a PFC priority",
+    ),
+    Leaf("roce.cnp.strict", "bool", default=True, doc="strict-priority scheduling of the CNP queue (switches)"),
+    Leaf(
+        "roce.pfc.priorities",
+        "list of int",
+        check=HAND,
+        default_doc="`[3]`",
+        range_doc="1-8 unique, 0-7",
+        doc="lossless priorities (switch ports, NIC PFC bitmap)",
+    ),
+    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches"),
+    Leaf("roce.pfc.watchdog.detection_time_ms", "int", default=200, low=100, high=5000, what="a detection time in ms", doc="storm detection time"),
+    Leaf(
+        "roce.pfc.watchdog.restoration_time_ms",
+        "int",
+        default=400,
+        low=100,
+        high=60000,
+        what="a restoration time in ms",
+        doc="time the queue stays in the storm action",
+    ),
+    Leaf("roce.pfc.watchdog.action", "str", default="drop", choices=("drop", "forward"), what="a watchdog action", doc="what a stormed queue does"),
+    Leaf(
+        "roce.ecn.min_threshold_bytes",
+        "int or null",
+        default=None,
+        low=1,
+        high=_UINT32_MAX,
+        what="a threshold in bytes",
+        nullable=True,
+        default_doc="derived",
+        doc="WRED/ECN Kmin on the data queue; null: per port speed",
+    ),
+    Leaf(
+        "roce.ecn.max_threshold_bytes",
+        "int or null",
+        default=None,
+        low=1,
+        high=_UINT32_MAX,
+        what="a threshold in bytes",
+        nullable=True,
+        default_doc="derived",
+        doc="Kmax; must be above Kmin (also against a derived value)",
+    ),
+    Leaf(
+        "roce.ecn.max_probability_percent",
+        "int or null",
+        default=None,
+        low=1,
+        high=100,
+        what="a percentage",
+        nullable=True,
+        default_doc="derived (20)",
+        doc="Pmax",
+    ),
+    Leaf("roce.dcqcn.enabled", "bool", default=True, doc="DCQCN reaction + notification point on `data.priority` (NICs)"),
+    Leaf(
+        "roce.mtu.switch",
+        "int",
+        default=9214,
+        low=1500,
+        high=9216,
+        what="a switch MTU",
+        default_doc="9214; 9202 when a Junos switch is in scope",
+        range_doc="1500-9216, and at most the platform's maximum (EOS 9214, NVUE 9216, Junos 9202)",
+        doc=(
+            "the IP MTU of every switch port (EOS `mtu` and the NVUE/Linux link MTU count the IP packet; Junos' media MTU counts the 14-byte "
+            "Ethernet header too, so Junos renders `mtu.switch + 14`, at most QFX's 9216: docs/vendor-junos.md); also the port MTU of the "
+            "headroom formula. Unset with a Junos switch in scope, every switch gets 9202 so the fabric keeps one IP MTU. That EOS's `mtu` is "
+            "the IP MTU: from our reference notes, not re-checked against Arista's page in this review (unverified)"
+        ),
+    ),
+    Leaf(
+        "roce.mtu.host",
+        "int",
+        default=9000,
+        low=1280,
+        high=9216,
+        what="a host MTU",
+        doc="host netdev MTU; at most `mtu.switch - 18` (Ethernet + 802.1Q header)",
+    ),
+    Leaf(
+        "roce.rdma_cm_tos",
+        "int or null",
+        default=None,
+        low=0,
+        high=255,
+        what="a ToS byte",
+        nullable=True,
+        default_doc="derived",
+        doc="configfs `default_roce_tos` for RDMA-CM users; null: `roce_tos(data.dscp)` (106)",
+    ),
+    Leaf(
+        "roce.gid_index",
+        "int or null",
+        default=None,
+        low=0,
+        high=255,
+        what="a GID index",
+        nullable=True,
+        doc=(
+            "pin `NCCL_IB_GID_INDEX`; null leaves NCCL's default −1: NCCL scans the GID table for a RoCEv2 / AF_INET GID (nccl-tests reference "
+            "7), automatic since NCCL 2.21 per Juniper's AI data-center JVD (not checked against NCCL's release notes); set it for older NCCL "
+            "(3 is common)"
+        ),
+    ),
+    Leaf(
+        "roce.cable_length_m",
+        "int",
+        default=5,
+        low=1,
+        high=10000,
+        what="a cable length in metres",
+        doc="cable length of ports that do not give one (headroom)",
+    ),
+    Leaf(
+        "roce.headroom.cell_bytes",
+        "int",
+        default=144,
+        low=32,
+        high=1024,
+        what="a cell size in bytes",
+        doc="ASIC buffer cell (Spectrum-1: 96; Spectrum-2/3: 144)",
+    ),
+    Leaf(
+        "roce.headroom.small_packet_percent",
+        "int",
+        default=100,
+        low=0,
+        high=100,
+        what="a percentage",
+        doc="share of 64-byte packets assumed (100 = worst case)",
+    ),
+    Leaf("roce.headroom.lossless_mtu_bytes", "int", default=1024, low=64, high=9216, what="an MTU in bytes", doc="SONiC `LOSSLESS_TRAFFIC_PATTERN.mtu`"),
+    Leaf("roce.headroom.pipeline_latency_bytes", "int", default=18432, low=0, high=1048576, what="a latency in bytes", doc="Xon (18 KiB on Spectrum-1/2/3)"),
+    Leaf("roce.headroom.mac_phy_delay_bytes", "int", default=800, low=0, high=1048576, what="a delay in bytes", doc="MAC/PHY delay (HLD: 0.8 KB)"),
+    # ---- infiniband: docs/intent.md table 'infiniband' (docs header: '| key | type | default | range | meaning / who gets it |')
+    Leaf("infiniband.sm.priority", "int", default=14, low=0, high=15, what="an SM priority", doc="`sm_priority` of the `master` subnet manager"),
+    Leaf(
+        "infiniband.sm.standby_priority",
+        "int",
+        default=1,
+        low=0,
+        high=15,
+        what="an SM priority",
+        range_doc="0-15, < `sm.priority`",
+        doc="`sm_priority` of `standby` subnet managers",
+    ),
+    Leaf(
+        "infiniband.sm.routing_engine",
+        "str or list",
+        check=HAND,
+        default_doc="`[ftree, minhop]`",
+        range_doc="OpenSM 3.3.23: `minhop updn dnup file ftree lash dor torus-2QoS nue dfsssp sssp`",
+        doc="tried in order (`routing_engine`)",
+    ),
+    Leaf("infiniband.sm.lmc", "int", default=0, low=0, high=7, what="an LMC", doc="LIDs per port = 2^lmc"),
+    Leaf(
+        "infiniband.sm.root_guids",
+        "list of GUID",
+        check=HAND,
+        default_doc="`[]`",
+        range_doc="`0x` + 16 hex",
+        doc="written to `root_guid_file` for `updn`/`ftree`",
+    ),
+    Leaf("infiniband.qos.enabled", "bool", default=True, doc="opensm.conf `qos`"),
+    Leaf("infiniband.qos.max_vls", "int", default=8, low=1, high=15, what="a VL count", doc="`qos_max_vls`"),
+    Leaf(
+        "infiniband.qos.high_limit",
+        "int",
+        default=255,
+        low=0,
+        high=255,
+        what="a high limit",
+        doc="`qos_high_limit` (×4 KB of high-priority data before a low-priority chance; 255 = unlimited)",
+    ),
+    Leaf(
+        "infiniband.qos.vlarb_high",
+        "list of `{vl, weight}`",
+        check=HAND,
+        default_doc="`[{vl: 0, weight: 64}, {vl: 3, weight: 64}]`",
+        range_doc="1-64 entries; vl 0-14 and < `max_vls`; weight 0-255",
+        doc="`qos_vlarb_high`",
+    ),
+    Leaf("infiniband.qos.vlarb_low", "list of `{vl, weight}`", check=HAND, default_doc="VL 0-7, weight 64 each", range_doc="as above", doc="`qos_vlarb_low`"),
+    Leaf(
+        "infiniband.qos.sl2vl.ca",
+        "list of 16 int",
+        check=HAND,
+        default_doc="`[0..7, 7 × 8]`",
+        range_doc="exactly 16; 0-15; < `max_vls` or 15 (drop)",
+        doc="`qos_ca_sl2vl`",
+    ),
+    Leaf(
+        "infiniband.qos.sl2vl.switch",
+        "list of 16 int",
+        check=HAND,
+        default_doc="as `ca`",
+        range_doc="as `ca`",
+        doc="`qos_swe_sl2vl` (switch external ports)",
+    ),
+    Leaf(
+        "infiniband.qos.levels",
+        "list of `{name, sl}`",
+        check=HAND,
+        default_doc="`[{name: default, sl: 0}, {name: rdma, sl: 3}]`",
+        range_doc="a `default` level is mandatory; names unique (case-insensitive); sl 0-15",
+        doc="qos-policy.conf `qos-levels` (`default` is written `DEFAULT`)",
+    ),
+    Leaf(
+        "infiniband.partitions",
+        "list",
+        check=HAND,
+        default_doc="one partition `gpu`, see below",
+        range_doc="names and P_Keys unique",
+        doc="partitions.conf, qos-policy.conf match rules",
+    ),
+    Leaf(
+        "infiniband.compute_partition",
+        "str or null",
+        check=HAND,
+        default_doc="derived: first partition",
+        range_doc="a defined partition",
+        doc="its SL becomes `NCCL_IB_SL`",
+    ),
+    # ---- partition: docs/intent.md table 'partition' (docs header: '| key | type | default | range | meaning |')
+    Leaf("infiniband.partitions[].name", "str", check=HAND, default_doc="required", range_doc="name pattern", doc="partition name"),
+    Leaf(
+        "infiniband.partitions[].pkey",
+        "int or hex str",
+        check=HAND,
+        default_doc="required",
+        range_doc="0x0001-0x7fff after masking bit 15",
+        doc="`0x8001` and `0x0001` are the same partition (bit 15 is the membership bit)",
+    ),
+    Leaf("infiniband.partitions[].ipoib", "bool", default=True, doc="`ipoib` flag: create the IPoIB broadcast group"),
+    # Its own message ("is not an IB MTU (one of ...)"): checked in _infiniband; the choices here are for the tests.
+    Leaf(
+        "infiniband.partitions[].mtu",
+        "int or null",
+        default=4096,
+        choices=tuple(IB_MTU_CODES),
+        what="an IB MTU",
+        nullable=True,
+        check=HAND,
+        range_doc=", ".join(str(mtu) for mtu in IB_MTU_CODES),
+        doc="`mtu=` IBTA code 1-5",
+    ),
+    Leaf(
+        "infiniband.partitions[].rate",
+        "int or null",
+        default=None,
+        low=2,
+        high=22,
+        what="an IBTA rate code",
+        nullable=True,
+        range_doc="IBTA rate code 2-22",
+        doc="`rate=` (e.g. 3 = 10, 7 = 40, 16 = 100, 17 = 200, 21 = 400 Gb/s)",
+    ),
+    Leaf(
+        "infiniband.partitions[].sl",
+        "int or null",
+        default=None,
+        low=0,
+        high=15,
+        what="a service level",
+        nullable=True,
+        doc="`sl=`: SL of SA PathRecords for this P_Key; null: not written",
+    ),
+    Leaf(
+        "infiniband.partitions[].qos_level",
+        "str or null",
+        check=HAND,
+        default_doc="null (= `default`)",
+        range_doc="a defined level",
+        doc="qos-match-rule `pkey → qos-level-name`",
+    ),
+    Leaf("infiniband.partitions[].default_membership", "str", default="limited", choices=MEMBERSHIPS, what="a membership", doc="`defmember=`"),
+    Leaf(
+        "infiniband.partitions[].members",
+        "list",
+        check=HAND,
+        default_doc="required",
+        range_doc="≥ 1",
+        doc=(
+            "`{guid: '0x…16 hex', membership}` or `{keyword: ALL\\|ALL_CAS\\|ALL_SWITCHES\\|ALL_ROUTERS\\|SELF, membership}`; a bare string is a "
+            "GUID (`0x…`) or a keyword with `default_membership`"
+        ),
+    ),
+    # ---- targets: docs/intent.md table 'targets' (docs header: '| key | type | default | range | meaning |')
+    Leaf("targets.tolerance_percent", "int or float", check=HAND, default_doc="5", range_doc="0 < x < 100", doc="slack below a target before the gate fails"),
+    Leaf(
+        "targets.require_transport",
+        "str or null",
+        default=None,
+        choices=NCCL_TRANSPORTS,
+        what="an NCCL transport",
+        nullable=True,
+        default_doc="derived: `RoCE` (roce), `IB` (infiniband)",
+        doc="transport NCCL must report",
+    ),
+    Leaf("targets.require_gdr", "bool", check=HAND, default_doc="true", range_doc="", doc="GPUDirect RDMA must be in use"),
+    Leaf(
+        "targets.collectives",
+        "map",
+        check=HAND,
+        default_doc="`{}`",
+        range_doc=(
+            "keys: `all_reduce_perf all_gather_perf alltoall_perf broadcast_perf gather_perf hypercube_perf reduce_perf "
+            "reduce_scatter_perf scatter_perf sendrecv_perf`"
+        ),
+        doc="per collective, a list of targets",
+    ),
+    Leaf(
+        "targets.collectives.<c>[].min_size",
+        "int or size str",
+        check=HAND,
+        default_doc="required",
+        range_doc="> 0",
+        doc="smallest message size the target applies to",
+    ),
+    Leaf(
+        "targets.collectives.<c>[].max_size",
+        "int, size str or null",
+        check=HAND,
+        default_doc="null (no upper bound)",
+        range_doc="≥ `min_size`",
+        doc="largest size",
+    ),
+    Leaf(
+        "targets.collectives.<c>[].min_busbw",
+        "int or float",
+        check=HAND,
+        default_doc="required",
+        range_doc="> 0",
+        doc="minimum bus bandwidth in **GB/s** (bytes, the unit of nccl-tests' `busbw` column)",
+    ),
+    # ---- kubernetes: docs/intent.md table 'kubernetes' (docs header: '| key | type | default | range / values | meaning |')
+    Leaf(
+        "kubernetes.namespace",
+        "str",
+        check=HAND,
+        default_doc="`lossless-fabric`",
+        range_doc="DNS label",
+        doc="namespace of the device plugin (cni `multi_nic_cni`; the Network Operator uses its own)",
+    ),
+    Leaf(
+        "kubernetes.node_selector",
+        "map str→str",
+        check=HAND,
+        default_doc='`{feature.node.kubernetes.io/pci-15b3.present: "true"}` (NFD\'s Mellanox label)',
+        range_doc='label keys/values; values are strings (quote `"true"`)',
+        doc="nodes that run the plugin and must advertise every resource",
+    ),
+    Leaf(
+        "kubernetes.cni",
+        "str",
+        default="multi_nic_cni",
+        choices=K8S_CNIS,
+        what="a CNI choice",
+        doc=(
+            "secondary network: Multi-NIC CNI (upstream suspended since v1.3.1) or the NVIDIA Network Operator (Helm chart + NicClusterPolicy);"
+            " the other choice's section must be absent"
+        ),
+    ),
+    Leaf(
+        "kubernetes.device_plugin.image",
+        "str",
+        check=HAND,
+        default_doc=(
+            "derived: `ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3`; with `network_operator`: "
+            "`<network_operator.repository>/k8s-rdma-shared-dev-plugin:<network_operator.version>`"
+        ),
+        range_doc="pinned: a tag other than `latest`, or `@sha256:` (a tag with `network_operator`)",
+        doc="plugin image",
+    ),
+    Leaf(
+        "kubernetes.device_plugin.resources",
+        "list or null",
+        check=HAND,
+        default_doc=(
+            "derived: one resource `rdma_shared_device_a`, `rdma_hca_max` 63, selecting every host NIC's `netdev` (`if_names`); with no"
+            " netdev: `vendors [15b3]` + `link_types` of the transport"
+        ),
+        range_doc="≥ 1 entry",
+        doc="the plugin's `configList`",
+    ),
+    Leaf(
+        "kubernetes.device_plugin.resources[].name",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc="`^[A-Za-z0-9]([A-Za-z0-9_]{0,61}[A-Za-z0-9])?$`, unique",
+        doc="advertised as `<prefix>/<name>`",
+    ),
+    Leaf(
+        "kubernetes.device_plugin.resources[].prefix",
+        "str",
+        check=HAND,
+        default_doc="`rdma`",
+        range_doc="DNS subdomain, not `*.kubernetes.io`/`*.k8s.io`",
+        doc="`resourcePrefix`",
+    ),
+    Leaf(
+        "kubernetes.device_plugin.resources[].rdma_hca_max",
+        "int",
+        default=63,
+        low=1,
+        high=10000,
+        what="a pod count per node",
+        doc="pods that may share the resource per node (`rdmaHcaMax`)",
+    ),
+    Leaf(
+        "kubernetes.device_plugin.resources[].selectors",
+        "map",
+        check=HAND,
+        default_doc="required",
+        range_doc="at least one non-empty list",
+        doc=(
+            "`vendors` / `device_ids` (4 lower-case hex digits as strings: `'15b3'`, `'1021'`), `drivers` (`mlx5_core`), `if_names` (netdevs), "
+            "`link_types` (`ether`, `infiniband`); OR within a list, AND across lists"
+        ),
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.namespace",
+        "str",
+        check=HAND,
+        default_doc="`multi-nic-cni-operator`",
+        range_doc="DNS label",
+        doc="namespace of the controller (and of the `multi-nicd` daemon it creates)",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.version",
+        "str",
+        check=HAND,
+        default_doc="`v1.3.1`",
+        range_doc="`vX.Y.Z`",
+        doc="release: the CRDs the role ships for it, the controller image tag; the controller's release fixes the daemon image",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.controller_image",
+        "str",
+        check=HAND,
+        default_doc="derived: `ghcr.io/foundation-model-stack/multi-nic-cni-controller:<version>`",
+        range_doc="pinned",
+        doc="",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.name",
+        "str",
+        check=HAND,
+        default_doc="`multinic-rdma`",
+        range_doc="DNS label",
+        doc="MultiNicNetwork name = the net-attach-def name pods annotate",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.plugin",
+        "str",
+        default="macvlan",
+        choices=K8S_MNC_PLUGINS,
+        what="a Multi-NIC CNI plugin",
+        doc="main CNI plugin; `mellanox` (host-device for GPUDirect RoCE) needs the Network Operator's `sriovDevicePlugin` (a warning says so)",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.ipam",
+        "str",
+        choices=K8S_MNC_IPAMS,
+        what="a Multi-NIC CNI IPAM",
+        default_doc="derived: `host-device-ipam` for `mellanox`, else `multi-nic-ipam`",
+        doc="`host-device-ipam` only with `mellanox`, and `mellanox` only with it",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.subnet",
+        "str",
+        check=HAND,
+        default_doc='`172.30.0.0/16`; `""` with `host-device-ipam`',
+        range_doc="IPv4 CIDR, host bits zero; must be absent with `host-device-ipam`",
+        doc="pod address space of the network",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.master_nets",
+        "list of CIDR",
+        check=HAND,
+        default_doc="`[]` (every secondary NIC the daemon finds)",
+        range_doc="IPv4 CIDRs",
+        doc="host subnets whose NICs may be masters (`masterNets`)",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.attach_policy.strategy",
+        "str",
+        default="none",
+        choices=K8S_ATTACH_STRATEGIES,
+        what="an attach strategy",
+        doc="how many / which masters a pod gets",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.attach_policy.target",
+        "str or null",
+        check=HAND,
+        default_doc="null",
+        range_doc="`<n>Gbps`, `<n>Mbps`, `<n>Kbps`; required for `costOpt`, `perfOpt`",
+        doc="bandwidth target",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.namespaces",
+        "list",
+        check=HAND,
+        default_doc="`[]` (every namespace)",
+        range_doc="DNS labels",
+        doc="where the controller creates the net-attach-def",
+    ),
+    Leaf(
+        "kubernetes.multi_nic_cni.network.mtu",
+        "int or null",
+        low=1280,
+        high=9216,
+        what="an MTU",
+        nullable=True,
+        check=HAND,  # range from here for the tests; checked in _kubernetes with the cross-key rule (<= roce.mtu.host)
+        default_doc="derived: `roce.mtu.host` (null with `mellanox`)",
+        range_doc="1280-9216, ≤ `roce.mtu.host`",
+        doc="MTU of the macvlan/ipvlan child interface",
+    ),
+    Leaf(
+        "kubernetes.network_operator.namespace",
+        "str",
+        check=HAND,
+        default_doc="`nvidia-network-operator`",
+        range_doc="DNS label",
+        doc="Helm release namespace",
+    ),
+    Leaf("kubernetes.network_operator.chart_version", "str", check=HAND, default_doc="`26.4.1`", range_doc="`X.Y.Z`", doc="chart `nvidia/network-operator`"),
+    Leaf(
+        "kubernetes.network_operator.version",
+        "str",
+        check=HAND,
+        default_doc="`network-operator-v26.4.1`",
+        range_doc="image tag",
+        doc="tag of every NicClusterPolicy component (device plugin, Multus, CNI plugins, NV-IPAM)",
+    ),
+    Leaf(
+        "kubernetes.network_operator.repository",
+        "str",
+        check=HAND,
+        default_doc="`nvcr.io/nvidia/mellanox`",
+        range_doc="image repository",
+        doc="repository of those components",
+    ),
+    # ---- device: lossless_fabric_device, one per inventory host (the kinds table and the notes below it say which kind takes what)
+    Leaf(
+        "lossless_fabric_device.kind",
+        "str",
+        choices=DEVICE_KINDS,
+        check=HAND,
+        default_doc="required",
+        doc="what the host is; the keys below apply to the kinds named",
+    ),
+    Leaf(
+        "lossless_fabric_device.platform",
+        "str",
+        check=HAND,
+        default_doc="required (switch)",
+        range_doc="`eos`, `nvue`, `junos`",
+        doc="switch OS (`nxos`, `sonic` are registered, not yet supported)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.speed",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc=" ".join(f"`{name}`" for name in SPEEDS),
+        doc="port speed (switch)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.cable_length_m",
+        "int",
+        low=1,
+        high=10000,
+        what="a cable length in metres",
+        default_doc="`roce.cable_length_m`",
+        doc="cable length of the port (headroom)",
+    ),
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.description", "str", check=HAND, default_doc="empty", range_doc="description rules above", doc="port description"
+    ),
+    Leaf(
+        "lossless_fabric_device.queue_buffer_bytes",
+        "int",
+        check=HAND,
+        default_doc="none",
+        range_doc="1024-1099511627776; above every port's ECN max threshold",
+        doc="buffer of the RoCE queue (switch); required for junos, ignored elsewhere",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].name",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc="RDMA device name, unique per host",
+        doc="the RDMA device (`mlx5_0`) (host)",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].netdev",
+        "str",
+        check=HAND,
+        default_doc="required with RoCE",
+        range_doc="interface name (at most 15 characters), unique per host",
+        doc="its network interface (host)",
+    ),
+    Leaf("lossless_fabric_device.nics[].speed", "str", check=HAND, default_doc="required", range_doc="as ports", doc="NIC speed (host)"),
+    Leaf("lossless_fabric_device.nics[].guid", "str or null", check=HAND, default_doc="null", range_doc="`0x` + 16 hex", doc="port GUID (host)"),
+    Leaf("lossless_fabric_device.gpus", "int", default=8, low=1, high=16, what="a GPU count", doc="GPUs of the host (host)"),
+    Leaf(
+        "lossless_fabric_device.role",
+        "str",
+        choices=SM_ROLES,
+        what="an SM role",
+        default_doc="required",
+        doc="`sm_priority` from `sm.priority` (master) or `sm.standby_priority` (subnet_manager)",
+    ),
+)
+
+BY_PATH: dict[str, Leaf] = {leaf.path: leaf for leaf in LEAVES}
+
+# The docs tables: name -> (path prefix, header). A leaf belongs to the table with the longest
+# prefix it starts with (so partition keys land in 'partition', not in 'infiniband').
+TABLES: dict[str, tuple[str, str]] = {
+    "top": ("", "| key | type | default | range / values | meaning |"),
+    "roce": ("roce.", "| key | type | default | range | meaning / who gets it |"),
+    "infiniband": ("infiniband.", "| key | type | default | range | meaning / who gets it |"),
+    "partition": ("infiniband.partitions[].", "| key | type | default | range | meaning |"),
+    "targets": ("targets.", "| key | type | default | range | meaning |"),
+    "kubernetes": ("kubernetes.", "| key | type | default | range / values | meaning |"),
+    "device": ("lossless_fabric_device.", "| key | type | default | range / values | meaning |"),
+}
+
+
+def table_of(leaf: Leaf) -> str:
+    if "." not in leaf.path:
+        return "top"
+    best = max((name for name, (prefix, _h) in TABLES.items() if prefix and leaf.path.startswith(prefix)), key=lambda n: len(TABLES[n][0]))
+    return best
+
+
+def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -> Any:
+    """Check the leaf ``leaf_path`` in the mapping ``src`` found at ``path``; return its value or _BAD.
+
+    Uses the row's default, range, choices and noun, through the collector's own checks
+    (so the messages are those of _Ctx.integer/boolean/choice).  ``default`` replaces the row's
+    where it is derived from other keys (its ``default_doc`` says how)."""
+    leaf = BY_PATH[leaf_path]
+    if leaf.check != SCHEMA:
+        raise KeyError(f"{leaf_path}: validated by hand, not from the schema")
+    if default is _ROW:
+        default = leaf.default
+    key = leaf_path.rsplit(".", 1)[-1]
+    if leaf.type == "bool":
+        return ctx.boolean(src, key, path, default)
+    if leaf.choices is not None:
+        return ctx.choice(src, key, path, default, leaf.choices, leaf.what, nullable=leaf.nullable)
+    return ctx.integer(src, key, path, default, leaf.low, leaf.high, leaf.what, nullable=leaf.nullable)
+
+
+def default_cell(leaf: Leaf) -> str:
+    if leaf.default_doc is not None:
+        return leaf.default_doc
+    if isinstance(leaf.default, bool):
+        return "true" if leaf.default else "false"
+    if leaf.default is None:
+        return "null"
+    if isinstance(leaf.default, str):
+        return f"`{leaf.default}`"
+    return str(leaf.default)
+
+
+def range_cell(leaf: Leaf) -> str:
+    if leaf.range_doc is not None:
+        return leaf.range_doc
+    if leaf.low is not None:
+        return f"{leaf.low}-{leaf.high}"
+    if leaf.choices is not None:
+        return ", ".join(f"`{c}`" for c in leaf.choices)
+    return ""
+
+
+def render_table(name: str) -> str:
+    """The Markdown table ``name`` of docs/intent.md, header and separator included."""
+    prefix, header = TABLES[name]
+    lines = [header, "|---|---|---|---|---|"]
+    for leaf in LEAVES:
+        if table_of(leaf) != name:
+            continue
+        key = leaf.path[len(prefix) :]
+        cells = [f"`{key}`", leaf.type, default_cell(leaf), range_cell(leaf), leaf.doc]
+        lines.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
+    return "\n".join(lines)
+
+
+MARK_BEGIN = "<!-- intent-schema:{name} begin: generated from plugins/module_utils/_intent/_schema.py by tools/intent_docs.py; edit the schema -->"
+MARK_END = "<!-- intent-schema:{name} end -->"
+
+
+def rewrite_docs(text: str) -> str:
+    """``text`` (docs/intent.md) with every table between its markers rendered anew from ``LEAVES``.
+
+    Raises ValueError when a table's markers are missing or out of order, so a table cannot
+    silently stop being generated."""
+    for name in TABLES:
+        begin, end = MARK_BEGIN.format(name=name), MARK_END.format(name=name)
+        start = text.find(begin)
+        stop = text.find(end)
+        if start < 0 or stop < start or text.count(begin) != 1 or text.count(end) != 1:
+            raise ValueError(f"docs/intent.md: table {name!r}: need exactly one {begin!r} followed by one {end!r}")
+        text = text[: start + len(begin)] + "\n\n" + render_table(name) + "\n\n" + text[stop:]
+    return text

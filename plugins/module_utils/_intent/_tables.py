@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""Tables: speeds, pause quanta, vocabularies, the platform registry, name patterns, IntentError."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, NamedTuple
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos
+
+# ---------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------
+
+# Ethernet link speeds a lossless port may have, name -> Gb/s.
+SPEEDS: dict[str, int] = {
+    "10G": 10,
+    "25G": 25,
+    "40G": 40,
+    "50G": 50,
+    "100G": 100,
+    "200G": 200,
+    "400G": 400,
+    "800G": 800,
+}
+
+# IEEE 802.3 Annex 31B.3.7 pause quanta per speed (Gb/s), as tabulated in
+# sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (reference 7.1).
+PAUSE_QUANTA: dict[int, int] = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200: 453, 400: 905, 800: 905}
+
+# The intent names a collective by its nccl-tests binary (all_reduce_perf), as the benchmark role runs it;
+# the list is the one vocabulary of _nccl_vocab (one binary per NVIDIA/nccl-tests src/<collective>.cu).
+COLLECTIVES: tuple[str, ...] = _nccl_vocab.BINARIES
+
+# OpenSM 3.3.23 routing engines (host-ib-k8s b.1); no ar_* engines upstream.
+ROUTING_ENGINES: tuple[str, ...] = ("minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
+# Engines that need root GUIDs when OpenSM cannot find the roots itself.
+_ROOTED_ENGINES = ("updn", "ftree")
+
+# IBTA MTU codes used by partitions.conf ``mtu=`` (host-ib-k8s b.2).
+IB_MTU_CODES: dict[int, int] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
+MEMBER_KEYWORDS: tuple[str, ...] = ("ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF")
+MEMBERSHIPS: tuple[str, ...] = ("full", "limited", "both")
+TRANSPORTS: tuple[str, ...] = ("roce", "infiniband")
+NCCL_TRANSPORTS: tuple[str, ...] = _nccl_vocab.TRANSPORTS
+DEVICE_KINDS: tuple[str, ...] = ("switch", "host", "subnet_manager")
+SM_ROLES: tuple[str, ...] = ("master", "standby")
+
+# Kubernetes vocabularies (host-ib-k8s c.1, c.4, c.6, d; _kubernetes validates with them).
+K8S_CNIS: tuple[str, ...] = ("multi_nic_cni", "network_operator")
+K8S_MNC_PLUGINS: tuple[str, ...] = ("macvlan", "ipvlan", "mellanox")
+K8S_MNC_IPAMS: tuple[str, ...] = ("multi-nic-ipam", "whereabouts", "host-device-ipam")
+K8S_ATTACH_STRATEGIES: tuple[str, ...] = ("none", "costOpt", "perfOpt", "devClass", "topology")
+K8S_LINK_TYPES: tuple[str, ...] = ("ether", "infiniband")
+
+# Ethernet header + one 802.1Q tag: a host frame must fit the switch MTU.
+L2_OVERHEAD_BYTES = 18
+# Default-partition P_Key; OpenSM always creates it (partition-config.txt).
+DEFAULT_PKEY = 0x7FFF
+
+# Debian's OpenSM file locations (host-ib-k8s b.1, verified there).
+OPENSM_PARTITIONS_FILE = "/etc/opensm/partitions.conf"
+OPENSM_QOS_POLICY_FILE = "/etc/opensm/qos-policy.conf"
+OPENSM_ROOT_GUID_FILE = "/etc/opensm/root-guids.conf"
+
+
+class Platform(NamedTuple):
+    """One switch OS the collection can configure.
+
+    ``notes`` are warning templates emitted for every switch of this platform
+    (fields: ``host``, ``dscp``, ``priority``); they only fire once
+    ``supported`` is True, so a known pitfall is recorded here before the
+    driver exists.
+    """
+
+    name: str
+    interface_pattern: str
+    interface_example: str
+    supported: bool = True
+    notes: tuple[str, ...] = ()
+    # Largest interface MTU the OS accepts (EOS: 'mtu 68-9214'; reference section 1.7).
+    max_mtu: int = 9216
+    # Junos takes ECN thresholds only as a fill level in percent of the queue's
+    # buffer (drop-profile fill-level 0-100), so the plan needs that buffer size.
+    ecn_in_percent_of_queue_buffer: bool = False
+
+
+# The platform registry: adding NX-OS or SONiC means flipping ``supported``
+# once its driver and template exist.
+PLATFORMS: dict[str, Platform] = {
+    p.name: p
+    for p in (
+        # Patterns are ASCII only ([0-9], never \d: \d also matches '١' or '１',
+        # which would pass here and reach the switch).
+        Platform("eos", r"Ethernet[0-9]+(/[0-9]+){0,2}", "Ethernet1/1", max_mtu=9214),
+        Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0"),
+        # Junos: max_mtu is the IP MTU; the media MTU it renders adds the 14-byte Ethernet header
+        # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
+        Platform(
+            "junos", r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?", "et-0/0/1:0", max_mtu=_vendor_junos.MAX_IP_MTU, ecn_in_percent_of_queue_buffer=True
+        ),
+        Platform("nxos", r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?", "Ethernet1/1", supported=False),
+        Platform(
+            "sonic",
+            r"Ethernet[0-9]+",
+            "Ethernet0",
+            supported=False,
+            notes=(
+                "{host}: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP {dscp} in a lossy traffic class "
+                "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
+                "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
+            ),
+        ),
+    )
+}
+
+
+def _platform_registry() -> dict[str, Platform]:
+    """The package's ``PLATFORMS``, looked up at call time: a test or an extension that replaces
+    ``_intent.PLATFORMS`` (the name every caller uses) is seen by every section."""
+    return getattr(sys.modules.get(__package__ or ""), "PLATFORMS", PLATFORMS)
+
+
+# Characters that could end a CLI line, chain a second command, expand a
+# variable or start a comment in some device shell or config file.
+_FORBIDDEN_CHARS = frozenset(";|&$`\\#!\"'{}<>")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+_RDMA_DEV_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+# IFNAMSIZ is 16 including the NUL.
+_NETDEV_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,14}")
+_DESCRIPTION_RE = re.compile(r"[A-Za-z0-9 ._,:/()@+=-]*")
+_DESCRIPTION_MAX = 240
+_GUID_RE = re.compile(r"0x[0-9A-Fa-f]{16}")
+_SPEED_RE = re.compile(r"(\d+)[Gg]")
+_UINT32_MAX = 2**32 - 1
+
+_BAD: Any = object()  # marks a value that failed validation; never reaches a plan
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+class IntentError(ValueError):
+    """The intent or a device description is invalid; ``errors`` lists every problem."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(self.errors))
+
+    def __str__(self) -> str:
+        return "\n".join(self.errors)

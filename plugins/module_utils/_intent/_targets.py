@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""lossless_fabric.targets: the NCCL bus-bandwidth targets a benchmark must meet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _suggest, _type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_number, parse_size
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, COLLECTIVES, TRANSPORTS
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+_TARGET_KEYS = ("tolerance_percent", "require_transport", "require_gdr", "collectives")
+_TARGET_ENTRY_KEYS = ("min_size", "max_size", "min_busbw")
+
+
+def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
+    src = ctx.mapping(raw, path, _TARGET_KEYS)
+    tolerance = src.get("tolerance_percent", 5)
+    if not _is_number(tolerance) or not 0 < tolerance < 100:
+        ctx.error(f"{path}.tolerance_percent", f"{tolerance!r} is not a tolerance (0 < x < 100 percent)")
+        tolerance = _BAD
+    require = leaf(ctx, src, "targets.require_transport", path)
+    if require is None and transport in TRANSPORTS:
+        require = {"roce": "RoCE", "infiniband": "IB"}[transport]
+    cpath = f"{path}.collectives"
+    colls_raw = src.get("collectives", {})
+    collectives: dict[str, Any] = {}
+    if colls_raw is None:
+        colls_raw = {}
+    if not isinstance(colls_raw, dict):
+        ctx.error(cpath, f"{_type_name(colls_raw)} is not a mapping")
+        colls_raw = {}
+    for coll in sorted(colls_raw, key=str):
+        coll_path = f"{cpath}.{_key_repr(coll)}"
+        if coll not in COLLECTIVES:
+            ctx.error(coll_path, f"unknown collective ({_suggest(coll, COLLECTIVES)})")
+            continue
+        entries = ctx.sequence(colls_raw[coll], coll_path, min_len=1)
+        if entries is _BAD:
+            continue
+        collectives[coll] = [_target_entry(ctx, e, f"{coll_path}[{i}]") for i, e in enumerate(entries)]
+    return {
+        "tolerance_percent": tolerance,
+        "require_transport": require,
+        # null turns the GPUDirect check off (the nccl_gate role passes it so when transport checks are off)
+        "require_gdr": None if src.get("require_gdr", True) is None else ctx.boolean(src, "require_gdr", path, True),
+        "collectives": collectives,
+    }
+
+
+def validate_targets(raw: Any, path: str = "targets", transport: Any = None) -> tuple[dict, list[str]]:
+    """The intent's ``targets`` section alone -> (normalized section, errors).
+
+    The one validator of benchmark targets: ``validate`` uses it for the intent, and the gate
+    (``_nccl_gate.gate_settings``) for ``fabric_targets``, so both apply the same rules.
+    ``transport`` (roce/infiniband) gives the default ``require_transport``.
+    """
+    ctx = _Ctx()
+    section = _targets_section(ctx, raw, path, transport)
+    return section, ctx.errors
+
+
+def _target_entry(ctx: _Ctx, entry: Any, path: str) -> Any:
+    src = ctx.mapping(entry, path, _TARGET_ENTRY_KEYS, required=("min_size", "min_busbw"))
+    if not isinstance(entry, dict):
+        return _BAD
+    sizes: dict[str, Any] = {}
+    for key in ("min_size", "max_size"):
+        value = src.get(key)
+        if value is None:
+            sizes[key] = None if key == "max_size" else _BAD
+            continue
+        try:
+            sizes[key] = parse_size(value)
+        except ValueError as exc:
+            ctx.error(f"{path}.{key}", str(exc))
+            sizes[key] = _BAD
+            continue
+        if sizes[key] == 0:
+            ctx.error(f"{path}.{key}", f"{value!r} is not a size above 0")
+            sizes[key] = _BAD
+    low, high = sizes["min_size"], sizes["max_size"]
+    if _ok(low, high) and low is not None and high is not None and low > high:
+        ctx.error(f"{path}.min_size", f"{src['min_size']!r} is above max_size {src['max_size']!r}")
+    busbw = src.get("min_busbw")
+    if busbw is not None and (not _is_number(busbw) or busbw <= 0):
+        ctx.error(f"{path}.min_busbw", f"{busbw!r} is not a positive bus bandwidth (GB/s > 0)")
+        busbw = _BAD
+    return {"min_size": low, "max_size": high, "min_busbw": busbw if busbw is not None else _BAD}
