@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Unit tests for plugins/module_utils/_intent.py: helpers, derivations, plans, docs examples.
+"""Unit tests for plugins/module_utils/_intent/: helpers, derivations, plans, docs examples.
 
 Per-rule validation tests live in test_intent_rules.py.
 """

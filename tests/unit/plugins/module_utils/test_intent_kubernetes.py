@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The ``kubernetes`` section of the intent (plugins/module_utils/_intent.py):
+"""The ``kubernetes`` section of the intent (plugins/module_utils/_intent/):
 defaults derived from the hosts, and one error per mistake naming key and value."""
 
 from __future__ import annotations

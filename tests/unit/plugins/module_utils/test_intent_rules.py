@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""One test per validation rule of plugins/module_utils/_intent.py.
+"""One test per validation rule of plugins/module_utils/_intent/.
 
 Each case mutates a valid fabric in one place and expects exactly one error
 (or warning) naming the key path and the value: one mistake, one message.
