@@ -91,8 +91,10 @@ class ActionModule(ControllerAction):
             bad = [f for f in verdict["findings"] if f["finding"] != "ok" and not f["allowed"]]
             where = paths.get("markdown", "not written: no report_dir") if not self._task.check_mode else "not written: check mode"
             head = "Cabling check failed: %d finding(s) on %d intended link(s) (report %s):" % (len(bad), summary["links"], where)
-            lines = ["%s %s%s: expected %s; found %s" % (f["finding"], f["a"], (" - " + f["b"]) if f["b"] else "",
-                                                          f["expected"], f["found"]) for f in bad[:_MSG_LINES]]
+            lines = [
+                "%s %s%s: expected %s; found %s" % (f["finding"], f["a"], (" - " + f["b"]) if f["b"] else "", f["expected"], f["found"])
+                for f in bad[:_MSG_LINES]
+            ]
             if len(bad) > _MSG_LINES:
                 lines.append("... and %d more in the report" % (len(bad) - _MSG_LINES))
             result.update(failed=True, msg="\n".join([head] + lines))

@@ -31,9 +31,10 @@ NICS = {"gpu1": [("mlx5_0", "eth2", "leaf1", "swp1"), ("mlx5_1", "eth3", "leaf2"
 
 
 def _hostvars():
-    hv = {name: {"lossless_fabric_device": {"kind": "switch", "platform": platform,
-                                             "ports": {p: {"speed": "400G", "peer": peer} for p, peer in ports.items()}}}
-          for name, (platform, ports) in SWITCHES.items()}
+    hv = {
+        name: {"lossless_fabric_device": {"kind": "switch", "platform": platform, "ports": {p: {"speed": "400G", "peer": peer} for p, peer in ports.items()}}}
+        for name, (platform, ports) in SWITCHES.items()
+    }
     for host, nics in NICS.items():
         hv[host] = {"lossless_fabric_device": {"kind": "host", "nics": [
             {"name": n, "netdev": d, "speed": "400G", "peer": {"host": sw, "port": p}} for n, d, sw, p in nics]}}
@@ -95,8 +96,8 @@ def test_switch_links_as_intended_then_refaulted(tmp_path):
         assert ends["spine1"]["Ethernet2/1"]["neighbors"][0]["port_id_subtype"] == "local"
         assert all(e["oper"] == "up" and e["speed"] == "400G" for sw in ends.values() for e in sw.values())
 
-        wiring.refault(str(tmp_path), [{"swap": ["leaf1:swp1", "leaf1:swp2"]}, {"unplug": "leaf2:et-0/0/2"},
-                                        {"downgrade": "spine1:Ethernet2/1", "speed": "200G"}])
+        faults = [{"swap": ["leaf1:swp1", "leaf1:swp2"]}, {"unplug": "leaf2:et-0/0/2"}, {"downgrade": "spine1:Ethernet2/1", "speed": "200G"}]
+        wiring.refault(str(tmp_path), faults)
         ends = _read(tmp_path)
         assert _peer(ends["leaf1"]["swp1"])[0] == "gpu2" and _peer(ends["leaf1"]["swp2"])[0] == "gpu1"
         assert ends["leaf2"]["et-0/0/2"] == {"oper": "down", "speed": None, "width": None, "neighbors": []}

@@ -214,4 +214,3 @@ def neighbor(system: Any, port: Any, subtype: str | None = None, descr: Any = No
 
 def end(oper: str | None = None, speed: str | None = None) -> dict:
     return {"oper": oper, "speed": speed, "width": None, "neighbors": []}
-

@@ -1245,7 +1245,6 @@ class Driver(_base.Driver):
             found["ecn_marked_total"] = sum(ecn.values())
         return found
 
-
     # -- links (read-only; module_utils/_switch_links.py) -----------------
     # Per port, like the counters: 'show lldp neighbors interface X | display xml' (the detail view: the
     # RPC reply napalm's junos get_lldp_neighbors_detail reads, lldp-neighbors-information ->
@@ -1255,6 +1254,7 @@ class Driver(_base.Driver):
     # Juniper's show interfaces page; ntc-templates juniper_junos_show_interfaces2.raw).
     # A Junos peer may send its port ID as a locally assigned number (its SNMP ifIndex) with the
     # interface name in the port description: both are reported as sent. docs/vendor-junos.md.
+
     @staticmethod
     def link_commands(ports: list[str] | None = None) -> list[str]:
         if not ports:
@@ -1281,6 +1281,7 @@ class Driver(_base.Driver):
                 here = ends.setdefault(lldp.group(1), _base.end())
                 here["neighbors"] = _junos_lldp(command, text)
         return ends
+
 
 class DeviceErrorTimeout(Exception):
     """Internal: the device stopped answering (turned into DeviceError)."""

@@ -1111,7 +1111,6 @@ class Driver(_base.Driver):
 # or more spaces, never on ruler positions: values are wider than the ruler in
 # real output and cells hold single spaces ('146.48 KB', 'ecn, absolute').
 
-
     # -- links (read-only; module_utils/_switch_links.py) -----------------
     # 'nv show interface -o json': every interface -> {link: {state: {up: {}}|{down: {}}, speed: "400G"},
     # lldp: {neighbor: {<id>: {chassis: {chassis-id, system-name}, port: {name, description, type}}}}}
@@ -1158,6 +1157,7 @@ class Driver(_base.Driver):
                     raise _base.LinkFormError("nvue", other, "the JSON of the interface's lldp subtree", text)
                 ends.setdefault(match.group(1), _base.end())["neighbors"] = _nvue_neighbors(other, lldp)
         return ends
+
 
 _FORMS = (
     "nv config show -o commands (nv set lines)",

@@ -1215,7 +1215,7 @@ class EosShell(Shell):
 
     def show_lldp_detail(self, b, json_out) -> Any:
         seen = self.dev.lldp_ports()
-        ports = [p for p in self.dev.ports]
+        ports = list(self.dev.ports)
         # EOS JSON words: interfaceName / macAddress (ANTA, napalm); 'local' for locally assigned: unverified.
         kinds = {"ifname": ("interfaceName", "Interface name (5)"), "mac": ("macAddress", "MAC address (3)"), "local": ("local", "Locally assigned (7)")}
         table = {}

@@ -158,7 +158,7 @@ def _sys(files: dict):
         parts = path.split("/")
         for i in range(1, len(parts)):
             dirs.setdefault("/".join(parts[:i]), set()).add(parts[i])
-    return (lambda rel: files.get(rel)), (lambda rel: sorted(dirs.get(rel, [])))
+    return files.get, (lambda rel: sorted(dirs.get(rel, [])))
 
 
 ETH = {

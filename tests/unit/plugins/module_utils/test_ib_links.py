@@ -61,8 +61,8 @@ def test_node_names_map_descriptions_and_guids():
     run, _calls = run_on(fixture("ib/ibnetdiscover.txt"))
     result = _ib_links.run_ib_links({"node_names": {"0x0008f1332e695c00": "leafB", "0x0c42a10300010000": "gpu9 mlx5_7"}}, run)
     assert "leafB" in result["devices"] and "leaf2" not in result["devices"]
-    assert result["devices"]["gpu9"]["mlx5_7"]["neighbors"][0] == {"system": "leafB", "port": "1", "port_id_subtype": None,
-                                                                  "port_descr": None, "chassis_id": "0x0008f1332e695c00"}
+    expected = {"system": "leafB", "port": "1", "port_id_subtype": None, "port_descr": None, "chassis_id": "0x0008f1332e695c00"}
+    assert result["devices"]["gpu9"]["mlx5_7"]["neighbors"][0] == expected
 
 
 def test_router_and_unmapped():
