@@ -40,6 +40,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     SPEEDS,
     TRANSPORTS,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._topology import _MAX_RAILS, PATTERNS
 
 _ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
@@ -672,6 +673,164 @@ LEAVES: tuple[Leaf, ...] = (
         range_doc="image repository",
         doc="repository of those components",
     ),
+    # ---- topology: docs/intent.md table 'topology' (docs header: '| key | type | default | range / values | meaning |').
+    # All checked in _topology._pattern (its messages, the pattern's required keys, the cross-key rules); the ranges
+    # and choices here are the ones its ctx.integer / check_int / choice calls enforce, for the tests.
+    Leaf(
+        "topology.pattern",
+        "str",
+        choices=PATTERNS,
+        what="a topology pattern",
+        nullable=True,  # null is absent: no pattern
+        check=HAND,
+        default_doc="none",
+        doc="generate the links; without it only `switches` / `ib_switch_type` may be given",
+    ),
+    Leaf("topology.scalable_units", "int", low=1, high=1024, what="a count of scalable units", check=HAND, default_doc="required", doc="SUs"),
+    Leaf(
+        "topology.hosts_per_unit",
+        "int",
+        low=1,
+        high=1024,
+        what="a count of hosts per scalable unit",
+        check=HAND,
+        default_doc="required",
+        doc="hosts per SU (at most 100,000 hosts in all)",
+    ),
+    Leaf(
+        "topology.rails",
+        "int",
+        low=1,
+        high=_MAX_RAILS,
+        what="a count of rails (NICs per host)",
+        check=HAND,
+        default_doc="required",
+        doc="rails = NICs per host taking part",
+    ),
+    Leaf(
+        "topology.leaves_per_rail",
+        "int",
+        default=1,
+        low=1,
+        high=64,
+        what="a count of leaves per rail and scalable unit",
+        check=HAND,
+        range_doc="1-64, divides `hosts_per_unit`",
+        doc="leaves per rail and SU; host h of the SU goes to leaf `h // (hosts_per_unit / leaves_per_rail)`",
+    ),
+    Leaf("topology.spines", "int", default=0, low=0, high=1024, what="a count of spines", check=HAND, doc="spines; 0: leaves only"),
+    Leaf(
+        "topology.uplinks_per_spine",
+        "int",
+        default=1,
+        low=1,
+        high=64,
+        what="a count of links from each leaf to each spine",
+        check=HAND,
+        doc="links from each leaf to each spine",
+    ),
+    # parse_speed takes '400g' and '0400G' too: not a plain choice, so no choices here.
+    Leaf(
+        "topology.speed",
+        "str",
+        check=HAND,
+        default_doc="required",
+        range_doc="a link speed (as `ports.<ifname>.speed` above)",
+        doc="the speed of every generated link; both ends' `speed` must equal it",
+    ),
+    Leaf(
+        "topology.names.host",
+        "template",
+        check=HAND,
+        default_doc="`gpu{host}`",
+        range_doc="fields `{unit}` `{index}` `{host}` (1-based: SU, host in SU, host overall)",
+        doc="inventory host names",
+    ),
+    Leaf(
+        "topology.names.leaf",
+        "template",
+        check=HAND,
+        default_doc="`leaf-su{unit}-r{rail}`",
+        range_doc="`{unit}`, `{rail}` (0-based, as NIC rails), `{leaf}` (1-based within rail and SU)",
+        doc="leaf names",
+    ),
+    Leaf("topology.names.spine", "template", check=HAND, default_doc="`spine{spine}`", range_doc="`{spine}` (1-based)", doc="spine names"),
+    Leaf(
+        "topology.ports.leaf_hosts.name",
+        "template",
+        check=HAND,
+        default_doc="`swp{n}`",
+        range_doc="`{n}`: port number",
+        doc="leaf port of the i-th host of that leaf: number `first + i`",
+    ),
+    Leaf(
+        "topology.ports.leaf_hosts.first",
+        "int",
+        default=1,
+        low=0,
+        high=100000,
+        what="a port number",
+        nullable=True,  # null: the default
+        check=HAND,
+        doc="number of a leaf's first host port",
+    ),
+    Leaf(
+        "topology.ports.leaf_spines.name",
+        "template",
+        check=HAND,
+        default_doc="`swp{n}`",
+        range_doc="`{n}`: port number",
+        doc="leaf uplink k to spine s: number `first + s × uplinks_per_spine + k`",
+    ),
+    Leaf(
+        "topology.ports.leaf_spines.first",
+        "int or null",
+        low=0,
+        high=100000,
+        what="a port number",
+        nullable=True,
+        check=HAND,
+        default_doc="derived: right after the host ports (`leaf_hosts.first + hosts_per_unit / leaves_per_rail`)",
+        doc="number of a leaf's first uplink",
+    ),
+    Leaf(
+        "topology.ports.spine_leaves.name",
+        "template",
+        check=HAND,
+        default_doc="`swp{n}`",
+        range_doc="`{n}`: port number",
+        doc="spine port to leaf L (leaves in SU, rail, leaf order): number `first + L × uplinks_per_spine + k`",
+    ),
+    Leaf(
+        "topology.ports.spine_leaves.first",
+        "int",
+        default=1,
+        low=0,
+        high=100000,
+        what="a port number",
+        nullable=True,  # null: the default
+        check=HAND,
+        doc="number of a spine's first leaf port",
+    ),
+    Leaf(
+        "topology.switches",
+        "list of names",
+        check=HAND,
+        default_doc="`[]`",
+        range_doc="InfiniBand only",
+        doc="InfiniBand switches named by hand-written NIC peers (they are not inventory hosts)",
+    ),
+    Leaf(
+        "topology.ib_switch_type",
+        "name",
+        check=HAND,
+        default_doc="none",
+        range_doc="InfiniBand only; required once IB links are described",
+        doc=(
+            "the switch system type written into the topology file: the IBNL name `ibdiagnet --write_topo_file` prints for your switches "
+            "(we ship no list: unverified which names a given ibdiagnet knows)"
+        ),
+    ),
     # ---- device: lossless_fabric_device, one per inventory host (the kinds table and the notes below it say which kind takes what)
     Leaf(
         "lossless_fabric_device.kind",
@@ -709,6 +868,15 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "lossless_fabric_device.ports.<ifname>.description", "str", check=HAND, default_doc="empty", range_doc="description rules above", doc="port description"
     ),
+    # peer and rail: checked in _topology (_Checker._resolve, _read_host), with the cabling rules
+    Leaf(
+        "lossless_fabric_device.ports.<ifname>.peer",
+        "`{host, port}` or `{host, nic}`",
+        check=HAND,
+        default_doc="none",
+        range_doc="an inventory host's port (or an InfiniBand switch's port number) or NIC: see Cabling",
+        doc="the other end of the port's cable (switch)",
+    ),
     Leaf(
         "lossless_fabric_device.queue_buffer_bytes",
         "int",
@@ -735,6 +903,25 @@ LEAVES: tuple[Leaf, ...] = (
     ),
     Leaf("lossless_fabric_device.nics[].speed", "str", check=HAND, default_doc="required", range_doc="as ports", doc="NIC speed (host)"),
     Leaf("lossless_fabric_device.nics[].guid", "str or null", check=HAND, default_doc="null", range_doc="`0x` + 16 hex", doc="port GUID (host)"),
+    Leaf(
+        "lossless_fabric_device.nics[].rail",
+        "int or null",
+        low=0,
+        high=_MAX_RAILS - 1,
+        what="a rail",
+        nullable=True,
+        check=HAND,
+        range_doc=f"0-{_MAX_RAILS - 1}, one NIC per rail on a host",
+        doc="the NIC's rail (host): orders the host's `nccl_ib_hca`; with the pattern, the NIC of rail r",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].peer",
+        "`{host, port}`",
+        check=HAND,
+        default_doc="none",
+        range_doc="a switch port (an InfiniBand switch's port number): see Cabling",
+        doc="the other end of the NIC's cable (host)",
+    ),
     Leaf("lossless_fabric_device.gpus", "int", default=8, low=1, high=16, what="a GPU count", doc="GPUs of the host (host)"),
     Leaf(
         "lossless_fabric_device.role",
@@ -757,6 +944,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "partition": ("infiniband.partitions[].", "| key | type | default | range | meaning |"),
     "targets": ("targets.", "| key | type | default | range | meaning |"),
     "kubernetes": ("kubernetes.", "| key | type | default | range / values | meaning |"),
+    "topology": ("topology.", "| key | type | default | range / values | meaning |"),
     "device": ("lossless_fabric_device.", "| key | type | default | range / values | meaning |"),
 }
 
