@@ -15,7 +15,7 @@ device was left in. A driver never swallows an error.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 # What a device was left in, as reported to the user.
 UNCHANGED = "unchanged"
@@ -23,6 +23,34 @@ ROLLED_BACK = "rolled back"
 PENDING = "pending confirmation"
 COMMITTED = "committed"
 UNKNOWN = "unknown"
+
+
+class Platform(NamedTuple):
+    """One switch OS the collection can configure: the record each driver module
+    publishes as ``PLATFORM`` (and _platforms.PLANNED for a platform whose driver
+    is not in yet). _intent validates a switch with it and keeps no table of its own.
+
+    ``notes`` are warning templates emitted for every switch of this platform
+    (fields: ``host``, ``dscp``, ``priority``); they only fire once
+    ``supported`` is True, so a known pitfall is recorded here before the
+    driver exists.
+    """
+
+    name: str
+    # Interface names the intent accepts for ports, fullmatched with re.ASCII. ASCII digits
+    # only ([0-9], never \d: \d also matches '\u0661' or '\uff11', which would pass and reach the switch).
+    interface_pattern: str
+    # One name that matches, quoted in the error for a name that does not.
+    interface_example: str
+    supported: bool = True
+    notes: tuple[str, ...] = ()
+    # Largest interface (IP) MTU the OS accepts; lossless_fabric.roce.mtu.switch must not exceed it.
+    max_mtu: int = 9216
+    # Why max_mtu is what it is, appended to the error for an MTU above it ('' when the number says it all).
+    max_mtu_why: str = ""
+    # Units capability: True where the OS takes ECN thresholds only as a fill level in percent of
+    # the queue's buffer (Junos drop-profile fill-level 0-100), so the plan needs that buffer size.
+    ecn_in_percent_of_queue_buffer: bool = False
 
 
 class DeviceError(Exception):

@@ -536,6 +536,16 @@ def parse_counter_text(command: str, output: str) -> dict[str, dict]:
     raise _text_refuse(plain, None, output)
 
 
+# The platform record (_base.Platform) the intent validates an EOS switch with; values as _intent/_tables.py had them.
+PLATFORM = _base.Platform(
+    "eos",
+    r"Ethernet[0-9]+(/[0-9]+){0,2}",
+    "Ethernet1/1",
+    # Largest interface MTU EOS accepts: 'mtu 68-9214' (reference switch-lossless-cli.md section 1.7).
+    max_mtu=9214,
+)
+
+
 class Driver(_base.Driver):
     """Arista EOS over SSH (netmiko arista_eos), configuration sessions with commit timer."""
 

@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
-from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES
+from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES, MAX_IP_MTU, MEDIA_MTU_MAX
 
 PREFIX = "LF-ROCE"
 FC_NAME = PREFIX + "-TC%d"  # forwarding class of traffic class n (queue n)
@@ -805,6 +805,22 @@ def _describe(pending: dict) -> str:
     if pending.get("remaining_s") is not None:
         parts.append("rollback in %d min" % (pending["remaining_s"] // 60))
     return ", ".join(parts)
+
+
+# The platform record (_base.Platform) the intent validates a Junos switch with; values as _intent/_tables.py had them.
+PLATFORM = _base.Platform(
+    "junos",
+    r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?",
+    "et-0/0/1:0",
+    # max_mtu is the IP MTU; the media MTU the driver renders adds the 14-byte Ethernet header
+    # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
+    max_mtu=MAX_IP_MTU,
+    max_mtu_why=(
+        f" (mtu.switch is the IP MTU; Junos' media MTU adds the {L2_OVERHEAD_BYTES}-byte Ethernet header"
+        f" and QFX takes at most {MEDIA_MTU_MAX})"
+    ),
+    ecn_in_percent_of_queue_buffer=True,
+)
 
 
 class Driver(_base.Driver):

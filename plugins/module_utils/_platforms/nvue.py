@@ -340,6 +340,11 @@ def _on(value: Any) -> bool:
     return str(value).lower() in ("enable", "enabled", "on", "true", "yes")
 
 
+# The platform record (_base.Platform) the intent validates a Cumulus/NVUE switch with; values as
+# _intent/_tables.py had them (max_mtu: the record's default 9216, the Linux link MTU Cumulus takes).
+PLATFORM = _base.Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0")
+
+
 class Driver(_base.Driver):
     """Cumulus Linux 5.x over SSH (bash), NVUE CLI."""
 
