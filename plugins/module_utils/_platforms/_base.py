@@ -107,6 +107,12 @@ class Driver:
         docs/switches.md."""
         raise NotImplementedError
 
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """Pure: the rendered ``lines`` that the running config text ``running`` does not carry,
+        compared by meaning (readback_missing's logic); [] when it holds them all."""
+        raise NotImplementedError
+
     # -- device ----------------------------------------------------------
     def prepare(self) -> None:
         """Anything needed after connect (enable mode, paging off) beyond netmiko's own session prep."""
@@ -169,8 +175,22 @@ class Driver:
         """Pure: {command: what the device printed} -> ends. LinkFormError on a form it does not read."""
         raise NotImplementedError
 
+    # -- counters (read-only; module_utils/_counters.py calls these and holds the snapshot shape) --
+    @staticmethod
+    def counter_commands(ports: list[str] | None = None) -> list[str]:
+        """The read-only show commands of one counters snapshot of ``ports`` (None: every port, where the
+        platform can show them all at once; ValueError, naming the key, where it cannot or a name is not its own)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
+        """Pure: {command: what the device printed} -> ({port: counters} in the _counters shape,
+        {command: what the device said} for each command it refused or whose output is not a form
+        this parser reads). Output it does not read is never an empty success: it lands in the second dict."""
+        raise NotImplementedError
+
     def read_counters(self, commands: list[str]) -> dict[str, str]:
-        """Read-only show commands over this connection; {command: output}."""
+        """Read-only show commands over this connection (one round trip where the platform allows); {command: output}."""
         raise NotImplementedError
 
     def links(self, ports: list[str] | None = None) -> tuple[list[str], dict[str, str], dict]:

@@ -1153,7 +1153,12 @@ class Driver(_base.Driver):
         return {"session": newest["comment"], "user": newest["user"], "remaining_s": newest["pending_minutes"] * 60, "at": newest["at"]}
 
     def readback_missing(self, lines: list[str]) -> list[str]:
-        have = _statements(self.gather())
+        return self.missing_lines(lines, self.gather())
+
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """The rendered 'set' lines that ``running`` (either form parse() reads) does not carry. Pure: readback_missing's logic."""
+        have = _statements(running)
         return [line for line in lines if line.startswith("set ") and not all(atom in have for atom in _atoms(line))]
 
     def save(self) -> None:

@@ -951,7 +951,12 @@ class Driver(_base.Driver):
         """Compared atom by atom: NVUE prints id lists compressed ('swp1-2,32')
         and descriptions unquoted, so both sides are expanded first."""
         state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
-        have = set(_config_atoms(self._checked("nv config show -o commands", "reading back the applied configuration", state)))
+        return self.missing_lines(lines, self._checked("nv config show -o commands", "reading back the applied configuration", state))
+
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """The rendered lines that ``running`` ('nv config show -o commands') does not carry. Pure: readback_missing's logic."""
+        have = set(_config_atoms(running))
         missing = []
         for line in lines:
             atoms = _atoms(line)
