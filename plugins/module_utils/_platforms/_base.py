@@ -113,6 +113,13 @@ class Driver:
         compared by meaning (readback_missing's logic); [] when it holds them all."""
         raise NotImplementedError
 
+    @staticmethod
+    def running_of(lines: list[str]) -> str:
+        """Pure: the running-config text (what gather() reads) of a device that holds exactly the rendered
+        ``lines``, so parse() and missing_lines() can be checked against render() without a device. Lines
+        that only clear state (Junos 'delete') leave nothing in it; by default every line is kept."""
+        return "\n".join(lines)
+
     # -- device ----------------------------------------------------------
     def prepare(self) -> None:
         """Anything needed after connect (enable mode, paging off) beyond netmiko's own session prep."""

@@ -1152,6 +1152,12 @@ class Driver(_base.Driver):
             return None
         return {"session": newest["comment"], "user": newest["user"], "remaining_s": newest["pending_minutes"] * 60, "at": newest["at"]}
 
+    @staticmethod
+    def running_of(lines: list[str]) -> str:
+        """'show configuration | display set' of a device holding the rendered lines: their 'set' statements
+        (render's 'delete' lines clear our own objects first and leave nothing behind)."""
+        return "\n".join(line for line in lines if line.startswith("set "))
+
     def readback_missing(self, lines: list[str]) -> list[str]:
         return self.missing_lines(lines, self.gather())
 
