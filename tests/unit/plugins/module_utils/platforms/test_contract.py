@@ -176,3 +176,19 @@ def test_parse_counters_reports_an_empty_answer(name):
     commands = _driver(name).counter_commands([REGISTRY[name].interface_example])
     ports, errors = _driver(name).parse_counters({command: "" for command in commands})
     assert ports == {} and sorted(errors) == sorted(commands)
+
+
+# --- what names the platforms outside the drivers ---------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["switch_config", "switch_counters", "switch_links"])
+def test_module_docs_name_every_driver(module):
+    # ansible-doc and sanity read DOCUMENTATION, not the argument spec: a new driver must be listed there too.
+    import pathlib  # pylint: disable=import-outside-toplevel
+
+    import yaml  # pylint: disable=import-outside-toplevel
+
+    source = (pathlib.Path(__file__).resolve().parents[5] / "plugins" / "modules" / (module + ".py")).read_text()
+    doc = yaml.safe_load(re.search(r'DOCUMENTATION = r?"""(.*?)"""', source, re.S).group(1))
+    assert doc["options"]["platform"]["choices"] == NAMES
+    assert sorted(doc["attributes"]["platform"]["platforms"]) == NAMES
