@@ -36,6 +36,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     K8S_MNC_PLUGINS,
     MEMBERSHIPS,
     NCCL_TRANSPORTS,
+    PLATFORMS,
     SM_ROLES,
     SPEEDS,
     TRANSPORTS,
@@ -686,8 +687,11 @@ LEAVES: tuple[Leaf, ...] = (
         "str",
         check=HAND,
         default_doc="required (switch)",
-        range_doc="`eos`, `nvue`, `junos`",
-        doc="switch OS (`nxos`, `sonic` are registered, not yet supported)",
+        # From the platform registry (_platforms): a new driver is listed with no edit here.
+        range_doc=", ".join(f"`{name}`" for name, record in PLATFORMS.items() if record.supported),
+        doc="switch OS (%s %s registered, not yet supported)"
+        % (", ".join(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported),
+           "is" if sum(not record.supported for record in PLATFORMS.values()) == 1 else "are"),
     ),
     Leaf(
         "lossless_fabric_device.ports.<ifname>.speed",
