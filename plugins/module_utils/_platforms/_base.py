@@ -51,6 +51,12 @@ class Platform(NamedTuple):
     # Units capability: True where the OS takes ECN thresholds only as a fill level in percent of
     # the queue's buffer (Junos drop-profile fill-level 0-100), so the plan needs that buffer size.
     ecn_in_percent_of_queue_buffer: bool = False
+    # speed_gbps -> {min_threshold_bytes, max_threshold_bytes, max_probability_percent}: the platform's ECN
+    # starting values, from its _vendor_<os>.py (ValueError naming the platform for a speed it has none for).
+    # None: the collection's derived rule (_intent._derive._derived_ecn_defaults).
+    ecn_defaults: Any = None
+    # With ecn_in_percent_of_queue_buffer: queue_buffer_bytes -> the same shape (the percents as bytes of that buffer).
+    ecn_defaults_of_buffer: Any = None
 
 
 class DeviceError(Exception):

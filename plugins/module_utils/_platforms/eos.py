@@ -29,6 +29,7 @@ import socket
 import time
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 # One template per platform. Lines are indented as EOS prints its running
@@ -543,6 +544,8 @@ PLATFORM = _base.Platform(
     "Ethernet1/1",
     # Largest interface MTU EOS accepts: 'mtu 68-9214' (reference switch-lossless-cli.md section 1.7).
     max_mtu=9214,
+    # ECN starting values per speed: _vendor_eos (each entry's source or "unverified" there, docs/vendor-eos.md).
+    ecn_defaults=_vendor_eos.ecn_defaults,
 )
 
 

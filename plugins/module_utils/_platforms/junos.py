@@ -36,6 +36,7 @@ import shlex
 import time
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES, MAX_IP_MTU, MEDIA_MTU_MAX
 
@@ -807,6 +808,17 @@ def _describe(pending: dict) -> str:
     return ", ".join(parts)
 
 
+def _no_ecn_bytes(speed_gbps: int) -> dict[str, int]:
+    """Juniper publishes its RoCE starting values as a drop profile in percent of the queue buffer
+    (fill-level 55-90 %, Juniper/jvd AI/ML backend QFX5240 configuration; _vendor_junos), not bytes per
+    speed: there is no byte table. The plan derives the bytes from queue_buffer_bytes (ecn_defaults_of_buffer)."""
+    raise ValueError(
+        f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
+        f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
+        "(derived from lossless_fabric_device.queue_buffer_bytes)"
+    )
+
+
 # The platform record (_base.Platform) the intent validates a Junos switch with; values as _intent/_tables.py had them.
 PLATFORM = _base.Platform(
     "junos",
@@ -820,6 +832,8 @@ PLATFORM = _base.Platform(
         f" and QFX takes at most {MEDIA_MTU_MAX})"
     ),
     ecn_in_percent_of_queue_buffer=True,
+    ecn_defaults=_no_ecn_bytes,
+    ecn_defaults_of_buffer=_vendor_junos.ecn_defaults_bytes,
 )
 
 

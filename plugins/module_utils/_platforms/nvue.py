@@ -342,7 +342,8 @@ def _on(value: Any) -> bool:
 
 # The platform record (_base.Platform) the intent validates a Cumulus/NVUE switch with; values as
 # _intent/_tables.py had them (max_mtu: the record's default 9216, the Linux link MTU Cumulus takes).
-PLATFORM = _base.Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0")
+# ECN starting values: NVIDIA's RoCE numbers per speed (_vendor_nvue, docs/vendor-nvue.md).
+PLATFORM = _base.Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
 
 
 class Driver(_base.Driver):

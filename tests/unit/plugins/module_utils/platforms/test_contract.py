@@ -78,6 +78,18 @@ def test_record_is_valid(name):
     assert isinstance(record.ecn_in_percent_of_queue_buffer, bool)
     for note in record.notes:
         assert note.format(host="h", dscp=26, priority=3)
+    shape = {"min_threshold_bytes", "max_threshold_bytes", "max_probability_percent"}
+    if record.ecn_in_percent_of_queue_buffer:
+        assert set(record.ecn_defaults_of_buffer(12_000_000)) == shape
+    else:
+        assert record.ecn_defaults_of_buffer is None
+    if record.ecn_defaults is not None:
+        try:
+            assert set(record.ecn_defaults(400)) == shape
+        except ValueError as exc:  # no byte table (Junos): the refusal names the platform
+            assert str(exc).startswith(name + ": ") and record.ecn_in_percent_of_queue_buffer
+        if not record.ecn_in_percent_of_queue_buffer:  # the intent reaches the table through the record
+            assert _intent.ecn_defaults(400, name) == record.ecn_defaults(400)
 
 
 @pytest.mark.parametrize("name", NAMES)
