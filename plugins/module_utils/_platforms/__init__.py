@@ -6,7 +6,7 @@ and the platform registry built from them.
 Each driver module defines ``Driver`` (a _base.Driver) and ``PLATFORM`` (a
 _base.Platform record: interface name pattern, maximum MTU, ECN units). The
 registry is those records plus PLANNED (platforms without a driver yet);
-_intent reads it, so a new platform is a module here and one line in DRIVERS
+_intent reads it, so a new platform is a module here and its name in _MODULES
 (docs/adding-a-platform.md).
 """
 
@@ -16,14 +16,13 @@ import importlib
 
 # The driver modules are imported by name, not discovered: AnsiballZ packs only what a module
 # imports statically, and host modules reach this package through _intent (stdlib-only imports).
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, eos, junos, nvue  # noqa: F401  # pylint: disable=unused-import
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, eos, junos, nvue
+
+# The driver modules, in the registry's order: adding a platform is one name here (and in the import above).
+_MODULES = (eos, nvue, junos)
 
 # platform name (as in lossless_fabric_device.platform) -> module under this package.
-DRIVERS = {
-    "eos": "eos",
-    "nvue": "nvue",
-    "junos": "junos",
-}
+DRIVERS = {module.PLATFORM.name: module.__name__.rsplit(".", 1)[1] for module in _MODULES}
 
 # Platforms the intent knows but no driver configures yet (supported=False): the intent
 # refuses them with "not supported yet", and their notes are recorded before the driver
