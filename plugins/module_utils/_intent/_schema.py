@@ -42,6 +42,10 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     TRANSPORTS,
 )
 
+# The platform names, from the registry (_platforms): a new driver is listed with no edit here.
+_SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
+_PLANNED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported)
+
 _ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
 HAND = "hand"  # validated by the section's own code (see its module); the row documents it
@@ -687,11 +691,8 @@ LEAVES: tuple[Leaf, ...] = (
         "str",
         check=HAND,
         default_doc="required (switch)",
-        # From the platform registry (_platforms): a new driver is listed with no edit here.
-        range_doc=", ".join(f"`{name}`" for name, record in PLATFORMS.items() if record.supported),
-        doc="switch OS (%s %s registered, not yet supported)"
-        % (", ".join(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported),
-           "is" if sum(not record.supported for record in PLATFORMS.values()) == 1 else "are"),
+        range_doc=", ".join(_SUPPORTED),
+        doc="switch OS (%s %s registered, not yet supported)" % (", ".join(_PLANNED), "is" if len(_PLANNED) == 1 else "are"),
     ),
     Leaf(
         "lossless_fabric_device.ports.<ifname>.speed",
