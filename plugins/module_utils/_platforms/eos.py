@@ -29,8 +29,7 @@ import socket
 import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 
 # One template per platform. Lines are indented as EOS prints its running
 # config (3 spaces a level) so read-back can find each line in its context;
@@ -538,15 +537,8 @@ def parse_counter_text(command: str, output: str) -> dict[str, dict]:
 
 
 # The platform record (_base.Platform) the intent validates an EOS switch with; values as _intent/_tables.py had them.
-PLATFORM = _base.Platform(
-    "eos",
-    r"Ethernet[0-9]+(/[0-9]+){0,2}",
-    "Ethernet1/1",
-    # Largest interface MTU EOS accepts: 'mtu 68-9214' (reference switch-lossless-cli.md section 1.7).
-    max_mtu=9214,
-    # ECN starting values per speed: _vendor_eos (each entry's source or "unverified" there, docs/vendor-eos.md).
-    ecn_defaults=_vendor_eos.ecn_defaults,
-)
+# The registry record (interface names, maximum MTU, ECN starting values): _records.py.
+PLATFORM = _records.EOS
 
 
 class Driver(_base.Driver):

@@ -36,9 +36,8 @@ import shlex
 import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
-from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES, MAX_IP_MTU, MEDIA_MTU_MAX
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES
 
 PREFIX = "LF-ROCE"
 FC_NAME = PREFIX + "-TC%d"  # forwarding class of traffic class n (queue n)
@@ -808,33 +807,8 @@ def _describe(pending: dict) -> str:
     return ", ".join(parts)
 
 
-def _no_ecn_bytes(speed_gbps: int) -> dict[str, int]:
-    """Juniper publishes its RoCE starting values as a drop profile in percent of the queue buffer
-    (fill-level 55-90 %, Juniper/jvd AI/ML backend QFX5240 configuration; _vendor_junos), not bytes per
-    speed: there is no byte table. The plan derives the bytes from queue_buffer_bytes (ecn_defaults_of_buffer)."""
-    raise ValueError(
-        f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
-        f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
-        "(derived from lossless_fabric_device.queue_buffer_bytes)"
-    )
-
-
-# The platform record (_base.Platform) the intent validates a Junos switch with; values as _intent/_tables.py had them.
-PLATFORM = _base.Platform(
-    "junos",
-    r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?",
-    "et-0/0/1:0",
-    # max_mtu is the IP MTU; the media MTU the driver renders adds the 14-byte Ethernet header
-    # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
-    max_mtu=MAX_IP_MTU,
-    max_mtu_why=(
-        f" (mtu.switch is the IP MTU; Junos' media MTU adds the {L2_OVERHEAD_BYTES}-byte Ethernet header"
-        f" and QFX takes at most {MEDIA_MTU_MAX})"
-    ),
-    ecn_in_percent_of_queue_buffer=True,
-    ecn_defaults=_no_ecn_bytes,
-    ecn_defaults_of_buffer=_vendor_junos.ecn_defaults_bytes,
-)
+# The registry record (interface names, IP MTU, ECN in percent of the queue buffer): _records.py.
+PLATFORM = _records.JUNOS
 
 
 class Driver(_base.Driver):

@@ -34,7 +34,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nvue
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 
 # Profile names are stable (derived from the plan's values only), so rendering
 # the same plan twice gives the same lines and an empty device diff.
@@ -343,7 +343,8 @@ def _on(value: Any) -> bool:
 # The platform record (_base.Platform) the intent validates a Cumulus/NVUE switch with; values as
 # _intent/_tables.py had them (max_mtu: the record's default 9216, the Linux link MTU Cumulus takes).
 # ECN starting values: NVIDIA's RoCE numbers per speed (_vendor_nvue, docs/vendor-nvue.md).
-PLATFORM = _base.Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
+# The registry record (interface names, maximum MTU, ECN starting values): _records.py.
+PLATFORM = _records.NVUE
 
 
 class Driver(_base.Driver):

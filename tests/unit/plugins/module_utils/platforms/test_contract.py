@@ -64,6 +64,7 @@ def test_the_registry_is_the_drivers_and_the_planned():
 def test_record_is_valid(name):
     record = importlib.import_module("%s.%s" % (_platforms.__name__, _platforms.DRIVERS[name])).PLATFORM
     assert isinstance(record, _base.Platform)
+    assert record is _platforms.platforms()[name]  # the driver publishes the registry's record
     assert record.name == name == _driver(name).platform
     assert record.supported is True
     assert isinstance(_driver(name).device_type, str) and _driver(name).device_type
