@@ -39,10 +39,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks im
     unsafe_reason,  # noqa: F401
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import (
-    _ECN_DEFAULTS,  # noqa: F401
     _ceil_kib,  # noqa: F401
     _derived_ecn_defaults,  # noqa: F401
-    _eos_ecn_defaults,  # noqa: F401
     _is_int,  # noqa: F401
     _is_number,  # noqa: F401
     _platform_ecn_defaults,  # noqa: F401

@@ -8,8 +8,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos, _vendor_nvue
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS, _platform_registry
 
 # ---------------------------------------------------------------------------
 # Public helpers: parsing and derivations
@@ -66,29 +66,22 @@ def _derived_ecn_defaults(speed_gbps: int) -> dict[str, int]:
 
 
 def _platform_ecn_defaults(speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
-    """ecn_defaults, or for Junos the JVD fill levels as bytes of the switch's queue buffer."""
-    if platform == "junos":
-        return _vendor_junos.ecn_defaults_bytes(queue_buffer_bytes)
+    """ecn_defaults, or for a platform that sets ECN in percent of the queue buffer (Junos: the JVD
+    fill levels) those percents as bytes of the switch's queue buffer (the record's ecn_defaults_of_buffer)."""
+    record = _platform_registry().get(platform)
+    if record is not None and record.ecn_in_percent_of_queue_buffer:
+        return record.ecn_defaults_of_buffer(queue_buffer_bytes)
     return ecn_defaults(speed_gbps, platform)
-
-
-def _eos_ecn_defaults(speed_gbps: int) -> dict[str, int]:
-    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
-
-    return _vendor_eos.ecn_defaults(speed_gbps)
-
-
-# platform -> ECN default lookup (each platform's table lives in its _vendor_<os>.py).
-_ECN_DEFAULTS = {"eos": _eos_ecn_defaults, "nvue": _vendor_nvue.ecn_defaults}
 
 
 def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
     """Return the default ECN (WRED) marking thresholds for a port speed on a platform.
 
-    Each platform's table lives in its vendor module (EOS: _vendor_eos, with the
-    source or "unverified" of each entry; nvue: _vendor_nvue, NVIDIA's RoCE
-    numbers; docs/intent.md says where each comes from).  A speed the
-    platform's table lacks raises ValueError naming both.
+    Each platform's table lives in its vendor module, reached through its platform record's
+    ``ecn_defaults`` (EOS: _vendor_eos, with the source or "unverified" of each entry; nvue:
+    _vendor_nvue, NVIDIA's RoCE numbers; docs/intent.md says where each comes from).  A speed
+    the platform's table lacks raises ValueError naming both; a platform without a table gets
+    the collection's derived rule.
 
     junos: Juniper publishes its RoCE starting values as a drop profile in percent of
     the queue buffer (fill-level 55-90 %, Juniper/jvd AI/ML backend QFX5240
@@ -98,13 +91,8 @@ def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
     """
     if not _is_int(speed_gbps) or speed_gbps <= 0:
         raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
-    if platform == "junos":
-        raise ValueError(
-            f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
-            f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
-            "(derived from lossless_fabric_device.queue_buffer_bytes)"
-        )
-    lookup = _ECN_DEFAULTS.get(platform)
+    record = _platform_registry().get(platform)
+    lookup = record.ecn_defaults if record is not None else None
     if lookup is None:
         return _derived_ecn_defaults(speed_gbps)
     return lookup(speed_gbps)

@@ -97,12 +97,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
     roce = intent.get("roce") or {}
     switch_mtu = (roce.get("mtu") or {}).get("switch")
     if platform is not _BAD and _is_int(switch_mtu) and switch_mtu > platform.max_mtu:
-        why = (
-            f" (mtu.switch is the IP MTU; Junos' media MTU adds the {_vendor_junos.L2_OVERHEAD_BYTES}-byte Ethernet header"
-            f" and QFX takes at most {_vendor_junos.MEDIA_MTU_MAX})"
-            if platform.name == "junos"
-            else ""
-        )
+        why = platform.max_mtu_why
         ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}{why}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
         platform = _BAD
     default_cable = roce.get("cable_length_m", 5)

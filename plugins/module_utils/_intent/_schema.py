@@ -36,11 +36,16 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     K8S_MNC_PLUGINS,
     MEMBERSHIPS,
     NCCL_TRANSPORTS,
+    PLATFORMS,
     SM_ROLES,
     SPEEDS,
     TRANSPORTS,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._topology import _MAX_RAILS, PATTERNS
+
+# The platform names, from the registry (_platforms): a new driver is listed with no edit here.
+_SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
+_PLANNED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported)
 
 _ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
@@ -845,8 +850,8 @@ LEAVES: tuple[Leaf, ...] = (
         "str",
         check=HAND,
         default_doc="required (switch)",
-        range_doc="`eos`, `nvue`, `junos`",
-        doc="switch OS (`nxos`, `sonic` are registered, not yet supported)",
+        range_doc=", ".join(_SUPPORTED),
+        doc="switch OS (%s %s registered, not yet supported)" % (", ".join(_PLANNED), "is" if len(_PLANNED) == 1 else "are"),
     ),
     Leaf(
         "lossless_fabric_device.ports.<ifname>.speed",

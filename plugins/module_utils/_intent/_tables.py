@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _platforms
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -66,55 +67,10 @@ OPENSM_QOS_POLICY_FILE = "/etc/opensm/qos-policy.conf"
 OPENSM_ROOT_GUID_FILE = "/etc/opensm/root-guids.conf"
 
 
-class Platform(NamedTuple):
-    """One switch OS the collection can configure.
-
-    ``notes`` are warning templates emitted for every switch of this platform
-    (fields: ``host``, ``dscp``, ``priority``); they only fire once
-    ``supported`` is True, so a known pitfall is recorded here before the
-    driver exists.
-    """
-
-    name: str
-    interface_pattern: str
-    interface_example: str
-    supported: bool = True
-    notes: tuple[str, ...] = ()
-    # Largest interface MTU the OS accepts (EOS: 'mtu 68-9214'; reference section 1.7).
-    max_mtu: int = 9216
-    # Junos takes ECN thresholds only as a fill level in percent of the queue's
-    # buffer (drop-profile fill-level 0-100), so the plan needs that buffer size.
-    ecn_in_percent_of_queue_buffer: bool = False
-
-
-# The platform registry: adding NX-OS or SONiC means flipping ``supported``
-# once its driver and template exist.
-PLATFORMS: dict[str, Platform] = {
-    p.name: p
-    for p in (
-        # Patterns are ASCII only ([0-9], never \d: \d also matches '١' or '１',
-        # which would pass here and reach the switch).
-        Platform("eos", r"Ethernet[0-9]+(/[0-9]+){0,2}", "Ethernet1/1", max_mtu=9214),
-        Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0"),
-        # Junos: max_mtu is the IP MTU; the media MTU it renders adds the 14-byte Ethernet header
-        # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
-        Platform(
-            "junos", r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?", "et-0/0/1:0", max_mtu=_vendor_junos.MAX_IP_MTU, ecn_in_percent_of_queue_buffer=True
-        ),
-        Platform("nxos", r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?", "Ethernet1/1", supported=False),
-        Platform(
-            "sonic",
-            r"Ethernet[0-9]+",
-            "Ethernet0",
-            supported=False,
-            notes=(
-                "{host}: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP {dscp} in a lossy traffic class "
-                "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
-                "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
-            ),
-        ),
-    )
-}
+# The platform record and registry live with the drivers (_platforms/_base.py Platform, each
+# driver's PLATFORM, _platforms.PLANNED): adding a platform needs no edit here.
+Platform = _base.Platform
+PLATFORMS: dict[str, Platform] = _platforms.platforms()
 
 
 def _platform_registry() -> dict[str, Platform]:

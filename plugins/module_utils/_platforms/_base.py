@@ -15,7 +15,7 @@ device was left in. A driver never swallows an error.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 # What a device was left in, as reported to the user.
 UNCHANGED = "unchanged"
@@ -23,6 +23,40 @@ ROLLED_BACK = "rolled back"
 PENDING = "pending confirmation"
 COMMITTED = "committed"
 UNKNOWN = "unknown"
+
+
+class Platform(NamedTuple):
+    """One switch OS the collection can configure: the record each driver module
+    publishes as ``PLATFORM`` (and _platforms.PLANNED for a platform whose driver
+    is not in yet). _intent validates a switch with it and keeps no table of its own.
+
+    ``notes`` are warning templates emitted for every switch of this platform
+    (fields: ``host``, ``dscp``, ``priority``); they only fire once
+    ``supported`` is True, so a known pitfall is recorded here before the
+    driver exists.
+    """
+
+    name: str
+    # Interface names the intent accepts for ports, fullmatched with re.ASCII. ASCII digits
+    # only ([0-9], never \d: \d also matches '\u0661' or '\uff11', which would pass and reach the switch).
+    interface_pattern: str
+    # One name that matches, quoted in the error for a name that does not.
+    interface_example: str
+    supported: bool = True
+    notes: tuple[str, ...] = ()
+    # Largest interface (IP) MTU the OS accepts; lossless_fabric.roce.mtu.switch must not exceed it.
+    max_mtu: int = 9216
+    # Why max_mtu is what it is, appended to the error for an MTU above it ('' when the number says it all).
+    max_mtu_why: str = ""
+    # Units capability: True where the OS takes ECN thresholds only as a fill level in percent of
+    # the queue's buffer (Junos drop-profile fill-level 0-100), so the plan needs that buffer size.
+    ecn_in_percent_of_queue_buffer: bool = False
+    # speed_gbps -> {min_threshold_bytes, max_threshold_bytes, max_probability_percent}: the platform's ECN
+    # starting values, from its _vendor_<os>.py (ValueError naming the platform for a speed it has none for).
+    # None: the collection's derived rule (_intent._derive._derived_ecn_defaults).
+    ecn_defaults: Any = None
+    # With ecn_in_percent_of_queue_buffer: queue_buffer_bytes -> the same shape (the percents as bytes of that buffer).
+    ecn_defaults_of_buffer: Any = None
 
 
 class DeviceError(Exception):
@@ -78,6 +112,19 @@ class Driver:
         config text (what gather() reads): the gathered/parsed shape, see
         docs/switches.md."""
         raise NotImplementedError
+
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """Pure: the rendered ``lines`` that the running config text ``running`` does not carry,
+        compared by meaning (readback_missing's logic); [] when it holds them all."""
+        raise NotImplementedError
+
+    @staticmethod
+    def running_of(lines: list[str]) -> str:
+        """Pure: the running-config text (what gather() reads) of a device that holds exactly the rendered
+        ``lines``, so parse() and missing_lines() can be checked against render() without a device. Lines
+        that only clear state (Junos 'delete') leave nothing in it; by default every line is kept."""
+        return "\n".join(lines)
 
     # -- device ----------------------------------------------------------
     def prepare(self) -> None:
@@ -141,8 +188,22 @@ class Driver:
         """Pure: {command: what the device printed} -> ends. LinkFormError on a form it does not read."""
         raise NotImplementedError
 
+    # -- counters (read-only; module_utils/_counters.py calls these and holds the snapshot shape) --
+    @staticmethod
+    def counter_commands(ports: list[str] | None = None) -> list[str]:
+        """The read-only show commands of one counters snapshot of ``ports`` (None: every port, where the
+        platform can show them all at once; ValueError, naming the key, where it cannot or a name is not its own)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
+        """Pure: {command: what the device printed} -> ({port: counters} in the _counters shape,
+        {command: what the device said} for each command it refused or whose output is not a form
+        this parser reads). Output it does not read is never an empty success: it lands in the second dict."""
+        raise NotImplementedError
+
     def read_counters(self, commands: list[str]) -> dict[str, str]:
-        """Read-only show commands over this connection; {command: output}."""
+        """Read-only show commands over this connection (one round trip where the platform allows); {command: output}."""
         raise NotImplementedError
 
     def links(self, ports: list[str] | None = None) -> tuple[list[str], dict[str, str], dict]:

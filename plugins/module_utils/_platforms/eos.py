@@ -29,7 +29,7 @@ import socket
 import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 
 # One template per platform. Lines are indented as EOS prints its running
 # config (3 spaces a level) so read-back can find each line in its context;
@@ -534,6 +534,11 @@ def parse_counter_text(command: str, output: str) -> dict[str, dict]:
     if plain == "show qos interfaces ecn counters queue":
         return _text_ecn(plain, output)
     raise _text_refuse(plain, None, output)
+
+
+# The platform record (_base.Platform) the intent validates an EOS switch with; values as _intent/_tables.py had them.
+# The registry record (interface names, maximum MTU, ECN starting values): _records.py.
+PLATFORM = _records.EOS
 
 
 class Driver(_base.Driver):

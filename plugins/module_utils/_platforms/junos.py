@@ -36,7 +36,7 @@ import shlex
 import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES
 
 PREFIX = "LF-ROCE"
@@ -807,6 +807,10 @@ def _describe(pending: dict) -> str:
     return ", ".join(parts)
 
 
+# The registry record (interface names, IP MTU, ECN in percent of the queue buffer): _records.py.
+PLATFORM = _records.JUNOS
+
+
 class Driver(_base.Driver):
     """Junos (QFX, Junos and Junos EVO) over netmiko's juniper_junos."""
 
@@ -1136,8 +1140,19 @@ class Driver(_base.Driver):
             return None
         return {"session": newest["comment"], "user": newest["user"], "remaining_s": newest["pending_minutes"] * 60, "at": newest["at"]}
 
+    @staticmethod
+    def running_of(lines: list[str]) -> str:
+        """'show configuration | display set' of a device holding the rendered lines: their 'set' statements
+        (render's 'delete' lines clear our own objects first and leave nothing behind)."""
+        return "\n".join(line for line in lines if line.startswith("set "))
+
     def readback_missing(self, lines: list[str]) -> list[str]:
-        have = _statements(self.gather())
+        return self.missing_lines(lines, self.gather())
+
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """The rendered 'set' lines that ``running`` (either form parse() reads) does not carry. Pure: readback_missing's logic."""
+        have = _statements(running)
         return [line for line in lines if line.startswith("set ") and not all(atom in have for atom in _atoms(line))]
 
     def save(self) -> None:

@@ -34,7 +34,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nvue
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 
 # Profile names are stable (derived from the plan's values only), so rendering
 # the same plan twice gives the same lines and an empty device diff.
@@ -338,6 +338,13 @@ def _int(value: Any) -> int | None:
 
 def _on(value: Any) -> bool:
     return str(value).lower() in ("enable", "enabled", "on", "true", "yes")
+
+
+# The platform record (_base.Platform) the intent validates a Cumulus/NVUE switch with; values as
+# _intent/_tables.py had them (max_mtu: the record's default 9216, the Linux link MTU Cumulus takes).
+# ECN starting values: NVIDIA's RoCE numbers per speed (_vendor_nvue, docs/vendor-nvue.md).
+# The registry record (interface names, maximum MTU, ECN starting values): _records.py.
+PLATFORM = _records.NVUE
 
 
 class Driver(_base.Driver):
@@ -946,7 +953,12 @@ class Driver(_base.Driver):
         """Compared atom by atom: NVUE prints id lists compressed ('swp1-2,32')
         and descriptions unquoted, so both sides are expanded first."""
         state = _base.PENDING if self._committed_with_timer else _base.UNKNOWN
-        have = set(_config_atoms(self._checked("nv config show -o commands", "reading back the applied configuration", state)))
+        return self.missing_lines(lines, self._checked("nv config show -o commands", "reading back the applied configuration", state))
+
+    @staticmethod
+    def missing_lines(lines: list[str], running: str) -> list[str]:
+        """The rendered lines that ``running`` ('nv config show -o commands') does not carry. Pure: readback_missing's logic."""
+        have = set(_config_atoms(running))
         missing = []
         for line in lines:
             atoms = _atoms(line)

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""The platform registry's records: one ``_base.Platform`` per switch OS, data only.
+
+The intent validates a device with its platform's record (interface names, maximum MTU,
+ECN starting values), and each driver module publishes its record as ``PLATFORM``. The
+records live here, apart from the drivers, so that whatever imports the intent - host
+modules among them (``nccl_*``, ``ib_fabric_verify`` through ``_ib_files``) - carries
+vendor data and no switch driver code: imports point one way. Adding a platform is its
+record here (``DRIVEN`` or ``PLANNED``) plus its driver module (docs/adding-a-platform.md).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms._base import Platform
+
+EOS = Platform(
+    "eos",
+    r"Ethernet[0-9]+(/[0-9]+){0,2}",
+    "Ethernet1/1",
+    # Largest interface MTU EOS accepts: 'mtu 68-9214' (reference switch-lossless-cli.md section 1.7).
+    max_mtu=9214,
+    # ECN starting values per speed: _vendor_eos (each entry's source or "unverified" there, docs/vendor-eos.md).
+    ecn_defaults=_vendor_eos.ecn_defaults,
+)
+
+NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
+
+
+def _no_ecn_bytes(speed_gbps: int) -> dict[str, int]:
+    """Juniper publishes its RoCE starting values as a drop profile in percent of the queue buffer
+    (fill-level 55-90 %, Juniper/jvd AI/ML backend QFX5240 configuration; _vendor_junos), not bytes per
+    speed: there is no byte table. The plan derives the bytes from queue_buffer_bytes (ecn_defaults_of_buffer)."""
+    raise ValueError(
+        f"junos: no ECN byte defaults for {speed_gbps}G: Juniper's starting values are fill levels "
+        f"{_vendor_junos.ECN_FILL_LEVEL_PERCENT[0]}-{_vendor_junos.ECN_FILL_LEVEL_PERCENT[1]} % of the queue buffer "
+        "(derived from lossless_fabric_device.queue_buffer_bytes)"
+    )
+
+
+JUNOS = Platform(
+    "junos",
+    r"(et|xe|ge)-[0-9]+/[0-9]+/[0-9]+(:[0-9]+)?",
+    "et-0/0/1:0",
+    # max_mtu is the IP MTU; the media MTU the driver renders adds the 14-byte Ethernet header
+    # and QFX takes at most 9216 (_vendor_junos, docs/vendor-junos.md).
+    max_mtu=_vendor_junos.MAX_IP_MTU,
+    max_mtu_why=(
+        f" (mtu.switch is the IP MTU; Junos' media MTU adds the {_vendor_junos.L2_OVERHEAD_BYTES}-byte Ethernet header"
+        f" and QFX takes at most {_vendor_junos.MEDIA_MTU_MAX})"
+    ),
+    ecn_in_percent_of_queue_buffer=True,
+    ecn_defaults=_no_ecn_bytes,
+    ecn_defaults_of_buffer=_vendor_junos.ecn_defaults_bytes,
+)
+
+# Platforms with a driver, in the registry's order; each name is also its module under _platforms.
+DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS)
+
+# Platforms the intent knows but no driver configures yet (supported=False): the intent
+# refuses them with "not supported yet", and their notes are recorded before the driver
+# exists. A platform's record moves to DRIVEN when its driver lands.
+PLANNED: tuple[Platform, ...] = (
+    Platform("nxos", r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?", "Ethernet1/1", supported=False),
+    Platform(
+        "sonic",
+        r"Ethernet[0-9]+",
+        "Ethernet0",
+        supported=False,
+        notes=(
+            "{host}: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP {dscp} in a lossy traffic class "
+            "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
+            "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
+        ),
+    ),
+)
