@@ -425,6 +425,11 @@ class EosDevice(Device):
             text = self.render(self.startup)
         return [line for line in text.splitlines() if line.strip() and line.strip() not in ("!", "end")]
 
+    def lldp_advertised(self, port: str) -> dict:
+        # EOS: port ID = interface name; port description = the interface description, none configured here
+        # (a Cumulus view of an EOS peer in a public capture shows description "").
+        return {"port_id": port, "subtype": "ifname", "descr": None}
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending

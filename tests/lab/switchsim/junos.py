@@ -772,6 +772,12 @@ class JunosDevice(Device):
         with self.lock:
             return render_set(self.committed)
 
+    def lldp_advertised(self, port: str) -> dict:
+        # Junos sends a locally assigned port ID (its SNMP ifIndex) and the interface name as port description
+        # (napalm junos fixtures; an EOS view of a Junos MX in ntc-templates). Index as the sim's 'show interfaces'.
+        index = 515 + self.ports.index(port) if port in self.ports else 0
+        return {"port_id": str(index), "subtype": "local", "descr": port}
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending

@@ -480,6 +480,10 @@ class NvueDevice(Device):
         with self.lock:
             return to_commands(self.saved, quote=True)
 
+    def lldp_advertised(self, port: str) -> dict:
+        # Cumulus (lldpd): port ID = interface name; port description = the interface (alias when set: unverified).
+        return {"port_id": port, "subtype": "ifname", "descr": port}
+
     def pending_state(self) -> dict:
         with self.lock:
             c = self.confirm
