@@ -16,10 +16,16 @@ from labrun import BIN, ROOT, ansible_env, run  # noqa: E402  # pylint: disable=
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
+from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "lab-Secret-7f3a"  # asserted absent from every output
+# The platforms every switch test runs on (tests/lab/switch_platforms.py: a driver and a simulator grammar).
+PLATFORMS = list(SWITCH_PLATFORMS)
+# Two ports per platform for the small labs; a new platform adds its two here.
 PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"]}
+if set(PLATFORMS) - set(PORTS):
+    raise RuntimeError(f"tests/integration/switchlab.py: PORTS has no lab ports for {sorted(set(PLATFORMS) - set(PORTS))}")
 INTENT = {
     "name": "itest",
     "transport": "roce",

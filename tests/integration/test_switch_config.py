@@ -11,9 +11,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlab import PASSWORD, recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
-
-PLATFORMS = ["eos", "nvue", "junos"]
+from switchlab import PASSWORD, PLATFORMS, recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 ROLE_PLAY = [{"name": "switches", "hosts": "switches", "gather_facts": False, "roles": [{"role": "lossless.fabric.switch_qos"}]}]
 
@@ -151,7 +149,7 @@ def test_wrong_password_and_changed_host_key_fail_clearly_without_retries(switch
 
 
 def test_sixteen_switches_with_forks(switch_lab):
-    lab = switch_lab({"sw%02d" % i: PLATFORMS[i % 3] for i in range(16)})
+    lab = switch_lab({"sw%02d" % i: PLATFORMS[i % len(PLATFORMS)] for i in range(16)})
     out = lab.playbook(ROLE_PLAY, "--forks", "16")
     counts = recap(out)
     assert len([h for h in counts if h.startswith("sw")]) == 16

@@ -13,9 +13,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlab import PORTS, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
-
-PLATFORMS = ["eos", "nvue", "junos"]
+from switchlab import PLATFORMS, PORTS, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 # What every platform shows (the simulator's counter names); what each one
 # cannot show is left out per platform below.

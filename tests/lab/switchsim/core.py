@@ -203,18 +203,12 @@ class Device:
         port = peer["port"]
         if far is None:
             return {"system": peer["host"], "port_id": port, "subtype": "ifname", "descr": None, "chassis": chassis}
-        system = far.system_name()
-        if far.platform == "junos":
-            # Junos sends a locally assigned port ID (its SNMP ifIndex) and the interface name as port description
-            # (napalm junos fixtures; an EOS view of a Junos MX in ntc-templates). Index as the sim's 'show interfaces'.
-            index = 515 + far.ports.index(port) if port in far.ports else 0
-            return {"system": system, "port_id": str(index), "subtype": "local", "descr": port, "chassis": chassis}
-        if far.platform == "nvue":
-            # Cumulus (lldpd): port ID = interface name; port description = the interface (alias when set: unverified).
-            return {"system": system, "port_id": port, "subtype": "ifname", "descr": port, "chassis": chassis}
-        # EOS: port ID = interface name; port description = the interface description, none configured here
-        # (a Cumulus view of an EOS peer in a public capture shows description "").
-        return {"system": system, "port_id": port, "subtype": "ifname", "descr": None, "chassis": chassis}
+        return {"system": far.system_name(), **far.lldp_advertised(port), "chassis": chassis}
+
+    def lldp_advertised(self, port: str) -> dict:
+        """How this switch names `port` in the LLDP it sends: {'port_id', 'subtype', 'descr'}. Each grammar
+        gives its platform's form; this default is the port ID = interface name without a port description."""
+        return {"port_id": port, "subtype": "ifname", "descr": None}
 
     # --- to be provided by platforms -------------------------------------
     def new_shell(self, conn: Any) -> Shell:  # pragma: no cover - abstract

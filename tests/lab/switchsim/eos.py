@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from . import grammar
+from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, natural_key
 
 ERR_INVALID = "% Invalid input (at token {pos}: '{tok}')"
@@ -309,7 +310,8 @@ class EosDevice(Device):
         self.running = Block()
         self.running.lines["hostname"] = f"hostname {self.hostname}"
         self.sessions: dict[str, dict] = {}
-        self.pending: dict | None = None   # the session waiting for confirmation
+        # the session whose `commit timer` waits for confirmation (shared machine: commit.py)
+        self.pending = ConfirmedCommit(self, self._timer_expired)
         self.boot_time = time.time()
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
@@ -423,6 +425,11 @@ class EosDevice(Device):
             text = self.render(self.startup)
         return [line for line in text.splitlines() if line.strip() and line.strip() not in ("!", "end")]
 
+    def lldp_advertised(self, port: str) -> dict:
+        # EOS: port ID = interface name; port description = the interface description, none configured here
+        # (a Cumulus view of an EOS peer in a public capture shows description "").
+        return {"port_id": port, "subtype": "ifname", "descr": None}
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending
@@ -430,7 +437,7 @@ class EosDevice(Device):
                 "platform": "eos",
                 "pending_commit": bool(p),
                 "session": p["name"] if p else None,
-                "remaining_seconds": round(p["timer"].remaining(), 3) if p else None,
+                "remaining_seconds": round(p.remaining(), 3) if p else None,
                 "sessions": {n: {"state": s["state"]} for n, s in self.sessions.items()},
             }
 
@@ -445,10 +452,9 @@ class EosDevice(Device):
                 return "% " + str(self.faults["commit_error"])
             if self.pending and self.pending["name"] == name:
                 # second commit confirms the timer commit
-                self.pending["timer"].cancel()
+                self.pending.confirm()
                 if sess["block"] is not None:
                     self.running = sess["block"].copy()
-                self.pending = None
                 sess["state"] = "completed"
                 self.record("commit_confirmed", session=name)
                 return ""
@@ -464,21 +470,18 @@ class EosDevice(Device):
                 self.record("commit", session=name)
                 return ""
             sess["state"] = "pendingCommitTimer"
-            handle = self.start_timer(timer, lambda: self._timer_expired(name))
-            self.pending = {"name": name, "before": before, "timer": handle, "seconds": timer}
+            self.pending.start(timer, before, name=name)
             self.record("commit_timer", session=name, seconds=timer)
             return ""
 
-    def _timer_expired(self, name: str) -> None:
-        with self.lock:
-            if not self.pending or self.pending["name"] != name:
-                return
-            self.running = self.pending["before"]
-            self.pending = None
-            sess = self.sessions.get(name)
-            if sess:
-                sess["state"] = "aborted"
-            self.record("commit_timer_expired_rollback", session=name)
+    def _timer_expired(self, before: Block, info: dict) -> None:
+        """The commit timer ran out (called by self.pending under the lock)."""
+        name = info["name"]
+        self.running = before
+        sess = self.sessions.get(name)
+        if sess:
+            sess["state"] = "aborted"
+        self.record("commit_timer_expired_rollback", session=name)
 
     def abort_session(self, name: str) -> str:
         with self.lock:
@@ -486,9 +489,7 @@ class EosDevice(Device):
             if sess is None:
                 return f"% Session {name} does not exist"
             if self.pending and self.pending["name"] == name:
-                self.pending["timer"].cancel()
-                self.running = self.pending["before"]
-                self.pending = None
+                self.running = self.pending.cancel()
                 self.record("commit_timer_aborted_rollback", session=name)
             del self.sessions[name]
             return ""
@@ -1014,13 +1015,13 @@ class EosShell(Shell):
             entry = {"state": s["state"], "completedTime": None, "commitUser": "",
                      "description": "", "instances": {}}
             if p and p["name"] == name and not new_form:
-                entry["commitBy"] = uptime + p["timer"].remaining()
+                entry["commitBy"] = uptime + p.remaining()
             sessions[name] = entry
         if json_out:
             doc = {"sessions": sessions, "maxSavedSessions": 1, "maxOpenSessions": 5}
             if new_form and p:
                 doc["commitTimerSessionName"] = p["name"]
-                doc["commitTimerExpireTime"] = uptime + p["timer"].remaining()
+                doc["commitTimerExpireTime"] = uptime + p.remaining()
             return doc
         lines = ["Maximum number of completed sessions: 1",
                  "Maximum number of pending sessions: 5", "",

@@ -10,6 +10,7 @@ import re
 import time
 from typing import Any
 
+from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, deepcopy
 
 # --------------------------------------------------------------------------
@@ -731,7 +732,8 @@ class JunosDevice(Device):
         self.history: list[dict] = []      # rollback 1.. (previous committed configs)
         # 'show system commit' entries, newest first: {at, user, via, comment, confirmed}
         self.commits: list[dict] = [{"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None}]
-        self.pending: dict | None = None   # commit confirmed state
+        # commit confirmed N: N minutes (shared machine: commit.py)
+        self.pending = ConfirmedCommit(self, self._expired, unit_seconds=60)
         self.exclusive: Any = None         # the shell holding 'configure exclusive'
         self.shared_dirty_by: Any = None   # the shell whose edit left the shared candidate modified
         if spec.get("initial_config"):
@@ -770,12 +772,18 @@ class JunosDevice(Device):
         with self.lock:
             return render_set(self.committed)
 
+    def lldp_advertised(self, port: str) -> dict:
+        # Junos sends a locally assigned port ID (its SNMP ifIndex) and the interface name as port description
+        # (napalm junos fixtures; an EOS view of a Junos MX in ntc-templates). Index as the sim's 'show interfaces'.
+        index = 515 + self.ports.index(port) if port in self.ports else 0
+        return {"port_id": str(index), "subtype": "local", "descr": port}
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending
             return {"platform": "junos", "pending_commit": bool(p),
-                    "remaining_seconds": round(p["timer"].remaining(), 3) if p else None,
-                    "minutes": p["minutes"] if p else None,
+                    "remaining_seconds": round(p.remaining(), 3) if p else None,
+                    "minutes": p["amount"] if p else None,
                     "shared_candidate_modified": self.shared_candidate is not None
                     and self.shared_candidate != self.committed}
 
@@ -797,10 +805,9 @@ class JunosDevice(Device):
                 lines.append("error: configuration check-out failed")
                 raise SimError("\n".join(lines))
             out = []
-            was_pending = self.pending is not None
-            if self.pending:
-                self.pending["timer"].cancel()
-                self.pending = None
+            was_pending = self.pending.active
+            if was_pending:  # any commit confirms a pending 'commit confirmed'
+                self.pending.confirm()
             before = self.committed
             # Every commit rotates the rollback files, a commit without changes too (Juniper,
             # "The Commit Model for Configurations": the formerly active configuration is saved
@@ -811,8 +818,7 @@ class JunosDevice(Device):
             del self.commits[50:]
             self.committed = deepcopy(candidate)
             if confirm_minutes is not None:
-                handle = self.start_timer(confirm_minutes * 60, self._expired)
-                self.pending = {"timer": handle, "minutes": confirm_minutes, "before": before}
+                self.pending.start(confirm_minutes, before)
                 out.append("configuration check succeeds")
                 out.append(f"commit confirmed will be automatically rolled back in {confirm_minutes} "
                            f"minutes unless confirmed")
@@ -822,18 +828,15 @@ class JunosDevice(Device):
             out.append("commit complete")
             return out
 
-    def _expired(self) -> None:
-        with self.lock:
-            if not self.pending:
-                return
-            self.history.insert(0, self.committed)
-            self.committed = self.pending["before"]
-            self.commits.insert(0, {"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None})
-            self.pending = None
-            # The automatic rollback is a commit: the shared candidate is the active config again.
-            self.shared_candidate = deepcopy(self.committed)
-            self.shared_dirty_by = None
-            self.record("commit_confirmed_expired_rollback")
+    def _expired(self, before: dict, info: dict) -> None:
+        """The commit confirmed timer ran out (called by self.pending under the lock)."""
+        self.history.insert(0, self.committed)
+        self.committed = before
+        self.commits.insert(0, {"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None})
+        # The automatic rollback is a commit: the shared candidate is the active config again.
+        self.shared_candidate = deepcopy(self.committed)
+        self.shared_dirty_by = None
+        self.record("commit_confirmed_expired_rollback")
 
 
 # --------------------------------------------------------------------------
@@ -864,7 +867,7 @@ class JunosShell(Shell):
         if self.mode == "config":
             extra = ""
             if self.dev.pending:
-                mins = max(1, int(round(self.dev.pending["timer"].remaining() / 60)))
+                mins = max(1, int(round(self.dev.pending.remaining() / 60)))
                 extra = f"# commit confirmed will be rolled back in {mins} minutes\n"
             return f"\n{extra}[edit]\n{self.prompt_text()}"
         return f"\n{{master:0}}\n{self.prompt_text()}"
@@ -1397,7 +1400,7 @@ class JunosShell(Shell):
             if c["confirmed"] is not None:
                 mins = c["confirmed"]
                 if i == 0 and self.dev.pending:
-                    mins = max(1, int(round(self.dev.pending["timer"].remaining() / 60)))
+                    mins = max(1, int(round(self.dev.pending.remaining() / 60)))
                 line += f" commit confirmed, rollback in {mins}mins"
             out.append(line)
             if c["comment"]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, deepcopy, natural_key
 
 # --------------------------------------------------------------------------
@@ -439,7 +440,8 @@ class NvueDevice(Device):
         self.applied: dict = {"system": {"hostname": self.hostname}}
         self.rev = 1
         self.history: list[dict] = []
-        self.confirm: dict | None = None
+        # the apply waiting for --confirm-yes (shared machine: commit.py)
+        self.confirm = ConfirmedCommit(self, self._expired)
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
         self.saved: dict = deepcopy(self.applied)  # startup configuration (nv config save)
@@ -478,11 +480,15 @@ class NvueDevice(Device):
         with self.lock:
             return to_commands(self.saved, quote=True)
 
+    def lldp_advertised(self, port: str) -> dict:
+        # Cumulus (lldpd): port ID = interface name; port description = the interface (alias when set: unverified).
+        return {"port_id": port, "subtype": "ifname", "descr": port}
+
     def pending_state(self) -> dict:
         with self.lock:
             c = self.confirm
             return {"platform": "nvue", "pending_commit": bool(c), "rev_id": self.rev,
-                    "remaining_seconds": round(c["timer"].remaining(), 3) if c else None}
+                    "remaining_seconds": round(c.remaining(), 3) if c else None}
 
     def apply(self, pending: dict, confirm_seconds: int | None, user: str = "cumulus", message: str = "") -> str:
         with self.lock:
@@ -509,22 +515,18 @@ class NvueDevice(Device):
             if saved and confirm_seconds is None:
                 self.saved = deepcopy(self.applied)
             if confirm_seconds is not None:
-                h = self.start_timer(confirm_seconds, self._expired)
-                self.confirm = {"timer": h, "before": before, "rev": str(self.rev)}
+                self.confirm.start(confirm_seconds, before, rev=str(self.rev))
                 self.record("apply_confirm_started", seconds=confirm_seconds, rev=self.rev)
             else:
                 self.record("apply", rev=self.rev)
             return f"applied [rev_id: {self.rev}]\n"
 
-    def _expired(self) -> None:
-        with self.lock:
-            if not self.confirm:
-                return
-            self.revisions[self.confirm["rev"]]["state"] = "rolled_back"  # unverified state name
-            self.applied = self.confirm["before"]
-            self.rev += 1
-            self.confirm = None
-            self.record("apply_confirm_expired_rollback", rev=self.rev)
+    def _expired(self, before: dict, info: dict) -> None:
+        """The confirm timer ran out (called by self.confirm under the lock)."""
+        self.revisions[info["rev"]]["state"] = "rolled_back"  # unverified state name
+        self.applied = before
+        self.rev += 1
+        self.record("apply_confirm_expired_rollback", rev=self.rev)
 
     def _check_rev(self, rev: str | None, option: str) -> None:
         if rev is None:
@@ -539,9 +541,7 @@ class NvueDevice(Device):
     def confirm_yes(self, rev: str | None = None) -> str:
         with self.lock:
             self._check_rev(rev, "--confirm-yes")
-            self.confirm["timer"].cancel()
-            rev = self.confirm["rev"]
-            self.confirm = None
+            rev = self.confirm.confirm()["rev"]
             saved = release_minor(self.version) >= 9
             self.revisions[rev]["state"] = "applied_and_saved" if saved else "applied"
             if saved:
@@ -552,11 +552,9 @@ class NvueDevice(Device):
     def confirm_no(self, rev: str | None = None) -> str:
         with self.lock:
             self._check_rev(rev, "--confirm-no")
-            self.confirm["timer"].cancel()
             self.revisions[self.confirm["rev"]]["state"] = "rolled_back"  # unverified state name
-            self.applied = self.confirm["before"]
+            self.applied = self.confirm.cancel()
             self.rev += 1
-            self.confirm = None
             self.record("apply_confirm_rejected_rollback", rev=self.rev)
             return f"applied [rev_id: {self.rev}]\n"
 
@@ -739,7 +737,7 @@ class NvueShell(Shell):
             c = self.dev.confirm
             if not c:
                 return "No pending confirm\n"
-            return f"Confirm timer: {int(c['timer'].remaining())} seconds remaining [rev_id: {c['rev']}]\n"
+            return f"Confirm timer: {int(c.remaining())} seconds remaining [rev_id: {c['rev']}]\n"
         pending = self.pending if self.pending is not None else self.dev.applied
 
         def do() -> str:

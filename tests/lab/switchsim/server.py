@@ -24,18 +24,11 @@ if __package__ in (None, ""):  # run as a script: make the package importable
     __package__ = "switchsim"  # noqa: A001
     import switchsim  # noqa: F401  # pylint: disable=unused-import  # registers the package for the relative imports below
 
+from . import GRAMMARS, device_class  # noqa: E402
 from .core import Device, SimError  # noqa: E402
 from .sshserver import Listener, fingerprint  # noqa: E402
 
 log = logging.getLogger("switchsim")
-
-
-def _platform_class(name: str) -> type:
-    import importlib
-
-    module, cls = {"eos": ("eos", "EosDevice"), "nvue": ("nvue", "NvueDevice"),
-                   "junos": ("junos", "JunosDevice")}[name]
-    return getattr(importlib.import_module(f".{module}", __package__), cls)
 
 
 class Simulator:
@@ -50,7 +43,7 @@ class Simulator:
         self.listeners: dict[str, Listener] = {}
         self.control: ThreadingHTTPServer | None = None
         self.control_thread: threading.Thread | None = None
-        plats = ("eos", "nvue", "junos")
+        plats = GRAMMARS  # the one platform table (switchsim/__init__.py)
         names = set()
         for spec in config.get("switches", []):
             spec = dict(spec)
@@ -65,7 +58,7 @@ class Simulator:
             if not os.path.isabs(hk):
                 hk = os.path.join(base_dir, hk)
             spec["host_key_file"] = hk
-            self.devices[spec["name"]] = _platform_class(plat)(spec, self)
+            self.devices[spec["name"]] = device_class(plat)(spec, self)
 
     # --- lifecycle --------------------------------------------------------
     def start(self, control_port: int | None = None) -> None:

@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import copy
+import os
 import re
+import sys
 
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _switch_config
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "lab"))
+from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 
 
 @pytest.fixture(name="plan")
@@ -129,6 +134,12 @@ def _plans():
         "j": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "400G"}}},
     }
     return _intent.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
+
+
+def test_the_plans_cover_every_tested_platform():
+    """A new platform (a driver plus a simulator grammar: tests/lab/switch_platforms.py) fails here until
+    _plans() has a switch of it, so the parametrised checks below run on it too."""
+    assert sorted({plan["platform"] for plan in _plans().values()}) == sorted(SWITCH_PLATFORMS)
 
 
 @pytest.mark.parametrize("host", ["e", "n", "j"])
