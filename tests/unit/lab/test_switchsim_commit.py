@@ -55,7 +55,7 @@ def _machine(unit_seconds=1.0):
 
 
 def test_start_arms_the_timer_in_device_seconds_and_keeps_the_platform_fields():
-    dev, _, commit = _machine(unit_seconds=60)
+    dev, _fired, commit = _machine(unit_seconds=60)
     assert not commit and commit.get("rev") is None and commit.remaining() == 0.0
     commit.start(5, "old", rev="7")
     assert commit and commit.active and commit["rev"] == "7" and commit["amount"] == 5 and commit.get("before") == "old"
@@ -98,7 +98,7 @@ def test_the_timer_of_a_replaced_commit_does_not_roll_back_the_new_one():
 
 
 def test_one_pending_commit_at_a_time_and_nothing_to_confirm_when_idle():
-    _, _, commit = _machine()
+    _dev, _fired, commit = _machine()
     with pytest.raises(RuntimeError, match="no confirmed commit is pending"):
         commit.confirm()
     with pytest.raises(RuntimeError, match="no confirmed commit is pending"):
