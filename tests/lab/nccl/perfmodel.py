@@ -24,6 +24,7 @@ import math
 import os
 import random
 import re
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
@@ -638,3 +639,32 @@ def nccl_tests_text(fabric: Fabric, collective: str, hosts: list[str], procs: di
     lines += ["# Out of bounds values : 0 OK",
               "# Avg bus bandwidth    : %g " % (sum(bws) / len(bws) if bws else 0.0), "#", ""]
     return "\n".join(lines) + "\n"
+
+
+_PERF_BINARY = re.compile(r"([a-z_]+)_perf(?:_mpi)?")
+_MPIRUN_ARGS = {"-np": 1, "--np": 1, "-n": 1, "-c": 1, "-H": 1, "-host": 1, "--host": 1, "-hostfile": 1,
+                "--hostfile": 1, "-x": 1, "-mca": 2, "--mca": 2, "-bind-to": 1, "--bind-to": 1, "-map-by": 1,
+                "--map-by": 1, "-N": 1, "-npernode": 1, "--npernode": 1, "-wdir": 1, "--wdir": 1}
+
+
+def mpirun_words(command: list[str]) -> dict:
+    """{collective, np, args} of an MPIJob launcher's command (``/bin/sh -c '... exec mpirun ...'`` or an argv)."""
+    words = list(command)
+    if len(words) >= 3 and words[0].endswith("sh") and words[1] == "-c":
+        words = shlex.split(words[2])
+    start = next((i for i, w in enumerate(words) if os.path.basename(w) == "mpirun"), None)
+    if start is None:
+        raise PerfModelError("the launcher command runs no mpirun: %r" % (command,))
+    out: dict = {"np": None}
+    i = start + 1
+    while i < len(words) and words[i].startswith("-"):
+        count = _MPIRUN_ARGS.get(words[i], 0)
+        if words[i] in ("-np", "--np", "-n", "-c") and i + 1 < len(words) and words[i + 1].isdigit():
+            out["np"] = int(words[i + 1])
+        i += 1 + count
+    program = words[i] if i < len(words) else ""
+    m = _PERF_BINARY.fullmatch(os.path.basename(program))
+    if not m:
+        raise PerfModelError("the launcher's mpirun runs %r, not an nccl-tests binary" % (program,))
+    out.update(collective=m.group(1), args=words[i + 1:])
+    return out
