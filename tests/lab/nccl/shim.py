@@ -405,7 +405,7 @@ def srun(argv: list[str]) -> int:
         nodes = _srun_int(opts, "nodes") or 1
         per_node = _srun_int(opts, "ntasks-per-node") or 1
         _srun_int(opts, "gpus-per-node")
-        nodelist = [h for h in str(opts.get("nodelist", "")).split(",") if h]
+        nodelist = _nodelist(str(opts.get("nodelist", "")))
         if nodelist and len(nodelist) != nodes:
             raise Rejected("srun: error: Unable to allocate resources: Requested node configuration is not available\n")
         try:
@@ -429,8 +429,7 @@ def srun(argv: list[str]) -> int:
             env = dict(entry["env"])
             if "CUDA_VISIBLE_DEVICES" in os.environ:
                 env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
-            hosts = _nodelist(",".join(nodelist))
-            launch, text = _model_text(model, opts["program"], opts["args"], hosts, {h: per_node for h in hosts}, env)
+            launch, text = _model_text(model, opts["program"], opts["args"], nodelist, {h: per_node for h in nodelist}, env)
             entry.update(model=True, launch=launch)
         else:
             path, text = _replay_text()
