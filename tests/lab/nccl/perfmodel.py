@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shlex
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -668,3 +669,26 @@ def mpirun_words(command: list[str]) -> dict:
         raise PerfModelError("the launcher's mpirun runs %r, not an nccl-tests binary" % (program,))
     out.update(collective=m.group(1), args=words[i + 1:])
     return out
+
+
+def main(argv: list[str]) -> int:
+    """perfmodel.py RUN_DIR [FAULTS_JSON [NOISE [SEED]]]: rewrite perf.json of a running lab (no faults: replay)."""
+    if not argv or len(argv) > 4:
+        print("usage: perfmodel.py RUN_DIR [FAULTS_JSON [NOISE [SEED]]]", file=sys.stderr)
+        return 2
+    run_dir = argv[0]
+    try:
+        with open(os.path.join(run_dir, "wiring.json"), encoding="utf-8") as handle:
+            cables = json.load(handle)["links"]
+        faults = json.loads(argv[1]) if len(argv) > 1 else []
+        noise = float(argv[2]) if len(argv) > 2 else DEFAULT_NOISE
+        seed = int(argv[3]) if len(argv) > 3 else DEFAULT_SEED
+        write_perf(run_dir, faults, noise, seed, cables)
+    except (OSError, ValueError, KeyError) as exc:  # PerfModelError is a ValueError
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

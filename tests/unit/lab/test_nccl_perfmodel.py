@@ -476,3 +476,15 @@ def test_k8sim_mpijob_launcher_log_from_the_model_for_the_workers_nodes(tmp_path
     log, ok = sim.model_log(mpijob(), [{"spec": {"nodeName": "gpu3"}}, {"spec": {"nodeName": "node-x"}}])
     assert not ok and b"host 'node-x' is no host of the lab wiring" in log
     assert Simulator({"replay": replay.resolve("passing")[0]}).model_log(mpijob(), workers) is None   # no knob
+
+
+def test_cli_rewrites_perf_json_of_a_running_lab(tmp_path):
+    run_dir_with(tmp_path, [])
+    cli = [sys.executable, str(ROOT / "tests" / "lab" / "nccl" / "perfmodel.py"), str(tmp_path)]
+    out = subprocess.run(cli + ['[{"leaf": "leaf2", "factor": 0.7}]', "0.01", "4"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "perf.json").read_text()) == {"faults": [{"leaf": "leaf2", "factor": 0.7}], "noise": 0.01, "seed": 4}
+    bad = subprocess.run(cli + ['[{"leaf": "leaf2", "factor": 7}]'], capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "lab_perf_faults[0].factor: 7 is not a number in (0, 1]" in bad.stderr
+    assert subprocess.run(cli, capture_output=True, text=True, check=False).returncode == 0   # no faults: replay again
+    assert not (tmp_path / "perf.json").exists()
