@@ -325,3 +325,94 @@ def loopback(server_argv: list[str], client_argv: list[str], device: str, timeou
         finally:
             out["server"] = _stop(server, grace=min(5.0, max(0.5, server_wait * 2)))
             out["server_rc"] = server.returncode
+
+
+# ---------------------------------------------------------------------------
+# the module's plan and run (nic_bandwidth)
+# ---------------------------------------------------------------------------
+
+
+def find_binary(bin_dir: str | None, which) -> str | None:
+    """ib_write_bw in ``bin_dir`` (lab, tests) first, else ``which(name)`` (PATH); None when not installed."""
+    if bin_dir and os.access(os.path.join(bin_dir, TOOL), os.X_OK):
+        return os.path.join(bin_dir, TOOL)
+    return which(TOOL)
+
+
+def nic_names(nics) -> list[str]:
+    """``nics`` as the role passes them (names, or mappings with ``name`` like the plan's NICs) -> names, checked."""
+    if not isinstance(nics, list) or not nics:
+        raise PerftestError("nics: %r is not a non-empty list of NIC names or mappings with 'name'" % (nics,))
+    names = []
+    for i, nic in enumerate(nics):
+        name = nic.get("name") if isinstance(nic, dict) else nic
+        check_device("nics[%d]" % i, name)
+        if name in names:
+            raise PerftestError("nics[%d]: %r is listed twice" % (i, name))
+        names.append(name)
+    return names
+
+
+def plan(params: dict, binary: str = TOOL) -> dict:
+    """{nic: {"port", "gpu", "server": argv, "client": argv}} for every NIC, validated before anything runs.
+
+    NIC i (in the given order) uses TCP port ``base_port + i``, so NICs can run at once (AzNHC gives each HCA
+    its own port); ``use_cuda`` maps a NIC to its GPU index (--use_cuda=<gpu>, GPUDirect)."""
+    names = nic_names(params.get("nics"))
+    cuda = params.get("use_cuda") or {}
+    if not isinstance(cuda, dict):
+        raise PerftestError("use_cuda: %r is not a mapping of NIC name to GPU index" % (cuda,))
+    for nic in cuda:
+        if nic not in names:
+            raise PerftestError("use_cuda: %r is not one of nics %s" % (nic, names))
+    base = _int("base_port", params.get("base_port", DEFAULT_PORT), 1, 65535 - len(names) + 1,
+                "a TCP port; base_port + number of NICs - 1 must stay <= 65535")
+    if params.get("min_gbps") is not None and (isinstance(params["min_gbps"], bool) or
+                                               not isinstance(params["min_gbps"], (int, float)) or params["min_gbps"] < 0):
+        raise PerftestError("min_gbps: %r is not a number >= 0 (Gb/s)" % (params["min_gbps"],))
+    for key, low in (("timeout", 1), ("server_wait", 0)):
+        value = params.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < low):
+            raise PerftestError("%s: %r is not a number >= %s (seconds)" % (key, value, low))
+    out = {}
+    for i, nic in enumerate(names):
+        common = {"size": params.get("size", DEFAULT_SIZE), "duration": params.get("duration"),
+                  "iterations": params.get("iterations"), "gid_index": params.get("gid_index"), "qps": params.get("qps"),
+                  "port": base + i, "use_cuda": cuda.get(nic), "binary": binary}
+        out[nic] = {"port": base + i, "gpu": cuda.get(nic), "server": build_argv(nic, **common),
+                    "client": build_argv(nic, server=LOOPBACK_HOST, **common)}
+    return out
+
+
+def run_plan(planned: dict, params: dict) -> dict:
+    """Run every NIC's loopback (one after another, or all at once with ``parallel``) -> {nic: result}."""
+    timeout = float(params.get("timeout") or 120)
+    wait = float(params.get("server_wait") if params.get("server_wait") is not None else 1.0)
+    floor = params.get("min_gbps")
+
+    def one(nic: str) -> dict:
+        step = planned[nic]
+        got = loopback(step["server"], step["client"], nic, timeout=timeout, server_wait=wait)
+        report = got.pop("report", None) or {}
+        result = {"ok": got["ok"], "gbps": got["gbps"], "peak_gbps": got["peak_gbps"], "port": step["port"], "gpu": step["gpu"],
+                  "argv": {"server": step["server"], "client": step["client"]}, "server_rc": got["server_rc"],
+                  "client_rc": got["client_rc"], "server": got.get("server"),
+                  "link_type": report.get("link_type"), "mtu": report.get("mtu"), "gid_index": report.get("gid_index")}
+        if got.get("error"):
+            result["error"] = got["error"]
+        elif floor is not None and got["gbps"] < floor:
+            result["ok"] = False
+            result["error"] = "%s loopback on %s: %.2f Gb/s is below min_gbps %s" % (TOOL, nic, got["gbps"], floor)
+        return result
+
+    if not params.get("parallel"):
+        return {nic: one(nic) for nic in planned}
+    import threading  # pylint: disable=import-outside-toplevel
+
+    results: dict = {}
+    threads = [threading.Thread(target=lambda n=nic: results.__setitem__(n, one(n)), name="ib_write_bw-" + nic) for nic in planned]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {nic: results[nic] for nic in planned}
