@@ -55,9 +55,8 @@ class Lab:
         proc = subprocess.Popen([self.tool, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.servers.append(proc)
         spot = pathlib.Path(self.root, ".hostsim", "perftest", "%s.json" % (args[args.index("-p") + 1] if "-p" in args else 18515))
-        for _ in range(3000):
-            if spot.exists() or proc.poll() is not None:
-                break
+        deadline = time.monotonic() + 30
+        while not spot.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         return proc
 
