@@ -260,14 +260,16 @@ def _number(history: list[dict]) -> int:
     return len(_gpu_rounds(history)) + 1
 
 
-def _finish(number: int, purpose: str, jobs: list[dict], reference: dict | None = None) -> dict | None:
+def _finish(number: int, purpose: str, jobs: list[dict], history: list[dict]) -> dict | None:
+    """The round; ``prior`` is the reference the earlier GPU rounds measured (a verify round and small pools use it)."""
     if not jobs:
         return None
     for i, job in enumerate(jobs):
         job["id"] = "r%d-j%d" % (number, i)
     out = {"number": number, "purpose": purpose, "jobs": jobs}
-    if reference:
-        out["reference"] = reference
+    prior = _reference_of(history)
+    if prior:
+        out["prior"] = prior
     return out
 
 
@@ -286,11 +288,11 @@ def plan_round(topo: Topology, history: list[dict], settings: dict | None = None
             if len(group) % 2:
                 left.append(group[-1])
         pairs += _pairs_in(left, 0)
-        return _finish(number, "intra-leaf", _same_rail_jobs(topo, pairs, cfg["repeats"]))
+        return _finish(number, "intra-leaf", _same_rail_jobs(topo, pairs, cfg["repeats"]), history)
     if len(done) == 1:
         second = _second_round(topo, cfg)
         if second is not None:
-            return _finish(number, second[0], second[1])
+            return _finish(number, second[0], second[1], history)
     result = infer(topo, history, cfg)
     if not result["suspects"] and not result["unexplained"]:
         return None
@@ -298,9 +300,9 @@ def plan_round(topo: Topology, history: list[dict], settings: dict | None = None
             s["component"]["kind"] in ("uplink", "spine") for s in result["suspects"]):
         pairs, left = _cross(topo.groups, 2)
         pairs += _pairs_in(left, 1)
-        return _finish(number, "cross-leaf-2", _same_rail_jobs(topo, pairs, cfg["repeats"]))
+        return _finish(number, "cross-leaf-2", _same_rail_jobs(topo, pairs, cfg["repeats"]), history)
     jobs = _verify_jobs(topo, history, result, cfg)
-    return _finish(number, "verify", jobs, _reference_of(history))
+    return _finish(number, "verify", jobs, history)
 
 
 def _second_round(topo: Topology, cfg: dict) -> tuple[str, list[dict]] | None:
@@ -343,6 +345,8 @@ def _verify_jobs(topo: Topology, history: list[dict], result: dict, cfg: dict) -
     partners_of: dict[tuple[str, int], set[str]] = {}
     for h in history:
         for job in h.get("jobs") or []:
+            if job.get("kind") != "pair":
+                continue
             a, b = job["hosts"]
             ra, rb = job["rails"][a], job["rails"][b]
             partners_of.setdefault((a, ra), set()).add(b)
@@ -354,8 +358,7 @@ def _verify_jobs(topo: Topology, history: list[dict], result: dict, cfg: dict) -
         for comp in [suspect["component"]] + suspect["group"]:
             wanted += _host_rails(topo, comp)
     for job_ref in result["unexplained"]:
-        a, b = job_ref["hosts"]
-        wanted += [(a, job_ref["rails"][a]), (b, job_ref["rails"][b])]
+        wanted += [(h, job_ref["rails"][h]) for h in job_ref["hosts"]]
     used: set[tuple[str, int]] = set()
     jobs: list[dict] = []
     seen = set()
@@ -419,12 +422,14 @@ def _median(values: list[float]) -> float:
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2.0
 
 
-def _reference(values: list[float], cfg: dict) -> dict:
-    """{"ratio": reference value, "sigma": robust sigma} of a pool of per-line-rate ratios."""
+def _reference(values: list[float], cfg: dict, prior: dict | None = None) -> dict:
+    """{"ratio": reference value, "sigma": robust sigma} of a pool of per-line-rate ratios: its median and
+    1.4826 x MAD; a pool under ``min_pool`` values takes the best of its values and the earlier rounds' reference,
+    with sigma = noise_pct of it."""
     if not values:
         return {"ratio": None, "sigma": None, "pool": 0}
     if len(values) < cfg["min_pool"]:
-        ref = max(values)
+        ref = max(values + ([prior["ratio"]] if prior and prior.get("ratio") is not None else []))
         return {"ratio": ref, "sigma": ref * cfg["noise_pct"] / 100.0, "pool": len(values), "rule": "best of a small pool"}
     med = _median(values)
     mad = _median([abs(v - med) for v in values])
@@ -448,12 +453,14 @@ def _line_gbs(gbps: float | None) -> float:
 
 
 def _reference_of(history: list[dict]) -> dict | None:
-    """The reference of the latest GPU round whose pool was large enough to measure its own."""
-    for entry in reversed(_gpu_rounds(history)):
-        ref = entry.get("reference") or {}
+    """The reference the GPU rounds so far measured: the latest round's own median where its pool was large
+    enough, else the best reference any round had (small fabrics: a slow round cannot lower it)."""
+    refs = [entry.get("reference") or {} for entry in _gpu_rounds(history) if entry.get("purpose") != "verify"]
+    for ref in reversed(refs):
         if ref.get("rule") == "median":
             return ref
-    return None
+    refs = [r for r in refs if r.get("ratio") is not None]
+    return max(refs, key=lambda r: r["ratio"]) if refs else None
 
 
 def record(round_: dict, measured: dict, settings: dict | None = None) -> dict:
@@ -478,7 +485,11 @@ def record(round_: dict, measured: dict, settings: dict | None = None) -> dict:
         if job["ratio"] is not None:
             ratios.append(job["ratio"])
         jobs.append(job)
-    ref = round_.get("reference") if round_.get("purpose") == "verify" and round_.get("reference") else _reference(ratios, cfg)
+    prior = round_.get("prior")
+    if prior and round_["purpose"] == "verify":
+        ref = dict(prior, rule="earlier rounds")  # a verify round's jobs are chosen suspects: not a sample of the fabric
+    else:
+        ref = _reference(ratios, cfg, prior)
     floor = cfg["expected_busbw"]
     for job in jobs:
         floor_ratio = floor / job["line_gbs"] if floor else None
@@ -507,7 +518,8 @@ def loopback_round(topo: Topology, results: dict, expected_gbps: float | None = 
         if ratio is not None:
             ratios.append(ratio)
         comps = topo.nic_components(host, nic)[:2]
-        jobs.append({"id": "loopback-%s:%s" % (host, nic), "kind": "loopback", "hosts": [host], "nics": {host: nic},
+        rail = next(r for r, n in topo.rails[host].items() if n == nic)
+        jobs.append({"id": "loopback-%s:%s" % (host, nic), "kind": "loopback", "hosts": [host], "nics": {host: nic}, "rails": {host: rail},
                      "components": comps, "busbw": value, "ratio": ratio, "line_gbs": line})
     ref = _reference(ratios, cfg)
     for job in jobs:
@@ -562,13 +574,14 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
             cover.setdefault(comp, []).append(i)
     slow_of = {c: sum(1 for i in idx if obs[i]["slow"]) for c, idx in cover.items()}
     unexplained = {i for i, o in enumerate(obs) if o["slow"]}
-    picked: list[tuple[tuple[str, str], list, bool]] = []
+    picked: list[tuple[tuple[str, str], list, str]] = []
     taken: set = set()
 
     def pick(partial: bool) -> bool:
         background = len(unexplained) / float(len(obs)) if obs else 0.0
         best, best_key = None, None
-        for comp in {c for i in unexplained for c in obs[i]["components"]} - taken:
+        pool = {c for i in unexplained for c in obs[i]["components"]} - taken
+        for comp in sorted(pool, key=lambda c: (KINDS.index(c[0]), _natural(c[1]))):
             idx = cover[comp]
             hit = sum(1 for i in idx if i in unexplained)
             share = slow_of[comp] / float(len(idx))
@@ -589,23 +602,35 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
                        key=lambda c: (KINDS.index(c[0]), _natural(c[1])))
         taken.add(best)
         taken.update(group)
-        picked.append((best, group, partial))
+        picked.append((best, group, "partial" if partial else "ratio"))
         unexplained.difference_update(cover[best])
         return True
 
+    # Loopback is a direct test of host + NIC: a host whose every NIC is slow in loopback is host side, whatever
+    # its pair jobs say (on a 2-host fabric every pair job shares the slow host, so no pair can be the reference).
+    loops: dict[str, list[int]] = {}
+    for i, o in enumerate(obs):
+        if o["purpose"] == "loopback":
+            loops.setdefault(o["hosts"][0], []).append(i)
+    for host in sorted(loops, key=_natural):
+        idx = loops[host]
+        if len(idx) >= max(2, cfg["min_slow"]) and all(obs[i]["slow"] for i in idx):
+            taken.add(("host", host))
+            picked.append((("host", host), [], "loopback"))
+            unexplained.difference_update(cover[("host", host)])
     while unexplained and pick(False):
         pass
     while unexplained and pick(True):
         pass
     suspects = []
-    for rank, (comp, group, partial) in enumerate(picked, 1):
+    for rank, (comp, group, rule) in enumerate(picked, 1):
         idx = cover[comp]
         entry = _describe(topo, comp)
         slow = slow_of[comp]
         evidence = [{"round": obs[i]["round"], "job": obs[i]["job"], "hosts": obs[i]["hosts"], "busbw": obs[i]["busbw"],
                      "expected": obs[i]["expected"], "slow": obs[i]["slow"]} for i in idx]
         evidence.sort(key=lambda e: (not e["slow"], e["round"], e["job"]))
-        entry.update(rank=rank, slow=slow, fast=len(idx) - slow, ratio=round(slow / float(len(idx)), 3), partial=partial,
+        entry.update(rank=rank, slow=slow, fast=len(idx) - slow, ratio=round(slow / float(len(idx)), 3), rule=rule, partial=rule == "partial",
                      evidence=evidence[:24], group=[{"kind": k, "name": n} for k, n in group])
         suspects.append(entry)
     verified = _verified_fast(obs)
