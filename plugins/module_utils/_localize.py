@@ -27,7 +27,7 @@ KINDS = ("host", "nic", "link", "leaf", "uplink", "spine")
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "repeats": 1,            # launches per pair and rail in rounds 1-3 (run one after another)
-    "verify_repeats": 2,     # launches per job in a verify round
+    "verify_repeats": 3,     # launches per job in a verify round
     "sigma_k": 4.0,          # flag: more than k robust sigma below the reference ...
     "min_drop_pct": 5.0,     # ... and at least this many % below it
     "noise_pct": 3.0,        # assumed run-to-run CV where a pool is too small to measure it (< min_pool values)
