@@ -14,6 +14,7 @@ the model, then ``infer``. A launch is 1 minute on 2 GPUs (1 per host). Prints o
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import random
@@ -25,8 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.perfmodel import Fabric  # noqa: E402  # pylint: disable=wrong-import-position
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
 
 RAILS = 8
 SPINES = 8
@@ -136,7 +138,7 @@ def score(result: dict, truth: set) -> dict:
 
 def cell(size: int, cabling: dict, topo: _localize.Topology, kind: str, runs: int, noise: float, settings: dict | None) -> dict:
     counts = {"exact": 0, "grouped": 0, "missed": 0, "false": 0}
-    rounds, launches, minutes = [], [], []
+    rounds, waves, launches, minutes = [], [], [], []
     for seed in range(1, runs + 1):
         rng = random.Random("%s-%d-%d" % (kind, size, seed))
         faults = faults_for(kind, size, rng)
@@ -146,9 +148,11 @@ def cell(size: int, cabling: dict, topo: _localize.Topology, kind: str, runs: in
         for key, value in score(result, truth).items():
             counts[key] += int(value)
         rounds.append(result["rounds"])
+        waves.append(result["waves"])
         launches.append(result["jobs"])
         minutes.append(result["gpu_minutes"])
     return {"hosts": size, "fault": kind, "runs": runs, **counts, "rounds_mean": round(statistics.mean(rounds), 2), "rounds_max": max(rounds),
+            "waves_mean": round(statistics.mean(waves), 2),
             "launches_mean": round(statistics.mean(launches), 1), "gpu_minutes_mean": round(statistics.mean(minutes), 1)}
 
 
@@ -218,22 +222,24 @@ def main() -> int:
             baseline.append({"hosts": size, "rounds": size - 1, "launches": launches, "gpu_minutes": launches * 2 * GPUS_PER_HOST,
                              "runs": 0, "node_found": None})
         print(json.dumps(baseline[-1]), file=sys.stderr)
-    print(json.dumps({"rails": RAILS, "spines": SPINES, "noise": args.noise, "settings": _localize.DEFAULT_SETTINGS, "rows": rows,
+    taken = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(json.dumps({"taken_at": taken, "cores": os.cpu_count(), "rails": RAILS, "spines": SPINES,
+                       "noise": args.noise, "settings": _localize.DEFAULT_SETTINGS, "rows": rows,
                       "superbench": baseline, "seconds": round(time.perf_counter() - started, 1)}))
     return 0
 
 
 def render(result: dict) -> list[str]:
     """The docs/performance.md tables of a result."""
-    lines = ["| hosts | fault | runs | exact | named in a group | missed | falsely accused | rounds mean / max | launches | GPU-minutes |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| hosts | fault | runs | exact | named in a group | missed | falsely accused | rounds mean / max | waves | launches | GPU-minutes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         lines.append("| %(hosts)d | %(fault)s | %(runs)d | %(exact)d | %(grouped)d | %(missed)d | %(false)d | %(rounds_mean).2f / %(rounds_max)d "
-                     "| %(launches_mean).0f | %(gpu_minutes_mean).0f |" % row)
+                     "| %(waves_mean).2f | %(launches_mean).0f | %(gpu_minutes_mean).0f |" % row)
     lines += ["", "SuperBench pair-wise on the same model (one bad NIC; 8 GPUs per node in every pair job, 1 minute a launch):", "",
               "| hosts | rounds | pair launches | GPU-minutes | runs | node named (the host in the most flagged pairs) |", "|---|---|---|---|---|---|"]
     for row in result["superbench"]:
-        found = "not simulated" if row["node_found"] is None else "%d of %d" % (row["node_found"], row["runs"])
+        found = "not simulated" if not row["runs"] else "%d of %d" % (row["node_found"], row["runs"])
         lines.append("| %d | %d | %d | %d | %d | %s |" % (row["hosts"], row["rounds"], row["launches"], row["gpu_minutes"], row["runs"], found))
     return lines
 

@@ -242,7 +242,7 @@ def _found():
 def test_report_names_the_suspect_its_evidence_and_cost():
     text = L.report_markdown(_found())
     assert text.startswith("# Localization: found")
-    assert "nic gpu1:mlx5_1" in text and "leaf2:et-0/0/1" in text and "2 rounds, 4 launches, 8.0 GPU-minutes" in text
+    assert "nic gpu1:mlx5_1" in text and "leaf2:et-0/0/1" in text and "2 rounds (2 waves of launches), 4 launches, 8.0 GPU-minutes" in text
     assert "| 1 | r1-j1 | gpu1 gpu2 |" in text
     clean, _history, _model = sim.run(LAB, [])
     assert "No component is slow" in L.report_markdown(clean)
