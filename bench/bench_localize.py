@@ -80,8 +80,13 @@ def model(cabling: dict, faults: list, seed: int, noise: float) -> Fabric:
 
 def faults_for(kind: str, hosts: int, rng: random.Random) -> list:
     """A random fault of this kind (placed by the run's seed)."""
-    host = lambda: "gpu%d" % rng.randint(1, hosts)  # noqa: E731
-    rail = lambda: rng.randrange(RAILS)  # noqa: E731
+
+    def host() -> str:
+        return "gpu%d" % rng.randint(1, hosts)
+
+    def rail() -> int:
+        return rng.randrange(RAILS)
+
     units = 2 if hosts == 16 else hosts // 32
     per_unit = hosts // units
     if kind == "nic":
@@ -224,7 +229,7 @@ def main() -> int:
         print(json.dumps(baseline[-1]), file=sys.stderr)
     taken = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(json.dumps({"taken_at": taken, "cores": os.cpu_count(), "rails": RAILS, "spines": SPINES,
-                       "noise": args.noise, "settings": _localize.DEFAULT_SETTINGS, "rows": rows,
+                      "noise": args.noise, "settings": _localize.DEFAULT_SETTINGS, "rows": rows,
                       "superbench": baseline, "seconds": round(time.perf_counter() - started, 1)}))
     return 0
 

@@ -195,7 +195,7 @@ def topology(cabling: dict, hosts: list[str]) -> Topology:
     for host in topo.hosts:
         key = tuple(topo.leaf(host, r) for r in topo.rails[host])
         by_key.setdefault(key, []).append(host)
-    topo.groups = [sorted(g, key=_natural) for _, g in sorted(by_key.items(), key=lambda kv: [_natural(x) for x in kv[0]])]
+    topo.groups = [sorted(g, key=_natural) for _key, g in sorted(by_key.items(), key=lambda kv: [_natural(x) for x in kv[0]])]
     return topo
 
 
@@ -733,15 +733,14 @@ def report_markdown(result: dict) -> str:
             lines += ["", "## %d. %s" % (s["rank"], _cell(component_text(s["component"]))), "",
                       "| round | job | hosts | busbw (GB/s) | expected (GB/s) | slow |", "|---|---|---|---|---|---|"]
             for e in s["evidence"]:
-                lines.append("| %s | %s | %s | %s | %s | %s |" % (e["round"], e["job"], _cell(" ".join(e["hosts"])),
-                                                               "failed" if e["busbw"] is None else "%.2f" % e["busbw"],
-                                                               "-" if e["expected"] is None else "%.2f" % e["expected"],
-                                                               "yes" if e["slow"] else "no"))
+                cells = (e["round"], e["job"], _cell(" ".join(e["hosts"])), "failed" if e["busbw"] is None else "%.2f" % e["busbw"],
+                         "-" if e["expected"] is None else "%.2f" % e["expected"], "yes" if e["slow"] else "no")
+                lines.append("| %s | %s | %s | %s | %s | %s |" % cells)
     if result["unexplained"]:
         lines += ["", "Slow launches left unexplained:", ""]
         for u in result["unexplained"]:
-            lines.append("- round %s, %s (%s): %s GB/s against %s" % (u["round"], u["job"], _cell(" ".join(u["hosts"])),
-                                                                     "failed" if u["busbw"] is None else "%.2f" % u["busbw"], u["expected"]))
+            cells = (u["round"], u["job"], _cell(" ".join(u["hosts"])), "failed" if u["busbw"] is None else "%.2f" % u["busbw"], u["expected"])
+            lines.append("- round %s, %s (%s): %s GB/s against %s" % cells)
     return "\n".join(lines) + "\n"
 
 

@@ -198,13 +198,12 @@ def test_loopback_refuses_an_unknown_nic_and_bad_values():
 def test_a_slow_loopback_with_slow_pairs_is_host_side_a_fast_one_link_side():
     topo = L.topology(LAB, ["gpu1", "gpu2"])
     first = L.plan_round(topo, [])
-    second_of = lambda h: L.plan_round(topo, h)  # noqa: E731
     measured = {j["id"]: 23.0 if j["rail"] == 1 else 46.0 for j in first["jobs"]}
     for nic_slow, expect in ((True, "nic"), (False, "link")):
         loop = L.loopback_round(topo, {"gpu1:mlx5_0": 390.0, "gpu1:mlx5_1": 195.0 if nic_slow else 391.0,
                                        "gpu2:mlx5_0": 392.0, "gpu2:mlx5_1": 389.0})
         history = [loop, L.record(first, measured)]
-        second = second_of(history)
+        second = L.plan_round(topo, history)
         history.append(L.record(second, {j["id"]: 23.0 if j["nics"]["gpu1"] == "mlx5_1" else 46.0 for j in second["jobs"]}))
         result = L.infer(topo, history)
         assert result["verdict"] == "found" and result["suspects"][0]["component"]["kind"] == expect
