@@ -151,3 +151,41 @@ def run_commands(runner: _nccl_runner.CommandRunner, rendered: dict, timeout: in
     finally:
         if hostfile and not keep and os.path.exists(hostfile):
             os.unlink(hostfile)
+
+
+def spread_workers(manifest: dict) -> dict:
+    """One worker per node: a required pod anti-affinity on the node name among the job's own workers.
+
+    A job of 1-GPU workers pinned to two nodes (nodeAffinity In [a, b]) could otherwise put both workers on one
+    node, and measure its NVLink instead of the network. The operator labels the workers with the job name and
+    role (the labels ``launcher_selector`` reads for the launcher).
+    """
+    name = manifest["metadata"]["name"]
+    template = manifest["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
+    affinity = template.setdefault("spec", {}).setdefault("affinity", {})
+    affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {_nccl_launch.JOB_NAME_LABEL: name, _nccl_launch.JOB_ROLE_LABEL: "worker"}},
+        "topologyKey": "kubernetes.io/hostname"}]}
+    return manifest
+
+
+def launch_one(spec: dict, params: dict, rendered: dict, run_command: Callable[..., tuple[int, str, str]] | None = None,
+               timeout_bin: str | None = None, runner: Any = None) -> dict:
+    """The single launch of ``rendered`` (repeats 1); a launcher error is returned as a failed launch, not raised.
+
+    kubernetes: connect and launch only - the module checked the operator and the nodes and made the namespace
+    once, before the first round. ``runner`` replaces the real one (tests).
+    """
+    name = rendered["names"][0]
+    try:
+        if spec["launcher"] == "kubernetes":
+            runner = runner or kubernetes_runner(spec, params)
+            if getattr(runner, "core", None) is None:
+                runner.connect()
+            return runner.launch(name, spread_workers(rendered["manifests"][1]), spec["timeout"], bool(params.get("keep")))
+        runner = runner or command_runner(run_command, timeout_bin)
+        launches: list = []
+        run_commands(runner, rendered, spec["timeout"], bool(params.get("keep")), False, launches)
+        return launches[0]
+    except (_nccl_runner.LaunchError, HostfileError) as exc:
+        return {"name": name, "status": "failed", "rc": None, "log": "", "duration_s": None, "message": str(exc)}
