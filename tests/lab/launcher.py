@@ -109,6 +109,7 @@ from helmsim.plugin import Helm  # noqa: E402  # pylint: disable=wrong-import-po
 from hostsim.plugin import Hosts  # noqa: E402  # pylint: disable=wrong-import-position
 from ibsim.plugin import InfiniBand  # noqa: E402  # pylint: disable=wrong-import-position
 from k8sim.plugin import Kubernetes  # noqa: E402  # pylint: disable=wrong-import-position
+from nccl import perfmodel  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.plugin import NcclReplay  # noqa: E402  # pylint: disable=wrong-import-position
 from switchsim.plugin import Switches  # noqa: E402  # pylint: disable=wrong-import-position
 
@@ -207,6 +208,14 @@ def up(inventory_dir: str, run_dir: str, report_dir: str | None = None, extra: l
     try:
         wiring.write(run_dir, wiring.build(hostvars, faults))
     except wiring.WiringError as exc:
+        raise LabError(str(exc)) from None
+    # lab_perf_faults (tests/lab/nccl/README.md, "Performance model"): <run_dir>/perf.json, checked against the cables
+    perf = {k: next((hv[k] for _h, hv in sorted(hostvars.items()) if hv.get(k) is not None), None)
+            for k in ("lab_perf_faults", "lab_perf_noise", "lab_perf_seed")}
+    try:
+        perfmodel.write_perf(run_dir, perf["lab_perf_faults"], perf["lab_perf_noise"], perf["lab_perf_seed"],
+                             wiring.load(run_dir)["links"])
+    except perfmodel.PerfModelError as exc:
         raise LabError(str(exc)) from None
     report_dir = report_dir or os.path.join(ROOT, "reports", os.path.basename(os.path.normpath(inventory_dir)))
     variables: dict = {"all": {"lossless_fabric_report_dir": report_dir, "lab_run_dir": run_dir}, "hosts": {}}

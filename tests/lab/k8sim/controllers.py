@@ -533,6 +533,11 @@ class Cluster:
         status["replicaStatuses"] = {"Launcher": {"active": 1} if lphase == "Running" else {},
                                      "Worker": {"active": running_workers} if running_workers else {}}
         if step == "created" and lphase == "Running" and running_workers == len(state["workers"]):
+            modelled = self.sim.model_log(job, workers)  # the lab's performance model, for these workers' nodes
+            if modelled is not None:
+                state["log"] = modelled[0]
+                if not modelled[1]:
+                    state["outcome"] = "fail"
             self._conditions(status, "Running", "True", "MPIJobRunning", "MPIJob %s/%s is running." % (ns, name))
             self.sim.logs[(ns, launcher_pod["metadata"]["name"], state["container"])] = self._partial_log(state)
             state["step"] = "running"

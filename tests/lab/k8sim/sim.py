@@ -62,6 +62,9 @@ class Simulator:
             self.replay_default = self._replay_source({"path": config["replay"]})
         for rule in config.get("replays") or []:
             self.replay_rules.append(self._replay_rule(rule))
+        # The lab's performance model (tests/lab/nccl/README.md, "Performance model"): the run dir whose perf.json
+        # has faults; MPIJob launcher logs are then computed for the workers' nodes instead of replayed.
+        self.perf_run_dir: str | None = config.get("perf_run_dir")
         self.stopping = asyncio.Event()
         self._kick = asyncio.Event()
         self.stop_requested = asyncio.Event()
@@ -257,6 +260,36 @@ class Simulator:
         path, data = self._take(replay) if replay else (None, b"")
         return {"outcome": outcome, "log": data, "replay_path": path,
                 "run_seconds": float(self.delays["run_seconds"]), "workers": [], "container": ""}
+
+    def model_log(self, job: dict, workers: list[dict]) -> tuple[bytes, bool] | None:
+        """(launcher log, ok) of this MPIJob from the performance model, for the nodes its worker pods run on;
+        None when the lab run has no performance model (the replayed log stays)."""
+        if not self.perf_run_dir:
+            return None
+        from nccl import perfmodel  # pylint: disable=import-outside-toplevel  # tests/lab is on sys.path (server.py)
+        try:
+            fabric = perfmodel.Fabric.from_run_dir(self.perf_run_dir)
+            if fabric is None:
+                return None
+            container = ((job["spec"]["mpiReplicaSpecs"]["Launcher"].get("template") or {}).get("spec") or {}).get(
+                "containers", [{}])[0]
+            argv = perfmodel.mpirun_words(list(container.get("command") or []) + list(container.get("args") or []))
+            env = {e["name"]: str(e.get("value", "")) for e in container.get("env") or [] if "name" in e}
+            slots = int(job["spec"].get("slotsPerWorker", 1))
+            nodes = [(w.get("spec") or {}).get("nodeName") for w in workers]
+            procs: dict[str, int] = {}
+            left = argv["np"] if argv["np"] is not None else slots * len(nodes)
+            for node in nodes:
+                take = min(slots, left)
+                if node and take:
+                    procs[node] = procs.get(node, 0) + take
+                left -= take
+            launch = perfmodel.next_launch(self.perf_run_dir)
+            text = perfmodel.nccl_tests_text(fabric, argv["collective"], list(procs), procs,
+                                             perfmodel.parse_test_args(argv["args"]), env, launch)
+        except (perfmodel.PerfModelError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            return ("lab k8sim: performance model: %s\n" % exc).encode(), False
+        return text.encode(), True
 
     # ---------------------------------------------------------------- control API
     def state(self) -> dict:

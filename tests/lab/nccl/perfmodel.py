@@ -24,6 +24,7 @@ import math
 import os
 import random
 import re
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
@@ -95,6 +96,8 @@ class Fabric:
                         self.host_nics[end[0]].append(end[2])
                 else:
                     self.switches.add(end[0])
+        for nics in self.host_nics.values():  # rail order: mlx5_2 before mlx5_10
+            nics.sort(key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
         # A leaf: a switch with a host on one of its cables; every other switch is a spine (two tiers).
         self.leaves = {end[0] for a, b, _s, _u in self.cables if "nic" in (a[1], b[1]) for end in (a, b) if end[1] == "port"}
         self.faults = validate_faults(faults, self)
@@ -371,3 +374,297 @@ def next_launch(run_dir: str) -> int:
             continue
         os.close(fd)
         return n
+
+
+# ---- the job a launch runs ---------------------------------------------------------------------------------
+# nccl-tests getopt values (src/common.cu of v2.16.3, the era of the lab's real RoCE log: defaults lines 72-88,
+# parsesize lines 101-135 - K/M/G are powers of 1024 -, the option loop from line 790).
+DEFAULT_ARGS = {"nthreads": 1, "ngpus": 1, "minbytes": 32 * 1024 * 1024, "maxbytes": 32 * 1024 * 1024,
+                "stepbytes": 1024 * 1024, "stepfactor": 1, "iters": 20, "warmup": 5, "agg": 1, "check": 1,
+                "op": "sum", "type": "float", "root": 0, "graph": 0}
+_SHORT = {"t": "nthreads", "g": "ngpus", "b": "minbytes", "e": "maxbytes", "i": "stepbytes", "f": "stepfactor",
+          "n": "iters", "w": "warmup", "m": "agg", "c": "check", "o": "op", "d": "type", "r": "root", "G": "graph"}
+_LONG = {"nthreads": "t", "ngpus": "g", "minbytes": "b", "maxbytes": "e", "stepbytes": "i", "stepfactor": "f",
+         "iters": "n", "agg_iters": "m", "warmup_iters": "w", "check": "c", "op": "o", "datatype": "d", "root": "r",
+         "cudagraph": "G"}
+# wordSize() of src/common.h and the type names of test_typenames (src/common.cu, NCCL >= 2.10 with bfloat16).
+TYPE_BYTES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "half": 2, "float": 4,
+              "double": 8, "bfloat16": 2}
+OPS = ("sum", "prod", "max", "min", "avg", "mulsum")
+# The collectives the writer prints (src/<coll>.cu): GetBw's busbw factor and GetCollByteCount's counts.
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "sendrecv")
+
+
+def parse_size(text: str) -> int:
+    """nccl-tests parsesize: a number, optionally followed by K, M or G (powers of 1024)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGkmg]?)", str(text))
+    if not m:
+        raise PerfModelError("invalid size %r" % (text,))
+    return int(float(m.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2).lower()])
+
+
+def parse_test_args(args: list[str]) -> dict:
+    """The nccl-tests values of a command line (after the shim's strict check): sizes, step, iterations, type, op."""
+    out = dict(DEFAULT_ARGS)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("--"):
+            name, sep, value = arg[2:].partition("=")
+            flag = _LONG.get(name)
+        else:
+            flag, value, sep = arg[1:2], arg[2:], arg[2:] != ""
+        if not sep:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            i += 1
+        i += 1
+        key = _SHORT.get(flag or "")
+        if key is None:
+            continue  # an option the output does not depend on (-p, -z, -a, ...)
+        if key in ("minbytes", "maxbytes", "stepbytes"):
+            out[key] = parse_size(value)
+        elif key in ("op", "type"):
+            out[key] = value
+        else:
+            out[key] = int(value) if value.lstrip("-").isdigit() else out[key]
+    if out["type"] not in TYPE_BYTES:
+        raise PerfModelError("the performance model prints -d %s only as one of %s" % (out["type"], ", ".join(TYPE_BYTES)))
+    if out["op"] not in OPS:
+        raise PerfModelError("the performance model prints -o %s only as one of %s" % (out["op"], ", ".join(OPS)))
+    return out
+
+
+def select_nics(host_nics: list[str], hca: str | None) -> list[str]:
+    """The NICs NCCL_IB_HCA leaves NCCL on one host (NCCL docs, Environment Variables, NCCL_IB_HCA:
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-hca): a comma list of name
+    prefixes (``mlx5`` = every mlx5 card), ``=`` before the list for exact names, ``^`` before it to exclude;
+    ``:<port>`` after a name selects a port (the lab's NICs have port 1). Unset or empty: every NIC."""
+    if not hca:
+        return list(host_nics)
+    value = hca.strip()
+    exclude = value.startswith("^")
+    value = value[1:] if exclude else value
+    exact = value.startswith("=")
+    value = value[1:] if exact else value
+    names = [item.split(":", 1)[0] for item in value.split(",") if item.split(":", 1)[0]]
+
+    def match(nic: str) -> bool:
+        return any(nic == n if exact else nic.startswith(n) for n in names)
+    return [nic for nic in host_nics if match(nic) != exclude]
+
+
+def job_nics(fabric: Fabric, hosts: list[str], gpus: dict[str, list[int]], hca: str | None) -> dict[str, list[str]]:
+    """{host: [NICs its GPUs use]}: the host's NICs that NCCL_IB_HCA leaves, in rail order; GPU g uses the NIC
+    of rail g (modulo the NICs left), so a job with fewer GPUs than NICs uses only as many NICs as it has GPUs,
+    and a job pinned to one NIC uses that one."""
+    out = {}
+    for host in hosts:
+        if host not in fabric.host_nics:
+            raise PerfModelError("host %r is no host of the lab wiring (hosts: %s)" % (host, ", ".join(sorted(fabric.host_nics))))
+        left = select_nics(fabric.host_nics[host], hca)
+        if not left:
+            raise PerfModelError("NCCL_IB_HCA=%s leaves no NIC on %s (NICs: %s)" % (hca, host, ", ".join(fabric.host_nics[host])))
+        used: list[str] = []
+        for gpu in gpus[host]:
+            nic = left[gpu % len(left)]
+            if nic not in used:
+                used.append(nic)
+        out[host] = used
+    return out
+
+
+# ---- nccl-tests output -------------------------------------------------------------------------------------
+# The form is nccl-tests v2.16.3's (NVIDIA/nccl-tests src/common.cu at tag v2.16.3), the era of the lab's real RoCE
+# log tests/lab/nccl/replays/cci_moc_h100_2node_roce_allreduce_nogdr.txt (CCI-MOC/roce-testing, its .json): no
+# version line, no "# Collective test starting" line, PCI BDF device ids. The NCCL_DEBUG=INFO lines are those
+# of that log (rank 0 only, same words and order), with this job's hosts, ranks and NICs.
+GPU_NAME = "NVIDIA H100 80GB HBM3"  # the real log's device name
+# PCI bus of GPU 0..7: lab choice (unverified; the layout an 8-GPU HGX H100 board commonly shows in nvidia-smi).
+GPU_BUS = (0x18, 0x2A, 0x3A, 0x5D, 0x9A, 0xAB, 0xBA, 0xDB)
+NCCL_VERSION = "2.26.2+cuda."  # as the real log prints it
+# busbw = algbw x factor(nranks): src/all_reduce.cu AllReduceGetBw, src/all_gather.cu, src/reduce_scatter.cu
+# (n-1)/n, src/broadcast.cu, src/reduce.cu, src/sendrecv.cu 1 (v2.16.3).
+BUS_FACTOR = {
+    "all_reduce": lambda n: 2.0 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "sendrecv": lambda n: 1.0,
+}
+
+
+def _counts(collective: str, size: int, word: int, nranks: int) -> tuple[int, int, int]:
+    """(printed size, printed count, bytes GetBw divides by the time) of one row: setupArgs (src/common.cu
+    v2.16.3 line 588) and each collective's GetCollByteCount/GetBw."""
+    count = size // word
+    if collective in ("all_gather", "reduce_scatter"):
+        align = max(1, 16 // word)
+        base = (count // nranks) // align * align  # (count/nranks) & -(16/eltSize)
+        return base * nranks * word, base, base * word * nranks
+    return count * word, count, count * word
+
+
+def _sizes(args: dict) -> list[int]:
+    """TimeTest's loop (src/common.cu v2.16.3 line 624): minBytes to maxBytes, x stepFactor or + stepBytes."""
+    if args["stepfactor"] <= 1 and args["stepbytes"] <= 0:
+        raise PerfModelError("-i 0 with -f <= 1 never ends (nccl-tests would loop on one size)")
+    out, size = [], args["minbytes"]
+    while size <= args["maxbytes"] and len(out) < 10000:
+        out.append(size)
+        size = size * args["stepfactor"] if args["stepfactor"] > 1 else size + args["stepbytes"]
+        if size == 0:
+            break
+    return out
+
+
+def _time_text(usec: float) -> str:
+    # src/common.cu v2.16.3 lines 568-576
+    if usec >= 10000.0:
+        return "%7.0f" % usec
+    if usec >= 100.0:
+        return "%7.1f" % usec
+    return "%7.2f" % usec
+
+
+def nccl_tests_text(fabric: Fabric, collective: str, hosts: list[str], procs: dict[str, int], args: dict,
+                    env: dict[str, str], launch: Any) -> str:
+    """What rank 0 of this nccl-tests job prints under NCCL_DEBUG=INFO, bandwidth from the model.
+
+    hosts: in rank order; procs: MPI processes per host; args: parse_test_args(); env: the ranks' environment
+    (NCCL_IB_HCA, CUDA_VISIBLE_DEVICES, NCCL_SOCKET_IFNAME, NCCL_TESTS_SPLIT)."""
+    if collective not in BUS_FACTOR:
+        raise PerfModelError("the performance model writes %s only, not %s" % (", ".join(COLLECTIVES), collective))
+    if env.get("NCCL_TESTS_SPLIT") or env.get("NCCL_TESTS_SPLIT_MASK"):
+        raise PerfModelError("NCCL_TESTS_SPLIT (groups) is not modelled: launch one job per group")
+    hosts = [h for h in hosts if procs.get(h)]
+    ngpus = max(1, args["ngpus"]) * max(1, args["nthreads"])
+    visible = [int(x) for x in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if x.strip().isdigit()]
+    gpus = {h: [visible[i] if i < len(visible) else i for i in range(procs[h] * ngpus)] for h in hosts}
+    nics = job_nics(fabric, hosts, gpus, env.get("NCCL_IB_HCA"))
+    peak = fabric.job_busbw([(h, n) for h in hosts for n in nics[h]], launch)
+    nranks = sum(len(g) for g in gpus.values())
+    rng = _rng("text", fabric.seed, launch)
+    pids = {h: [rng.randrange(2000, 999999) for _p in range(procs[h])] for h in hosts}
+    lines = ["# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: %d "
+             "validation: %d graph: %d" % (args["nthreads"], args["ngpus"], args["minbytes"], args["maxbytes"],
+                                           args["stepfactor"] if args["stepfactor"] > 1 else args["stepbytes"],
+                                           "factor" if args["stepfactor"] > 1 else "bytes", args["warmup"], args["iters"],
+                                           args["agg"], args["check"], args["graph"]),
+             "#", "# Using devices"]
+    rank = 0
+    for h in hosts:
+        for p in range(procs[h]):
+            for i in range(ngpus):
+                phys = gpus[h][p * ngpus + i]
+                # src/common.cu v2.16.3 line 1031
+                lines.append("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s"
+                             % (rank, 0, pids[h][p], h, p * ngpus + i, 0, GPU_BUS[phys % len(GPU_BUS)], 0, GPU_NAME))
+                rank += 1
+    h0, pid = hosts[0], pids[hosts[0]][0]
+    tid = pid + 23
+    bus0 = "%x000" % GPU_BUS[gpus[h0][0] % len(GPU_BUS)]
+    comm = "0x%x" % rng.randrange(0x1000000, 0xFFFFFFF)
+    ifname = (env.get("NCCL_SOCKET_IFNAME") or "eth0").lstrip("^=").split(",")[0] or "eth0"
+    addr = "10.0.%d.%d" % (hosts.index(h0) // 250, hosts.index(h0) % 250 + 1)
+
+    def info(text: str, thread: int = tid) -> None:
+        lines.append("%s:%d:%d [0] NCCL INFO %s" % (h0, pid, thread, text))
+
+    # The real log's NCCL_DEBUG=INFO lines, in its order (NCCL 2.26.2; the NET/IB line: src/transport/net_ib.cc
+    # ncclIbInit "NET/IB : Using%s %s; OOB %s:%s", one " [%d]%s:%d/%s" per device)
+    if env.get("NCCL_SOCKET_IFNAME"):
+        info("NCCL_SOCKET_IFNAME set by environment to %s" % env["NCCL_SOCKET_IFNAME"], pid)
+    info("Bootstrap: Using %s:%s<0>" % (ifname, addr), pid)
+    info("cudaDriverVersion 12040", pid)
+    info("NCCL version %s" % NCCL_VERSION, pid)
+    info("NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.")
+    if env.get("NCCL_IB_HCA"):
+        info("NCCL_IB_HCA set to %s" % env["NCCL_IB_HCA"])
+    listed = select_nics(fabric.host_nics[h0], env.get("NCCL_IB_HCA"))
+    info("NET/IB : Using%s [RO]; OOB %s:%s<0>" % ("".join(" [%d]%s:1/RoCE" % (i, n) for i, n in enumerate(listed)), ifname, addr))
+    info("Using network IB")
+    info("ncclCommInitRank comm %s rank 0 nranks %d cudaDev 0 nvmlDev %d busId %s commId 0x%016x - Init START"
+         % (comm, nranks, gpus[h0][0], bus0, rng.getrandbits(64)))
+    info("comm %s rank 0 nRanks %d nNodes %d localRanks %d localRank 0 MNNVL 0" % (comm, nranks, len(hosts), len(gpus[h0])))
+    channels = 2 * len(nics[h0])
+    for c in range(channels):
+        info("Channel %02d/%02d : %s" % (c, channels, " ".join(str(r) for r in range(nranks))))
+    info("ncclCommInitRank comm %s rank 0 nranks %d cudaDev 0 nvmlDev %d busId %s commId 0x%016x - Init COMPLETE"
+         % (comm, nranks, gpus[h0][0], bus0, rng.getrandbits(64)))
+    # column header: src/common.cu v2.16.3 lines 1161-1166
+    lines += ["#",
+              "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          " % ("", "", "", "", ""),
+              "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s" % (
+                  "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"),
+              "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s" % (
+                  "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "")]
+    # rank 0's network channels as the real log prints them once the rings connect: "via NET/IB/<dev>", no /GDRDMA
+    # (GPUDirect RDMA off, as the lab's intent requires), then "Connected all rings, use ring PXN 0 GDR 0".
+    if len(hosts) > 1:
+        prev, nxt = nranks - 1, len(gpus[h0]) % nranks  # the ring of the "Channel NN/MM :" lines
+        for c in range(channels):
+            dev = listed.index(nics[h0][c // 2 % len(nics[h0])])
+            info("Channel %02d/0 : %d[%d] -> 0[0] [receive] via NET/IB/%d" % (c, prev, 0, dev), tid + 5)
+        for c in range(channels):
+            dev = listed.index(nics[h0][c // 2 % len(nics[h0])])
+            target = nxt if len(gpus[h0]) == 1 else 1
+            # several GPUs per host: the next rank is local (the P2P form of the corpus log
+            # cci_moc_h100_2node_4gpu_roce_sendrecv_gdrdma.txt; unverified for one process per GPU)
+            via = "NET/IB/%d" % dev if len(gpus[h0]) == 1 else "P2P/direct pointer"
+            info("Channel %02d/0 : 0[0] -> %d[0] [send] via %s" % (c, target, via), tid + 5)
+        info("Connected all rings, use ring PXN 0 GDR 0", tid + 5)
+    word = TYPE_BYTES[args["type"]]
+    factor = BUS_FACTOR[collective](nranks) if nranks > 1 else 0.0
+    rootless = collective not in ("broadcast", "reduce")
+    opname = "none" if collective in ("all_gather", "broadcast") else args["op"]
+    bws = []
+    for size in _sizes(args):
+        printed, count, nbytes = _counts(collective, size, word, nranks)
+        row = "%12d  %12d  %8s  %6s  %6s" % (printed, count, args["type"], opname, "%6i" % (-1 if rootless else args["root"]))
+        for placement in ("out", "in"):
+            jitter = math.exp(_rng("row", fabric.seed, launch, size, placement).gauss(0.0, fabric.noise / 4))
+            bus = fabric.busbw_curve(peak, nbytes) * jitter
+            alg = bus / factor if factor else bus
+            sec = nbytes / 1e9 / alg if nbytes and alg > 0 else LATENCY_S * jitter
+            # BenchTime: algbw = bytes / 1e9 / sec and busbw = algbw * factor from the same sec (src/<coll>.cu GetBw)
+            alg_bw = nbytes / 1.0e9 / sec
+            bus_bw = alg_bw * factor
+            wrong = "%5g" % 0.0 if args["check"] else "%5s" % "N/A"
+            row += "  %7s  %6.2f  %6.2f  %s" % (_time_text(sec * 1.0e6), alg_bw, bus_bw, wrong)
+            bws.append(bus_bw)
+        lines.append(row)
+    info("comm %s rank 0 nranks %d cudaDev 0 busId %s - Destroy COMPLETE" % (comm, nranks, bus0), tid + 9)
+    # footer: src/common.cu v2.16.3 lines 1261-1263, then ncclGetLastError's (empty) line, line 1269
+    lines += ["# Out of bounds values : 0 OK",
+              "# Avg bus bandwidth    : %g " % (sum(bws) / len(bws) if bws else 0.0), "#", ""]
+    return "\n".join(lines) + "\n"
+
+
+_PERF_BINARY = re.compile(r"([a-z_]+)_perf(?:_mpi)?")
+_MPIRUN_ARGS = {"-np": 1, "--np": 1, "-n": 1, "-c": 1, "-H": 1, "-host": 1, "--host": 1, "-hostfile": 1,
+                "--hostfile": 1, "-x": 1, "-mca": 2, "--mca": 2, "-bind-to": 1, "--bind-to": 1, "-map-by": 1,
+                "--map-by": 1, "-N": 1, "-npernode": 1, "--npernode": 1, "-wdir": 1, "--wdir": 1}
+
+
+def mpirun_words(command: list[str]) -> dict:
+    """{collective, np, args} of an MPIJob launcher's command (``/bin/sh -c '... exec mpirun ...'`` or an argv)."""
+    words = list(command)
+    if len(words) >= 3 and words[0].endswith("sh") and words[1] == "-c":
+        words = shlex.split(words[2])
+    start = next((i for i, w in enumerate(words) if os.path.basename(w) == "mpirun"), None)
+    if start is None:
+        raise PerfModelError("the launcher command runs no mpirun: %r" % (command,))
+    out: dict = {"np": None}
+    i = start + 1
+    while i < len(words) and words[i].startswith("-"):
+        count = _MPIRUN_ARGS.get(words[i], 0)
+        if words[i] in ("-np", "--np", "-n", "-c") and i + 1 < len(words) and words[i + 1].isdigit():
+            out["np"] = int(words[i + 1])
+        i += 1 + count
+    program = words[i] if i < len(words) else ""
+    m = _PERF_BINARY.fullmatch(os.path.basename(program))
+    if not m:
+        raise PerfModelError("the launcher's mpirun runs %r, not an nccl-tests binary" % (program,))
+    out.update(collective=m.group(1), args=words[i + 1:])
+    return out

@@ -43,7 +43,8 @@ class NcclReplay:
         os.makedirs(bin_dir, exist_ok=True)
         config = os.path.join(folder, "config.json")
         with open(config, "w", encoding="utf-8") as handle:
-            json.dump({"replay": choice}, handle)
+            # run_dir: where the shims find perf.json (the performance model, when lab_perf_faults is set)
+            json.dump({"replay": choice, "run_dir": ctx.run_dir}, handle)
         for tool in ("mpirun", "srun"):
             path = os.path.join(bin_dir, tool)
             with open(path, "w", encoding="utf-8") as handle:

@@ -12,6 +12,11 @@ else the ``replay`` of the JSON file named by ``LAB_NCCL_CONFIG``, else
 hang prints 40 % of the log and waits to be killed). ``LAB_NCCL_RECORD``
 names a file to which each call appends one JSON line: argv, the environment
 the ranks would get (``-x``), the hostfile.
+
+Performance model (README.md): when the lab run's ``perf.json`` (the run dir
+from ``LAB_NCCL_RUN_DIR``, else the ``run_dir`` of the config) has faults, the
+shims print what perfmodel.py computes for this job's hosts, NICs and sizes
+instead of the recorded log, a fresh launch number per call.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from nccl import replay  # noqa: E402  # pylint: disable=wrong-import-position
+from nccl import perfmodel, replay  # noqa: E402  # pylint: disable=wrong-import-position
 
 OMPI_BAR = "-" * 74
 OMPI_FAILURE = (OMPI_BAR + "\nPrimary job  terminated normally, but 1 process returned\n"
@@ -249,6 +254,66 @@ def _emit(text: str, prefix: str) -> None:
         raise Rejected(OMPI_FAILURE, 1)
 
 
+def _run_dir() -> str | None:
+    if os.environ.get("LAB_NCCL_RUN_DIR"):
+        return os.environ["LAB_NCCL_RUN_DIR"]
+    if os.environ.get("LAB_NCCL_CONFIG"):
+        with open(os.environ["LAB_NCCL_CONFIG"], encoding="utf-8") as handle:
+            return json.load(handle).get("run_dir")
+    return None
+
+
+def _model() -> tuple[perfmodel.Fabric, str] | None:
+    """The lab run's performance model and run dir, or None (no perf.json or no faults: replay as always)."""
+    run_dir = _run_dir()
+    if not run_dir:
+        return None
+    try:
+        fabric = perfmodel.Fabric.from_run_dir(run_dir)
+    except (perfmodel.PerfModelError, OSError, ValueError, KeyError) as exc:
+        raise Rejected("lab shim: the performance model of %s: %s\n" % (run_dir, exc), 2) from None
+    return (fabric, run_dir) if fabric is not None else None
+
+
+def _model_text(model: tuple[perfmodel.Fabric, str], program: str, args: list[str], hosts: list[str],
+                procs: dict[str, int], env: dict[str, str]) -> tuple[int, str]:
+    """(launch number, nccl-tests output) of this job from the model."""
+    fabric, run_dir = model
+    collective = _PERF.fullmatch(os.path.basename(program)).group(1)
+    try:
+        launch = perfmodel.next_launch(run_dir)
+        return launch, perfmodel.nccl_tests_text(fabric, collective, hosts, procs, perfmodel.parse_test_args(args),
+                                                 env, launch)
+    except perfmodel.PerfModelError as exc:
+        raise Rejected("lab shim: performance model: %s\n" % exc, 2) from None
+
+
+def _fill_slots(hosts: dict[str, int], np_: int) -> dict[str, int]:
+    """Open MPI's default mapping (--map-by slot): each host's slots in hostfile order, until np ranks."""
+    out, left = {}, np_
+    for host, slots in hosts.items():
+        take = min(slots, left)
+        if take:
+            out[host] = take
+        left -= take
+    return out
+
+
+def _nodelist(text: str) -> list[str]:
+    """Slurm hostlist: comma names, and prefix[1-3,5] ranges (scontrol show hostnames)."""
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]*)\])?", text):
+        prefix, ranges = m.group(1), m.group(2)
+        if ranges is None:
+            out.append(prefix)
+            continue
+        for part in ranges.split(","):
+            lo, _sep, hi = part.partition("-")
+            for n in range(int(lo), int(hi or lo) + 1):
+                out.append("%s%0*d" % (prefix, len(lo), n))
+    return out
+
+
 def _replay_text() -> tuple[str, str]:
     try:
         paths = replay.resolve(_choice(), "LAB_NCCL_REPLAY")
@@ -269,9 +334,17 @@ def mpirun(argv: list[str]) -> int:
                                 "slots that were requested by the application:", "", "  %s" % opts["program"], "",
                                 "Either request fewer slots for your application, or make more slots",
                                 "available for use."))
-        path, text = _replay_text()
-        _record({"tool": "mpirun", "argv": argv, "np": np_, "gpus_per_process": gpus, "hosts": opts["hosts"],
-                 "env": _exported(opts["x"]), "mca": opts["mca"], "bind_to": opts["bind_to"], "replay": path})
+        model = _model()
+        entry = {"tool": "mpirun", "argv": argv, "np": np_, "gpus_per_process": gpus, "hosts": opts["hosts"],
+                 "env": _exported(opts["x"]), "mca": opts["mca"], "bind_to": opts["bind_to"]}
+        if model:
+            procs = _fill_slots(opts["hosts"] or {os.uname().nodename: np_}, np_)
+            launch, text = _model_text(model, opts["program"], opts["args"], list(procs), procs, entry["env"])
+            entry.update(model=True, launch=launch)
+        else:
+            path, text = _replay_text()
+            entry["replay"] = path
+        _record(entry)
         # --tag-output: rank 0 prints the table (reference section 2)
         _emit(text, "[1,0]<stdout>:" if opts["tag_output"] else "")
     except Rejected as exc:
@@ -332,7 +405,7 @@ def srun(argv: list[str]) -> int:
         nodes = _srun_int(opts, "nodes") or 1
         per_node = _srun_int(opts, "ntasks-per-node") or 1
         _srun_int(opts, "gpus-per-node")
-        nodelist = [h for h in str(opts.get("nodelist", "")).split(",") if h]
+        nodelist = _nodelist(str(opts.get("nodelist", "")))
         if nodelist and len(nodelist) != nodes:
             raise Rejected("srun: error: Unable to allocate resources: Requested node configuration is not available\n")
         try:
@@ -347,9 +420,21 @@ def srun(argv: list[str]) -> int:
             # pretend to replay that - it says so instead of printing a multi-node table.
             raise Rejected("lab shim: srun --mpi=%s would start independent single-rank copies; the lab only replays "
                            "--mpi=pmix runs\n" % mpi, 2)
-        path, text = _replay_text()
-        _record({"tool": "srun", "argv": argv, "ranks": nodes * per_node, "nodes": nodes, "nodelist": nodelist,
-                 "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")}, "replay": path})
+        model = _model()
+        entry = {"tool": "srun", "argv": argv, "ranks": nodes * per_node, "nodes": nodes, "nodelist": nodelist,
+                 "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")}}
+        if model:
+            if not nodelist:
+                raise Rejected("lab shim: the performance model needs --nodelist (which lab hosts run the job)\n", 2)
+            env = dict(entry["env"])
+            if "CUDA_VISIBLE_DEVICES" in os.environ:
+                env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
+            launch, text = _model_text(model, opts["program"], opts["args"], nodelist, {h: per_node for h in nodelist}, env)
+            entry.update(model=True, launch=launch)
+        else:
+            path, text = _replay_text()
+            entry["replay"] = path
+        _record(entry)
         _emit(text, "0: " if opts.get("label") else "")
     except Rejected as exc:
         sys.stderr.write(exc.text)
