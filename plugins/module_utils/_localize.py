@@ -376,8 +376,8 @@ def _verify_jobs(topo: Topology, history: list[dict], result: dict, cfg: dict) -
         used |= {(host, rail), (partner, rail)}
         for k in range(cfg["verify_repeats"]):
             jobs.append(_job(topo, host, rail, partner, rail, k))
-    if any(h.get("purpose") == "verify" for h in history):
-        return jobs
+    if any(h.get("purpose") in ("verify", "cross-leaf-2") for h in history):
+        return jobs  # the second cross-leaf matching already drew new ECMP paths through the suspected uplinks
     # ECMP: an uplink shows in a share of the launches that may cross it; run those pairs again for more draws.
     uplinks = {(c["kind"], c["name"]) for s in result["suspects"] for c in [s["component"]] + s["group"] if c["kind"] in ("uplink", "spine")}
     slow_spine = {u["job"] for u in result["unexplained"] if u["path"] == "spine"}
@@ -622,6 +622,16 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
         pass
     while unexplained and pick(True):
         pass
+    # Prune: a pick whose slow observations the other picks all explain adds nothing (a NIC that ECMP happened to
+    # put on two launches through a bad uplink, say) and is dropped, least evidence first.
+    for entry in sorted(picked, key=lambda p: slow_of[p[0]]):
+        own = {i for i in cover[entry[0]] if obs[i]["slow"]}
+        rest = set()
+        for other in picked:
+            if other is not entry:
+                rest.update(i for i in cover[other[0]] if obs[i]["slow"])
+        if own <= rest and entry[2] != "loopback":
+            picked.remove(entry)
     suspects = []
     for rank, (comp, group, rule) in enumerate(picked, 1):
         idx = cover[comp]

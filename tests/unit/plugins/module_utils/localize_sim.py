@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Drive _localize against the lab performance model (tests/lab/nccl/perfmodel.py): fabrics, cables, a full run.
+
+Test helper only (production code never imports tests/lab)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+
+from nccl.perfmodel import Fabric  # noqa: E402  # pylint: disable=wrong-import-position
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
+
+
+def rail_fabric(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> dict:
+    """The cabling of a rail-optimized fabric (as bench/bench_topology.py builds it): gpu1.., leaf-su<u>-r<r>, spine<s>."""
+    topology = {"pattern": "rail_optimized", "scalable_units": units, "hosts_per_unit": per_unit, "rails": rails, "spines": spines,
+                "speed": "400G"}
+    intent = {"name": "t", "transport": "roce", "topology": topology}
+    port = {"speed": "400G", "cable_length_m": 10}
+    devices: dict = {}
+    for host in range(1, units * per_unit + 1):
+        devices["gpu%d" % host] = {"kind": "host", "nics": [{"name": "mlx5_%d" % r, "netdev": "eth%d" % r, "speed": "400G"} for r in range(rails)]}
+    for unit in range(1, units + 1):
+        for rail in range(rails):
+            devices["leaf-su%d-r%d" % (unit, rail)] = {"kind": "switch", "platform": "nvue",
+                                                       "ports": {"swp%d" % n: dict(port) for n in range(1, per_unit + spines + 1)}}
+    for spine in range(1, spines + 1):
+        devices["spine%d" % spine] = {"kind": "switch", "platform": "nvue",
+                                      "ports": {"swp%d" % n: dict(port) for n in range(1, units * rails + 1)}}
+    return _intent.build_plan(intent, devices)["cabling"]
+
+
+def lab_cabling() -> dict:
+    """The cabling of inventories/lab (gpu1, gpu2; leaf1 = rail 0, leaf2 = rail 1; spine1)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import test_topology  # pylint: disable=import-outside-toplevel
+
+    intent, devices = test_topology.load_inventory("lab", cabled=True)
+    return _intent.build_plan(intent, copy.deepcopy(devices))["cabling"]
+
+
+def cables(cabling: dict) -> list:
+    """plan.cabling links as the model's cables: [[device, "port"|"nic", name], [...], speed, up]."""
+    out = []
+    for link in cabling["links"]:
+        ends = []
+        for end in (link["a"], link["b"]):
+            kind = "port" if "port" in end else "nic"
+            ends.append([end["host"], kind, end[kind]])
+        out.append([ends[0], ends[1], link["speed"], True])
+    return out
+
+
+def run(cabling: dict, faults: list, seed: int = 1, noise: float = 0.02, settings: dict | None = None, loopback: bool = True,
+        hosts: list | None = None) -> tuple[dict, list, Fabric]:
+    """Loopback (round 0, optional) then every round plan_round asks for, measured on the model; infer()."""
+    fabric = Fabric(cables(cabling), faults, noise, seed)
+    hosts = hosts or sorted(cabling["hosts"], key=_localize._natural)  # pylint: disable=protected-access
+    topo = _localize.topology(cabling, hosts)
+    history = []
+    if loopback:
+        results = {"%s:%s" % (h, n): fabric.loopback_gbps(h, n, ("loopback", h, n)) * 8 for h in hosts for n in topo.rails[h].values()}
+        history.append(_localize.loopback_round(topo, results, None, settings))
+    while True:
+        round_ = _localize.plan_round(topo, history, settings)
+        if round_ is None:
+            break
+        measured = {job["id"]: fabric.job_busbw([(h, job["nics"][h]) for h in job["hosts"]], (round_["number"], job["id"]))
+                    for job in round_["jobs"]}
+        history.append(_localize.record(round_, measured, settings))
+    return _localize.infer(topo, history, settings), history, fabric
+
+
+def named(result: dict) -> set[tuple[str, str]]:
+    """Every component the result accuses, ambiguity groups included."""
+    out = set()
+    for suspect in result["suspects"]:
+        for comp in [suspect["component"]] + suspect["group"]:
+            out.add((comp["kind"], comp["name"]))
+    return out
+
+
+def first(result: dict) -> set[tuple[str, str]]:
+    """The components ranked first in each suspect entry (the representative of each group)."""
+    return {(s["component"]["kind"], s["component"]["name"]) for s in result["suspects"]}
