@@ -36,6 +36,13 @@ def write_shims(bin_dir: str, root: str, python: str) -> None:
                 "from hostsim.tools import main\nsys.exit(main(%r, %r, sys.argv[1:]))\n" % (python, root, LAB_DIR, tool, root)
             )
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    path = os.path.join(bin_dir, "ib_write_bw")  # perftest (perftest.py): argv[0] goes into glibc getopt's messages
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(
+            "#!%s\n# lab shim (tests/lab/hostsim/perftest.py) acting on %s\nimport sys\nsys.path.insert(0, %r)\n"
+            "from hostsim.perftest import main\nsys.exit(main(%r, sys.argv[1:], sys.argv[0]))\n" % (python, root, LAB_DIR, root)
+        )
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
 def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: bool = True, peermem: bool = True,
