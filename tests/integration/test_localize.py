@@ -49,8 +49,8 @@ def test_a_slow_nic_fails_the_gate_and_the_localization_names_it(tmp_path):
     assert {j["nics"]["gpu1"] for j in jobs if j["slow"]} == {"mlx5_1"}
     with open(os.path.join(report_dir, "benchmark-localize.md"), encoding="utf-8") as handle:
         assert "| 1 | nic gpu1:mlx5_1 | leaf2:et-0/0/1 |" in handle.read()
-    # the gate's launch plus every localization job went through the model
-    assert _launches(run_dir) == 1 + len(jobs)
+    # the gate's launch, the 4 loopback tests and every localization job went through the model, nothing else
+    assert _launches(run_dir) == 1 + 4 + len(jobs)
 
 
 def test_a_slow_cable_is_named_on_the_link_side_not_the_nics(tmp_path):
