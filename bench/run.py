@@ -26,6 +26,8 @@ def _run(script: str, *args: str) -> dict:
 
 SCALE_BEGIN = "<!-- bench_scale: begin -->"
 SCALE_END = "<!-- bench_scale: end -->"
+LOCALIZE_BEGIN = "<!-- bench_localize: begin -->"
+LOCALIZE_END = "<!-- bench_localize: end -->"
 WINDOW_BEGIN = "<!-- bench_window: begin -->"
 WINDOW_END = "<!-- bench_window: end -->"
 # The section the window section goes before when the file has none yet.
@@ -185,6 +187,37 @@ def window_section(result: dict) -> list[str]:
     ]
 
 
+# What the localization bench found (filled from the run it describes).
+LOCALIZE_NOTES = """""".splitlines()
+
+
+def localize_section(result: dict) -> list[str]:
+    """The localization section (bench/bench_localize.py), between markers so that it can be rewritten alone."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_localize  # pylint: disable=import-outside-toplevel
+
+    return [
+        LOCALIZE_BEGIN,
+        "## Finding the bad part (`bench/bench_localize.py`)",
+        "",
+        "Measured %s: `_localize` (docs/localization.md) on the lab performance model (`tests/lab/nccl/perfmodel.py`), a"
+        % result.get("taken_at", "(date not recorded)"),
+        "rail-optimized RoCE fabric of %d rails, scalable units of 32 hosts (16 hosts: 2 of 8), %d spines (ECMP: the uplink of"
+        % (result["rails"], result["spines"]),
+        "a launch is the model's draw, not visible to the analysis), run-to-run noise log-normal sigma %.2f, default settings."
+        % result["noise"],
+        "Each run places one fault (or two) at random by its seed; round 0 (ib_write_bw loopback per NIC, host side, no",
+        "GPU) is not counted in *rounds*. A launch is one rail of one pair: 2 GPUs for 1 minute. *exact*: every fault",
+        "named alone; *named in a group*: named inside an ambiguity group (the components no launch can tell apart);",
+        "*falsely accused*: a run with a suspect entry that holds no planted component.",
+        "",
+        *bench_localize.render(result),
+        "",
+        *LOCALIZE_NOTES,
+        LOCALIZE_END,
+    ]
+
+
 def _section(text: str, begin: str, end: str) -> list[str]:
     """The lines of a marked section of text, markers included; [] when text has none."""
     if begin not in text or end not in text:
@@ -208,6 +241,12 @@ def _put_section(lines: list[str], begin: str, end: str) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--localize-from":
+        # Write the localization section alone from a saved bench_localize.py result.
+        with open(sys.argv[2], encoding="utf-8") as handle:
+            _put_section(localize_section(json.load(handle)), LOCALIZE_BEGIN, LOCALIZE_END)
+        print("bench: wrote the localization section of docs/performance.md")
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--window-from":
         # Write the change window section alone from a saved bench_window.py result (it takes minutes: not in make bench).
         with open(sys.argv[2], encoding="utf-8") as handle:
@@ -229,6 +268,8 @@ def main() -> None:
     push = _run("bench_switch_push.py")
     scale = _run("bench_scale.py")
     parser = _run("bench_nccl_parser.py")
+    localize = _run("bench_localize.py")
+    localize.setdefault("taken_at", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"))
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     try:
         with open(os.path.join(ROOT, "docs", "performance.md"), encoding="utf-8") as handle:
@@ -294,6 +335,8 @@ def main() -> None:
         # The window bench is not part of make bench (minutes per size): its section is kept as the last run wrote it.
         *kept_window,
         *([""] if kept_window else []),
+        *localize_section(localize),
+        "",
         PARSER_HEADING + " (`bench/bench_nccl_parser.py`)",
         "",
         "```json",

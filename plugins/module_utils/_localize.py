@@ -27,7 +27,7 @@ KINDS = ("host", "nic", "link", "leaf", "uplink", "spine")
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "repeats": 1,            # launches per pair and rail in rounds 1-3 (run one after another)
-    "verify_repeats": 2,     # launches per job in a verify round
+    "verify_repeats": 3,     # launches per job in a verify round
     "sigma_k": 4.0,          # flag: more than k robust sigma below the reference ...
     "min_drop_pct": 5.0,     # ... and at least this many % below it
     "noise_pct": 3.0,        # assumed run-to-run CV where a pool is too small to measure it (< min_pool values)
@@ -36,12 +36,13 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "accuse_ratio": 0.6,     # slow / (slow + fast) a component needs to be accused
     "min_slow": 2,           # slow observations a component needs to be accused
     "partial_factor": 3.0,   # partial pass: slow share at least this x the background
+    "ecmp_draws": 3,         # cross-leaf rounds: launches per leaf uplink aimed at (repeats raised to reach it; ECMP)
     "max_rounds": 6,         # GPU rounds at most (loopback not counted)
     "minutes_per_launch": 1.0,
     "cross_rail": True,      # a 2-host fabric may pair NIC r of one host with NIC r' of the other through a spine
 }
 
-_INT_KEYS = {"repeats": (1, 10), "verify_repeats": (1, 10), "min_pool": (2, 100000), "min_slow": (1, 100), "max_rounds": (1, 50)}
+_INT_KEYS = {"repeats": (1, 10), "ecmp_draws": (1, 20), "verify_repeats": (1, 10), "min_pool": (2, 100000), "min_slow": (1, 100), "max_rounds": (1, 50)}
 _FLOAT_KEYS = {"sigma_k": (0.5, 20.0), "min_drop_pct": (0.1, 90.0), "noise_pct": (0.1, 50.0), "accuse_ratio": (0.5, 1.0),
                "partial_factor": (1.0, 100.0), "minutes_per_launch": (0.01, 1440.0)}
 REASON_MAX = 200  # ours: a drain reason / annotation longer than this is refused (Slurm documents no limit we could cite)
@@ -300,9 +301,18 @@ def plan_round(topo: Topology, history: list[dict], settings: dict | None = None
             s["component"]["kind"] in ("uplink", "spine") for s in result["suspects"]):
         pairs, left = _cross(topo.groups, 2)
         pairs += _pairs_in(left, 1)
-        return _finish(number, "cross-leaf-2", _same_rail_jobs(topo, pairs, cfg["repeats"]), history)
+        return _finish(number, "cross-leaf-2", _same_rail_jobs(topo, pairs, _cross_repeats(topo, cfg)), history)
     jobs = _verify_jobs(topo, history, result, cfg)
     return _finish(number, "verify", jobs, history)
+
+
+def _cross_repeats(topo: Topology, cfg: dict) -> int:
+    """Launches per pair and rail in a cross-leaf round: ``repeats``, raised so that each leaf's uplinks are drawn
+    ``ecmp_draws`` times on average (a launch takes one uplink of its leaf: ECMP, unseen)."""
+    uplinks = max((len(u) for u in topo.uplinks.values()), default=0)
+    smallest = min(len(g) for g in topo.groups)
+    need = -(-cfg["ecmp_draws"] * uplinks // max(smallest, 1))
+    return max(cfg["repeats"], min(need, 10))
 
 
 def _second_round(topo: Topology, cfg: dict) -> tuple[str, list[dict]] | None:
@@ -311,7 +321,7 @@ def _second_round(topo: Topology, cfg: dict) -> tuple[str, list[dict]] | None:
     if len(groups) > 1 and any(topo.uplinks[leaf] for leaf in topo.leaves):
         pairs, left = _cross(groups, 1)
         pairs += _pairs_in(left, 1)
-        return "cross-leaf", _same_rail_jobs(topo, pairs, cfg["repeats"])
+        return "cross-leaf", _same_rail_jobs(topo, pairs, _cross_repeats(topo, cfg))
     if max(len(g) for g in groups) > 2:
         pairs, left = [], []
         for group in groups:
@@ -357,8 +367,9 @@ def _verify_jobs(topo: Topology, history: list[dict], result: dict, cfg: dict) -
     for suspect in result["suspects"]:
         for comp in [suspect["component"]] + suspect["group"]:
             wanted += _host_rails(topo, comp)
-    for job_ref in result["unexplained"]:
-        wanted += [(h, job_ref["rails"][h]) for h in job_ref["hosts"]]
+    if not any(h.get("purpose") == "verify" for h in history):  # slow launches nothing explains: verified once
+        for job_ref in result["unexplained"]:
+            wanted += [(h, job_ref["rails"][h]) for h in job_ref["hosts"]]
     used: set[tuple[str, int]] = set()
     jobs: list[dict] = []
     seen = set()
@@ -597,9 +608,12 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
                 best, best_key = comp, key
         if best is None:
             return False
+        # cannot be told from best: the same launches, or the same slow launches with as many fast ones
         same = set(cover[best])
-        group = sorted((c for c in cover if c != best and c not in taken and set(cover[c]) == same),
-                       key=lambda c: (KINDS.index(c[0]), _natural(c[1])))
+        slow_set = {i for i in same if obs[i]["slow"]}
+        group = sorted((c for c in cover if c != best and c not in taken and (
+            set(cover[c]) == same or (len(cover[c]) == len(same) and {i for i in cover[c] if obs[i]["slow"]} == slow_set))),
+            key=lambda c: (KINDS.index(c[0]), _natural(c[1])))
         taken.add(best)
         taken.update(group)
         picked.append((best, group, "partial" if partial else "ratio"))
@@ -673,12 +687,15 @@ def _verified_fast(obs: list[dict]) -> set[tuple[str, Any]]:
 
 
 def cost(history: list[dict], settings: dict | None = None) -> dict:
-    """GPU rounds (loopback not counted), launches, GPU-minutes (a launch = 2 GPUs x minutes_per_launch)."""
+    """GPU rounds (loopback not counted), waves (launch slots one after another: a round's repeats run in turn),
+    launches, GPU-minutes (a launch = 2 GPUs x minutes_per_launch)."""
     cfg = check_settings(settings)
     rounds = _gpu_rounds(history)
     jobs = sum(len(r.get("jobs") or []) for r in rounds)
     loopback = sum(len(r.get("jobs") or []) for r in history if r.get("purpose") == "loopback")
-    return {"rounds": len(rounds), "jobs": jobs, "gpu_minutes": round(jobs * 2 * cfg["minutes_per_launch"], 3), "loopback_tests": loopback}
+    waves = sum(1 + max([job.get("repeat") or 0 for job in r.get("jobs") or []] + [0]) for r in rounds)
+    return {"rounds": len(rounds), "waves": waves, "jobs": jobs, "gpu_minutes": round(jobs * 2 * cfg["minutes_per_launch"], 3),
+            "loopback_tests": loopback}
 
 
 # ---------------------------------------------------------------------------
@@ -698,8 +715,8 @@ def _cell(value: Any) -> str:
 def report_markdown(result: dict) -> str:
     """The suspects, ranked, with their evidence and the cost, as Markdown."""
     lines = ["# Localization: %s" % result["verdict"], "",
-             "%d rounds, %d launches, %s GPU-minutes (loopback tests: %d)."
-             % (result["rounds"], result["jobs"], result["gpu_minutes"], result.get("loopback_tests", 0)), ""]
+             "%d rounds (%d waves of launches), %d launches, %s GPU-minutes (loopback tests: %d)."
+             % (result["rounds"], result.get("waves", result["rounds"]), result["jobs"], result["gpu_minutes"], result.get("loopback_tests", 0)), ""]
     if not result["suspects"]:
         if result["verdict"] == "clean":
             lines.append("No component is slow: every launch reached its reference, or a slow one was cleared by the verify round.")
