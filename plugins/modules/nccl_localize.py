@@ -12,7 +12,7 @@ short_description: Find the bad NIC, host, link, leaf or uplink in rounds of sma
 version_added: 0.2.0
 description:
   - Runs rounds of 2-node nccl-tests jobs chosen from the fabric plan's cabling, all jobs of a round at once,
-    and narrows the suspects down until it can name them (the algorithm is C(docs/localize.md)).
+    and narrows the suspects down until it can name them (the algorithm is C(docs/localization.md)).
   - Each job is one launch of O(binary) over two pinned hosts (O(hosts)), one GPU and one rank per node, one NIC
     by exact name (C(NCCL_IB_HCA==<nic>)) and, with V(mpirun) or V(slurm), its GPU (C(CUDA_VISIBLE_DEVICES)); a
     Kubernetes worker sees only the GPU the device plugin gives it. MPIJob workers get a pod anti-affinity on the
@@ -55,8 +55,10 @@ options:
   loopback:
     description:
       - Round 0, measured before this module runs - C(ib_write_bw) loopback per NIC (module
-        M(lossless.fabric.nic_bandwidth)), as C({"<host>:<nic>": <Gb/s or null>}). A NIC slow on its own is a
-        host-side suspect; a NIC that is fine there but slow in pairs points at its link or switch. Empty - no round 0.
+        M(lossless.fabric.nic_bandwidth)) - either C(<host>:<nic>) to Gb/s (null when the test failed), or each host
+        to its M(lossless.fabric.nic_bandwidth) result (a host whose test failed counts as slow on every NIC).
+      - A NIC slow on its own is a host-side suspect; a NIC that is fine there but slow in pairs points at its link or
+        switch. Empty - no round 0.
     type: dict
     default: {}
   loopback_expected_gbps:
@@ -190,8 +192,13 @@ import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _localize, _localize_jobs  # noqa: E402
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_jobs, _nccl_launch, _nccl_runner  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils import (  # noqa: E402
+    _localize,
+    _localize_jobs,
+    _nccl_jobs,
+    _nccl_launch,
+    _nccl_runner,
+)
 
 ARGUMENT_SPEC = _nccl_jobs.argument_spec({
     "cabling": {"type": "dict", "required": True},

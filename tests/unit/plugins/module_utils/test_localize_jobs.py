@@ -15,7 +15,6 @@ from ansible_collections.lossless.fabric.plugins.module_utils import _localize, 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import localize_sim  # noqa: E402  # pylint: disable=wrong-import-position,import-error
-
 from nccl import perfmodel  # noqa: E402  # pylint: disable=wrong-import-position,import-error  # localize_sim put tests/lab on the path
 
 CABLING = localize_sim.lab_cabling()
