@@ -92,3 +92,14 @@ def test_the_lab_gates_realistically_and_localizes_only_with_the_knob():
 def test_the_playbook_plans_then_localizes():
     plays = _yaml(ROOT / "playbooks" / "localize.yml")
     assert [r["role"] for p in plays for r in p["roles"]] == ["lossless.fabric.fabric_plan", "lossless.fabric.localize"]
+
+
+def test_the_change_window_offers_it_for_its_post_gate_off_by_default():
+    cw = ROOT / "roles" / "change_window"
+    assert _yaml(cw / "defaults" / "main.yml")["change_window_localize"] is False
+    assert _yaml(cw / "meta" / "argument_specs.yml")["argument_specs"]["main"]["options"]["change_window_localize"]["default"] is False
+    post = _yaml(cw / "tasks" / "post.yml")
+    gate = next(t for t in post if t.get("ansible.builtin.include_role", {}).get("name") == "lossless.fabric.nccl_gate")
+    assert gate["vars"]["nccl_gate_localize"] == "{{ change_window_localize }}"
+    judge = next(t for t in post if t["name"] == "Post - judge")
+    assert "'post benchmark: localization '" in judge["ansible.builtin.set_fact"]["__change_window_reasons"]
