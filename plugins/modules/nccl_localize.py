@@ -9,7 +9,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: nccl_localize
 short_description: Find the bad NIC, host, link, leaf or uplink in rounds of small nccl-tests jobs
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Runs rounds of 2-node nccl-tests jobs chosen from the fabric plan's cabling, all jobs of a round at once,
     and narrows the suspects down until it can name them (the algorithm is C(docs/localization.md)).
