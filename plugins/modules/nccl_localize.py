@@ -139,7 +139,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 verdict:
-  description: V(found), V(ambiguous), V(clean) or V(inconclusive) (RV(localization.verdict)); V(planned) in check mode.
+  description: V(found), V(ambiguous), V(clean) or V(inconclusive) (C(verdict) of RV(localization)); V(planned) in check mode.
   returned: always
   type: str
 suspect_names:

@@ -84,8 +84,8 @@ def _text(fabric, params, launch):
 def test_busbw_is_the_median_from_1_gib_up_and_none_without_rows():
     fabric = perfmodel.Fabric(localize_sim.cables(CABLING), [{"nic": "gpu1:mlx5_1", "factor": 0.5}], 0.0)
     slow = _localize_jobs.busbw(_text(fabric, _localize_jobs.job_params(BASE, JOB), 1))
-    fast = _localize_jobs.busbw(_text(fabric, _localize_jobs.job_params(BASE, dict(JOB, nics={"gpu1": "mlx5_0", "gpu2": "mlx5_0"},
-                                                                                     gpu=0)), 2))
+    rail0 = dict(JOB, nics={"gpu1": "mlx5_0", "gpu2": "mlx5_0"}, gpu=0)
+    fast = _localize_jobs.busbw(_text(fabric, _localize_jobs.job_params(BASE, rail0), 2))
     assert slow == (pytest.approx(25.0 * perfmodel.EFFICIENCY, rel=0.01), "")
     assert fast == (pytest.approx(50.0 * perfmodel.EFFICIENCY, rel=0.01), "")
     small = _localize_jobs.busbw(_text(fabric, _localize_jobs.job_params(dict(BASE, min_bytes="8", max_bytes="1M"), JOB), 3))
@@ -161,5 +161,5 @@ def test_loopback_results_take_both_forms_and_a_failed_host_is_slow():
     raw = {"gpu1": {"changed": False, "nics": {"mlx5_0": {"gbps": 388.1, "ok": True}, "mlx5_1": {"gbps": 190.0, "ok": False}}},
            "gpu2": {"failed": True, "msg": "ib_write_bw: not found"},
            "gpu3:mlx5_0": 391.0}
-    assert _localize_jobs.loopback_results(raw, CABLING) == {"gpu1:mlx5_0": 388.1, "gpu1:mlx5_1": 190.0, "gpu2:mlx5_0": None,
-                                                              "gpu2:mlx5_1": None, "gpu3:mlx5_0": 391.0}
+    want = {"gpu1:mlx5_0": 388.1, "gpu1:mlx5_1": 190.0, "gpu2:mlx5_0": None, "gpu2:mlx5_1": None, "gpu3:mlx5_0": 391.0}
+    assert _localize_jobs.loopback_results(raw, CABLING) == want
