@@ -53,8 +53,9 @@ def test_a_slow_nic_fails_the_gate_and_the_localization_names_it(tmp_path):
     assert _launches(run_dir) == 1 + 4 + len(jobs)
 
 
-def test_a_slow_cable_is_named_on_the_link_side_not_the_nics(tmp_path):
-    out, _run_dir, report_dir = _lab_run(tmp_path, "playbooks/localize.yml", [{"link": "gpu1:mlx5_1", "factor": 0.5}])
+def test_a_slow_cable_is_named_on_the_link_side_not_the_nics_and_its_hosts_excluded(tmp_path):
+    out, _run_dir, report_dir = _lab_run(tmp_path, "playbooks/localize.yml", [{"link": "gpu1:mlx5_1", "factor": 0.5}],
+                                         "-e", "localize_exclude=kubernetes")
     text = out.stdout + out.stderr
     assert out.returncode == 0, text[-6000:]
     with open(os.path.join(report_dir, "localize.json"), encoding="utf-8") as handle:
@@ -65,6 +66,13 @@ def test_a_slow_cable_is_named_on_the_link_side_not_the_nics(tmp_path):
     assert ("link", "gpu1:mlx5_1~leaf2:et-0/0/1") in named and not {k for k, _n in named} & {"nic", "host"}, named
     assert report["localization"]["verdict"] == "ambiguous"
     assert "Localization ambiguous: link gpu1:mlx5_1~leaf2:et-0/0/1" in text
+    # asked for: both ends' nodes (the ambiguity group holds both cables) cordoned and tainted through the k8sim API
+    assert [(e["node"], e["taint"]["key"], e["ambiguous"]) for e in report["exclusion"]] == [
+        ("gpu1", "lossless.fabric/localize", True), ("gpu2", "lossless.fabric/localize", True)]
+    for task in ("Kubernetes cordon", "Kubernetes taint", "Kubernetes annotation"):
+        after = text.split("exclude the suspects' nodes (%s)" % task if task != "Kubernetes annotation" else
+                           "record why on the excluded nodes (%s)" % task, 1)[1]
+        assert "changed: [localhost] => (item=gpu1)" in after.split("TASK [", 1)[0], task
 
 
 def test_check_mode_plans_round_one_and_launches_nothing(tmp_path):
