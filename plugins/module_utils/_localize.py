@@ -603,7 +603,8 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
                     continue
             elif share < cfg["accuse_ratio"]:
                 continue
-            key = (hit, share, -len(idx), -KINDS.index(comp[0]))
+            # partial: the most concentrated first (a spine is on every cross-leaf launch, a bad uplink on few)
+            key = (share, hit, -len(idx), -KINDS.index(comp[0])) if partial else (hit, share, -len(idx), -KINDS.index(comp[0]))
             if best_key is None or key > best_key:
                 best, best_key = comp, key
         if best is None:

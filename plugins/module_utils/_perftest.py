@@ -400,9 +400,9 @@ def run_plan(planned: dict, params: dict) -> dict:
                   "link_type": report.get("link_type"), "mtu": report.get("mtu"), "gid_index": report.get("gid_index")}
         if got.get("error"):
             result["error"] = got["error"]
-        elif floor is not None and got["gbps"] < floor:
+        elif floor is not None and float(got["gbps"] or 0.0) < floor:
             result["ok"] = False
-            result["error"] = "%s loopback on %s: %.2f Gb/s is below min_gbps %s" % (TOOL, nic, got["gbps"], floor)
+            result["error"] = "%s loopback on %s: %.2f Gb/s is below min_gbps %s" % (TOOL, nic, float(got["gbps"] or 0.0), floor)
         return result
 
     if not params.get("parallel"):

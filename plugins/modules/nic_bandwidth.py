@@ -21,7 +21,7 @@ description:
   - A run that failed is reported with perftest's own words (its stderr) in RV(nics) C(error); output in a form
     the module does not know is an error naming ib_write_bw and the form expected, never a silent success.
   - The task never reports a change. A NIC below O(min_gbps) or with an error has C(ok=false) and is listed in
-    RV(failed); the task itself fails only on bad options or when C(ib_write_bw) is not installed.
+    RV(failed_nics); the task itself fails only on bad options or when C(ib_write_bw) is not installed.
 extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.posix
@@ -161,8 +161,8 @@ nics:
     server:
       description: How the server ended - V(exited) by itself, or V(killed) by the module.
       type: str
-failed:
-  description: The NICs with C(ok=false).
+failed_nics:
+  description: The NICs with C(ok=false) (the task itself does not fail for them).
   returned: always
   type: list
   elements: str
@@ -201,11 +201,11 @@ def main() -> None:
     if module.check_mode:
         nics = {nic: {"ok": None, "gbps": None, "peak_gbps": None, "port": p["port"], "gpu": p["gpu"],
                       "argv": {"server": p["server"], "client": p["client"]}} for nic, p in planned.items()}
-        module.exit_json(changed=False, nics=nics, failed=[])
+        module.exit_json(changed=False, nics=nics, failed_nics=[])
     if binary is None:
         module.fail_json(msg="%s: not installed on this host (perftest package; bin_dir=%s)" % (_perftest.TOOL, bin_dir), changed=False)
     nics = _perftest.run_plan(planned, params)
-    module.exit_json(changed=False, nics=nics, failed=[nic for nic, r in nics.items() if not r["ok"]])
+    module.exit_json(changed=False, nics=nics, failed_nics=[nic for nic, r in nics.items() if not r["ok"]])
 
 
 if __name__ == "__main__":

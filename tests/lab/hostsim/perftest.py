@@ -398,7 +398,6 @@ def ib_write_bw(root: str, argv: list[str], prog: str = "ib_write_bw") -> str:
             raise PerftestFailure("Couldn't listen to port %d\nUnable to open file descriptor for socket connection\n"
                                   " Unable to init the socket connection\n" % port, out)
         out += "\n************************************\n* Waiting for client to connect... *\n************************************\n"
-        cuda = _cuda(opts, root, opts.get("s", 65536)) if "use_cuda" in opts else ""
         if os.path.exists(result):
             os.unlink(result)
         _write_json(spot, {"pid": os.getpid(), "device": device, "options": symmetric})
@@ -414,13 +413,15 @@ def ib_write_bw(root: str, argv: list[str], prog: str = "ib_write_bw") -> str:
             if waited > SERVER_WAIT_S:
                 os.unlink(spot)
                 raise PerftestFailure("lab: no client within %ss (HOSTSIM_PERFTEST_WAIT); a real server waits forever\n"
-                                      % SERVER_WAIT_S, out + cuda)
+                                      % SERVER_WAIT_S, out)
             time.sleep(POLL_S)
             waited += POLL_S
         done = _load_json(result) or {}
         for path in (spot, result):
             if os.path.exists(path):
                 os.unlink(path)
+        # CUDA memory is set up after the connection (ctx_init; the server's CUDA lines follow its banner)
+        cuda = _cuda(opts, root, opts.get("s", 65536)) if "use_cuda" in opts else ""
         out += cuda + _header(opts, device, mtu, gid_index, client=False)
         out += _addresses(host, device, done.get("device", device), opts.get("q", 1), "%s:%d" % (host, port))
         return out + _table(opts, float(done.get("gbps", 0.0)))

@@ -73,8 +73,9 @@ class Kubernetes:
         # ReplayError (a RuntimeError) names the variable and the value; the launcher reports it before anything starts
         config.update(nccl_replay.k8sim_config(self._first(ctx, "lab_nccl_replay", None),
                                                self._first(ctx, "lab_nccl_replay_post", None)))
-        if os.path.exists(os.path.join(ctx.run_dir, "perf.json")):  # lab_perf_faults: the performance model
-            config["perf_run_dir"] = ctx.run_dir
+        # lab_perf_faults: MPIJob launcher logs come from the performance model while <run_dir>/perf.json has faults
+        # (read at each MPIJob, so perfmodel.py RUN_DIR FAULTS changes them without a restart)
+        config["perf_run_dir"] = ctx.run_dir
         snapshot = os.path.join(ctx.run_dir, SNAPSHOT)
         if os.path.exists(snapshot):  # the objects of the previous lab run (k8sim ignores them when the nodes differ)
             config["restore"] = snapshot

@@ -289,6 +289,8 @@ class Simulator:
                                              perfmodel.parse_test_args(argv["args"]), env, launch)
         except (perfmodel.PerfModelError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
             return ("lab k8sim: performance model: %s\n" % exc).encode(), False
+        if argv["tag_output"]:  # mpirun --tag-output: rank 0 prints the table (as the mpirun shim does)
+            text = "".join("[1,0]<stdout>:" + line for line in text.splitlines(keepends=True))
         return text.encode(), True
 
     # ---------------------------------------------------------------- control API

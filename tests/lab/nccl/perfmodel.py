@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shlex
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -100,6 +101,8 @@ class Fabric:
             nics.sort(key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
         # A leaf: a switch with a host on one of its cables; every other switch is a spine (two tiers).
         self.leaves = {end[0] for a, b, _s, _u in self.cables if "nic" in (a[1], b[1]) for end in (a, b) if end[1] == "port"}
+        self._uplinks: dict[str, list[int]] | None = None
+        self._choices: dict[tuple[str, str], list] = {}
         self.faults = validate_faults(faults, self)
 
     # ---- construction -------------------------------------------------------------------------
@@ -146,11 +149,27 @@ class Fabric:
 
     def uplinks(self, leaf: str) -> list[int]:
         """Cable indexes from this leaf's ports to a switch, in port order."""
-        found = []
-        for index, (a, b, _speed, up) in enumerate(self.cables):
-            if up and a[1] == b[1] == "port" and leaf in (a[0], b[0]) and a[0] != b[0]:
-                found.append(index)
-        return sorted(found, key=lambda i: self._end_on(i, leaf)[2])
+        if self._uplinks is None:  # built once: large fabrics route many ring edges
+            by_switch: dict[str, list[int]] = {}
+            for index, (a, b, _speed, up) in enumerate(self.cables):
+                if up and a[1] == b[1] == "port" and a[0] != b[0]:
+                    by_switch.setdefault(a[0], []).append(index)
+                    by_switch.setdefault(b[0], []).append(index)
+            self._uplinks = {sw: sorted(found, key=lambda i, sw=sw: self._end_on(i, sw)[2]) for sw, found in by_switch.items()}
+        return list(self._uplinks.get(leaf, []))
+
+    def _ecmp_choices(self, leaf_a: str, leaf_b: str) -> list[tuple[int, str, list[int]]]:
+        """[(uplink of leaf_a, spine, [that spine's cables to leaf_b])] for every spine that joins the two leaves."""
+        key = (leaf_a, leaf_b)
+        if key not in self._choices:
+            choices = []
+            for up_a in self.uplinks(leaf_a):
+                spine = self._far(up_a, self._end_on(up_a, leaf_a))[0]
+                downs = [i for i in self.uplinks(leaf_b) if self._far(i, self._end_on(i, leaf_b))[0] == spine]
+                if downs:
+                    choices.append((up_a, spine, downs))
+            self._choices[key] = choices
+        return self._choices[key]
 
     def _end_on(self, index: int, device: str) -> tuple:
         a, b, _speed, _up = self.cables[index]
@@ -175,12 +194,7 @@ class Fabric:
             return head + tail[1:], [ca, cb]
         # ECMP: one of leaf_a's uplinks to a spine that reaches leaf_b, then one of that spine's cables to leaf_b,
         # picked per (seed, launch, pair, rail) - the pair unordered so both directions of a ring edge agree.
-        choices = []
-        for up_a in self.uplinks(leaf_a):
-            spine = self._far(up_a, self._end_on(up_a, leaf_a))[0]
-            downs = [i for i in self.uplinks(leaf_b) if self._far(i, self._end_on(i, leaf_b))[0] == spine]
-            if downs:
-                choices.append((up_a, spine, downs))
+        choices = self._ecmp_choices(leaf_a, leaf_b)
         if not choices:
             raise PerfModelError("path: no spine joins %s and %s (from %s:%s to %s:%s)" % (leaf_a, leaf_b, ha, na, hb, nb))
         pair = tuple(sorted([list(a), list(b)]))
@@ -648,17 +662,18 @@ _MPIRUN_ARGS = {"-np": 1, "--np": 1, "-n": 1, "-c": 1, "-H": 1, "-host": 1, "--h
 
 
 def mpirun_words(command: list[str]) -> dict:
-    """{collective, np, args} of an MPIJob launcher's command (``/bin/sh -c '... exec mpirun ...'`` or an argv)."""
+    """{collective, np, tag_output, args} of an MPIJob launcher's command (``/bin/sh -c '... exec mpirun ...'`` or an argv)."""
     words = list(command)
     if len(words) >= 3 and words[0].endswith("sh") and words[1] == "-c":
         words = shlex.split(words[2])
     start = next((i for i, w in enumerate(words) if os.path.basename(w) == "mpirun"), None)
     if start is None:
         raise PerfModelError("the launcher command runs no mpirun: %r" % (command,))
-    out: dict = {"np": None}
+    out: dict = {"np": None, "tag_output": False}
     i = start + 1
     while i < len(words) and words[i].startswith("-"):
         count = _MPIRUN_ARGS.get(words[i], 0)
+        out["tag_output"] = out["tag_output"] or words[i] in ("-tag-output", "--tag-output")
         if words[i] in ("-np", "--np", "-n", "-c") and i + 1 < len(words) and words[i + 1].isdigit():
             out["np"] = int(words[i + 1])
         i += 1 + count
@@ -668,3 +683,26 @@ def mpirun_words(command: list[str]) -> dict:
         raise PerfModelError("the launcher's mpirun runs %r, not an nccl-tests binary" % (program,))
     out.update(collective=m.group(1), args=words[i + 1:])
     return out
+
+
+def main(argv: list[str]) -> int:
+    """perfmodel.py RUN_DIR [FAULTS_JSON [NOISE [SEED]]]: rewrite perf.json of a running lab (no faults: replay)."""
+    if not argv or len(argv) > 4:
+        print("usage: perfmodel.py RUN_DIR [FAULTS_JSON [NOISE [SEED]]]", file=sys.stderr)
+        return 2
+    run_dir = argv[0]
+    try:
+        with open(os.path.join(run_dir, "wiring.json"), encoding="utf-8") as handle:
+            cables = json.load(handle)["links"]
+        faults = json.loads(argv[1]) if len(argv) > 1 else []
+        noise = float(argv[2]) if len(argv) > 2 else DEFAULT_NOISE
+        seed = int(argv[3]) if len(argv) > 3 else DEFAULT_SEED
+        write_perf(run_dir, faults, noise, seed, cables)
+    except (OSError, ValueError, KeyError) as exc:  # PerfModelError is a ValueError
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -476,3 +476,34 @@ def test_k8sim_mpijob_launcher_log_from_the_model_for_the_workers_nodes(tmp_path
     log, ok = sim.model_log(mpijob(), [{"spec": {"nodeName": "gpu3"}}, {"spec": {"nodeName": "node-x"}}])
     assert not ok and b"host 'node-x' is no host of the lab wiring" in log
     assert Simulator({"replay": replay.resolve("passing")[0]}).model_log(mpijob(), workers) is None   # no knob
+    pm.write_perf(str(tmp_path), [], None, None, CABLES)
+    assert sim.model_log(mpijob(), workers) is None   # perf.json without faults: the replayed log stays
+    tagged = mpijob()
+    command = tagged["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"]
+    command[2] = command[2].replace("exec mpirun -np 2", "exec mpirun --tag-output -np 2")
+    run_dir_with(tmp_path, [{"nic": "gpu4:mlx5_1", "factor": 0.5}])
+    log, ok = sim.model_log(tagged, workers)
+    assert ok and all(line.startswith("[1,0]<stdout>:") for line in log.decode().splitlines())
+
+
+def test_mpirun_words_of_the_collections_launcher_script():
+    script = "PATH=x; export PATH; exec mpirun -np 16 --hostfile /etc/mpi/hostfile -x NCCL_IB_HCA --mca btl tcp,self " \
+             "/opt/nccl-tests/build/all_gather_perf -b 1G -e 2G"
+    assert pm.mpirun_words(["/bin/sh", "-c", script]) == {"np": 16, "tag_output": False, "collective": "all_gather",
+                                                          "args": ["-b", "1G", "-e", "2G"]}
+    with pytest.raises(pm.PerfModelError, match="runs no mpirun"):
+        pm.mpirun_words(["/bin/sh", "-c", "sleep 1"])
+    with pytest.raises(pm.PerfModelError, match="not an nccl-tests binary"):
+        pm.mpirun_words(["mpirun", "-np", "2", "hostname"])
+
+
+def test_cli_rewrites_perf_json_of_a_running_lab(tmp_path):
+    run_dir_with(tmp_path, [])
+    cli = [sys.executable, str(ROOT / "tests" / "lab" / "nccl" / "perfmodel.py"), str(tmp_path)]
+    out = subprocess.run(cli + ['[{"leaf": "leaf2", "factor": 0.7}]', "0.01", "4"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "perf.json").read_text()) == {"faults": [{"leaf": "leaf2", "factor": 0.7}], "noise": 0.01, "seed": 4}
+    bad = subprocess.run(cli + ['[{"leaf": "leaf2", "factor": 7}]'], capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "lab_perf_faults[0].factor: 7 is not a number in (0, 1]" in bad.stderr
+    assert subprocess.run(cli, capture_output=True, text=True, check=False).returncode == 0   # no faults: replay again
+    assert not (tmp_path / "perf.json").exists()
