@@ -48,7 +48,7 @@ class Pointer:
     def __init__(self, pointer: str) -> None:
         invalid = _INVALID_ESCAPE.search(pointer)
         if invalid:
-            raise JsonPointerException("Found invalid escape {}".format(invalid.group()))
+            raise JsonPointerException(f"Found invalid escape {invalid.group()}")
         parts = pointer.split("/")
         if parts.pop(0) != "":
             raise JsonPointerException("Location must start with /")
@@ -109,7 +109,7 @@ class Patch:
         if not isinstance(op["op"], str):
             raise InvalidJsonPatch("Operation must be a string")
         if op["op"] not in OPS:
-            raise InvalidJsonPatch("Unknown operation {0!r}".format(op["op"]))
+            raise InvalidJsonPatch("Unknown operation {!r}".format(op["op"]))
         if "path" not in op:
             raise InvalidJsonPatch("Operation must have a 'path' member")
         if not isinstance(op["path"], str):
@@ -151,19 +151,19 @@ def _add(pointer: Pointer, location: str, obj: Any, value: Any) -> Any:
         subobj[part] = value
     else:
         if part is None:
-            raise TypeError("invalid document type {0}".format(type(subobj)))
-        raise JsonPatchConflict("unable to fully resolve json pointer {0}, part {1}".format(location, part))
+            raise TypeError(f"invalid document type {type(subobj)}")
+        raise JsonPatchConflict(f"unable to fully resolve json pointer {location}, part {part}")
     return obj
 
 
 def _remove(pointer: Pointer, obj: Any) -> Any:
     subobj, part = pointer.to_last(obj)
     if isinstance(subobj, list) and not isinstance(part, int):
-        raise JsonPointerException("invalid array index '{0}'".format(part))
+        raise JsonPointerException(f"invalid array index '{part}'")
     try:
         del subobj[part]
     except (KeyError, IndexError, TypeError):
-        raise JsonPatchConflict("can't remove a non-existent object '{0}'".format(part)) from None
+        raise JsonPatchConflict(f"can't remove a non-existent object '{part}'") from None
     return obj
 
 
@@ -186,9 +186,9 @@ def _apply_one(op: dict, obj: Any) -> Any:
                 raise JsonPatchConflict("can't replace outside of list")
         elif isinstance(subobj, dict):
             if part not in subobj:
-                raise JsonPatchConflict("can't replace a non-existent object '{0}'".format(part))
+                raise JsonPatchConflict(f"can't replace a non-existent object '{part}'")
         else:
-            raise JsonPatchConflict("unable to fully resolve json pointer {0}, part {1}".format(location, part))
+            raise JsonPatchConflict(f"unable to fully resolve json pointer {location}, part {part}")
         subobj[part] = value
         return obj
     if kind == "test":
@@ -199,7 +199,7 @@ def _apply_one(op: dict, obj: Any) -> Any:
             raise JsonPatchTestFailed(str(exc)) from None
         value = _value(op)
         if val != value:
-            raise JsonPatchTestFailed("{0} ({1}) is not equal to tested value {2} ({3})".format(val, type(val), value, type(value)))
+            raise JsonPatchTestFailed(f"{val} ({type(val)}) is not equal to tested value {value} ({type(value)})")
         return obj
     source = Pointer(op["from"])
     subobj, part = source.to_last(obj)

@@ -73,7 +73,7 @@ def tabulate(rows: list, headers: list, align: str = "right") -> str:
 def comma(n: Any) -> str:
     """utilities_common/netstat.py format_number_with_comma."""
     text = str(n)
-    return "{:,}".format(int(text)) if text.isdecimal() else text
+    return f"{int(text):,}" if text.isdecimal() else text
 
 
 def speed_mbps(text: str | None) -> int | None:
@@ -88,8 +88,8 @@ def speed_text(mbps: int) -> str:
     if mbps < 1000:
         return f"{mbps}M"
     if mbps % 1000 >= 100:
-        return "{:.1f}G".format(mbps / 1000)
-    return "{:.0f}G".format(mbps / 1000)
+        return f"{mbps / 1000:.1f}G"
+    return f"{mbps / 1000:.0f}G"
 
 
 def timespan(seconds: float) -> str:
@@ -770,7 +770,7 @@ class SonicShell(Shell):
         flags, _pos = self._options(args, {"-t": "time", "--time": "time", "-v": "verbose", "--verbose": "verbose"}, usage, 0)
         names = list(self.dev.checkpoints)
         if "time" in flags:   # 202505: {"name", "time"} newest first (mtime, UTC isoformat)
-            stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
+            stamp = datetime.datetime.now(datetime.UTC).isoformat()
             data: list = [{"name": n, "time": stamp} for n in reversed(names)]
         else:
             data = names
@@ -1067,7 +1067,7 @@ class SonicShell(Shell):
             if patterns and not any(fnmatch.fnmatchcase(name, p) for p in patterns):
                 continue
             left = state["commit"].remaining()
-            nxt = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=left)
+            nxt = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=left)
             rows.append([nxt.strftime("%a %Y-%m-%d %H:%M:%S UTC"), f"{timespan(left)} left", "-", "-", name, unit + ".service"])
         legend = "--no-legend" not in opts
         header = ["NEXT", "LEFT", "LAST", "PASSED", "UNIT", "ACTIVATES"]

@@ -327,12 +327,12 @@ def _check_list(table: str, rows: dict, config: dict) -> None:
 def _musts(config: dict) -> None:
     """The must statements of the modelled tables (their error-message when the YANG gives one,
     else libyang 1's 'Must condition "..." not satisfied.')."""
-    for name, row in (config.get("WRED_PROFILE") or {}).items():
+    for row in (config.get("WRED_PROFILE") or {}).values():
         for colour in ("green", "yellow", "red"):   # sonic-wred-profile.yang
             lo, hi = row.get(f"{colour}_min_threshold"), row.get(f"{colour}_max_threshold")
             if hi is not None and lo is not None and int(hi) < int(lo):
                 raise YangError(f"{colour.capitalize()} max threshold must be greater than or equal to min threshold")
-    for name, row in (config.get("SCHEDULER") or {}).items():  # sonic-scheduler.yang
+    for row in (config.get("SCHEDULER") or {}).values():  # sonic-scheduler.yang
         cir = int(row["cir"]) if "cir" in row else None
         if "pir" in row:
             if not cir:
@@ -356,7 +356,7 @@ def _musts(config: dict) -> None:
                 if leaf in row and int(row[leaf]) < int(poll):
                     raise YangError(f"{leaf} must be greater than or equal to POLL_INTERVAL")
     model = ((config.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")
-    for name, row in (config.get("BUFFER_POOL") or {}).items():  # sonic-buffer-pool.yang
+    for row in (config.get("BUFFER_POOL") or {}).values():  # sonic-buffer-pool.yang
         if "percentage" in row:
             if "size" in row:
                 raise YangError("Percentage should not be configured along with size")
