@@ -361,7 +361,7 @@ class Driver(_base.Driver):
             "interfaces": interfaces,
             "switch_wide": None,
             "buffer_model": (table("DEVICE_METADATA").get("localhost") or {}).get("buffer_model"),
-            "cable_length": dict((table("CABLE_LENGTH").get(_vendor_sonic.CABLE_LENGTH_KEY) or {})),
+            "cable_length": dict(table("CABLE_LENGTH").get(_vendor_sonic.CABLE_LENGTH_KEY) or {}),
         }
 
     # -- channel ---------------------------------------------------------
@@ -539,7 +539,8 @@ class Driver(_base.Driver):
         try:
             out = self._run(heredoc)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost writing the patch file: %s" % exc, line="cat > %s" % self._patch_file, state=_base.UNCHANGED) from None
+            raise _base.DeviceError(self.device, "connection lost writing the patch file: %s" % exc, line="cat > %s" % self._patch_file,
+                                    state=_base.UNCHANGED) from None
         if out.strip():
             self._discard()
             raise _base.DeviceError(self.device, "writing the patch file failed", line="cat > %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
@@ -550,8 +551,8 @@ class Driver(_base.Driver):
             raise _base.DeviceError(self.device, "connection lost during the dry run: %s" % exc, line=command, state=_base.UNCHANGED) from None
         if _APPLIED not in out:
             self._discard()
-            raise _base.DeviceError(self.device, "the Generic Config Updater rejected the patch", line=_rejected(out, lines) or command, device_said=out or "(no output)",
-                                    state=_base.UNCHANGED)
+            raise _base.DeviceError(self.device, "the Generic Config Updater rejected the patch", line=_rejected(out, lines) or command,
+                                    device_said=out or "(no output)", state=_base.UNCHANGED)
         self._dry_run = out
 
     def _discard(self) -> None:
@@ -567,8 +568,8 @@ class Driver(_base.Driver):
             raise _base.DeviceError(self.device, "diff before load", state=_base.UNCHANGED)
         changes = _CHANGE.findall(out)
         if not changes and not _ZERO_CHANGES.search(out):
-            raise _base.DeviceError(self.device, "the dry run printed neither its changes nor '0 changes'", line="sudo config apply-patch --dry-run %s" % self._patch_file,
-                                    device_said=out, state=_base.UNCHANGED)
+            raise _base.DeviceError(self.device, "the dry run printed neither its changes nor '0 changes'",
+                                    line="sudo config apply-patch --dry-run %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
         return "\n".join(change.strip() for change in changes)
 
     def abort(self) -> None:
@@ -713,8 +714,8 @@ class Driver(_base.Driver):
         if status in outputs:
             rows = _table(outputs[status], ["Interface", "Lanes", "Speed", "MTU"])
             if rows is None:
-                raise _base.LinkFormError("sonic", status, "the table under 'Interface  Lanes  Speed  MTU  FEC  Alias  Vlan  Oper  Admin  Type  Asym PFC'",
-                                          outputs[status])
+                expected = "the table under 'Interface  Lanes  Speed  MTU  FEC  Alias  Vlan  Oper  Admin  Type  Asym PFC'"
+                raise _base.LinkFormError("sonic", status, expected, outputs[status])
             for row in rows:
                 oper = {"up": "up", "down": "down"}.get(row.get("Oper", ""))
                 ends[row["Interface"]] = _base.end(oper, _base.speed_g(row.get("Speed")) if oper == "up" else None)
@@ -744,10 +745,12 @@ def _cells(line: str, groups: list[tuple[int, int]]) -> list[str]:
     return [line[start:end].strip() for start, end in groups]
 
 
-def _table(text: str, first: list[str]) -> list[dict[str, str]] | None:
-    """Rows of a tabulate 'simple' table (header, dash ruler, rows) whose header starts with ``first``;
-    None when there is none. Rows end at a blank line or a line of dashes (lldpshow's footer)."""
+def _tables(text: str, first: list[str]) -> list[list[dict[str, str]]]:
+    """Every tabulate 'simple' table (header, dash ruler, rows) whose header starts with ``first``.
+    Rows end at a blank line or a line of dashes (lldpshow's footer); columns are cut at the ruler's
+    dash groups (tabulate pads every cell to its column)."""
     lines = (text or "").replace("\r", "").split("\n")
+    found = []
     for at in range(1, len(lines)):
         ruler = lines[at]
         if not re.fullmatch(r"\s*-+(?:  +-+)+\s*", ruler):
@@ -761,8 +764,14 @@ def _table(text: str, first: list[str]) -> list[dict[str, str]] | None:
             if not line.strip() or re.fullmatch(r"\s*-+\s*", line):
                 break
             rows.append(dict(zip(header, _cells(line, groups))))
-        return rows
-    return None
+        found.append(rows)
+    return found
+
+
+def _table(text: str, first: list[str]) -> list[dict[str, str]] | None:
+    """The rows of every such table, joined; None when there is none."""
+    tables = _tables(text, first)
+    return [row for rows in tables for row in rows] if tables else None
 
 
 def _number(cell: str) -> int | None:
