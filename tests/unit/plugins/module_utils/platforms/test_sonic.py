@@ -165,7 +165,8 @@ def test_patch_adds_missing_tables_and_keys_whole_and_skips_equal_leaves():
     assert "/WRED_PROFILE" in paths and "WRED_PROFILE" not in running  # a missing table: one add of the whole table
     assert "/DSCP_TO_TC_MAP/LF_ROCE" in paths  # a missing key in an existing table
     wred = next(op for op in patch if op["path"] == "/WRED_PROFILE")["value"]
-    assert all(set(profile) == {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability"} for profile in wred.values())
+    fields = {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability"}
+    assert all(set(profile) == fields for profile in wred.values())
 
 
 # --- the transaction over a scripted shell --------------------------------------------------------------
