@@ -26,7 +26,7 @@ from typing import Any
 from . import sonic_yang
 from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, deepcopy, natural_key
-from .jsonpatch_rfc6902 import JsonPatchException, JsonPointerException, Patch, make_patch
+from .jsonpatch_rfc6902 import JsonPatchException, JsonPointerException, Patch, escape, make_patch
 
 CHECKPOINTS_DIR = "/etc/sonic/checkpoints"      # generic_updater.py CHECKPOINTS_DIR
 CHECKPOINT_EXT = ".cp.json"                     # generic_updater.py CHECKPOINT_EXT
@@ -294,6 +294,12 @@ class SonicDevice(Device):
             raise GcuError(f"Given patch will produce invalid config. Error: {exc}") from None
         if self.faults.get("commit_error"):
             raise GcuError(str(self.faults["commit_error"]))
+        for leaf in leaf_changes(old, target):
+            if self.rejected(leaf):
+                # reject_lines fault: the switch refuses this field change (GCU's failure shape; the wording after
+                # "Error:" is this simulator's, naming the change)
+                self.record("fault_reject", command=leaf)
+                raise GcuError(f"Given patch will produce invalid config. Error: the switch rejected: {leaf}")
         # One change per non-test operation (the real sorter may split or merge them: unverified).
         changes = [[op] for op in patch.ops if op["op"] != "test"]
         n = len(changes)
@@ -378,6 +384,25 @@ class SonicDevice(Device):
         rc = SonicShell.run_root(self, argv, out)
         self.units.pop(unit, None)
         self.record("timer_fired", unit=unit, command=" ".join(argv), rc=rc, output="\n".join(out)[-2000:])
+
+
+def leaf_changes(old: dict, new: dict) -> list[str]:
+    """Every field a patch sets or removes, one JSON Patch op per field ('/TABLE/KEY/FIELD'), as json.dumps prints it:
+    what the reject_lines fault is matched against (GCU's patch sorter also splits a patch into field changes)."""
+    out = []
+    for table in sorted(set(old) | set(new)):
+        rows_old, rows_new = old.get(table) or {}, new.get(table) or {}
+        for key in sorted(set(rows_old) | set(rows_new), key=natural_key):
+            a, b = rows_old.get(key), rows_new.get(key)
+            fields_a = a if isinstance(a, dict) else {}
+            fields_b = b if isinstance(b, dict) else {}
+            for field in sorted(set(fields_a) | set(fields_b), key=natural_key):
+                path = f"/{escape(table)}/{escape(key)}/{escape(field)}"
+                if field not in fields_b:
+                    out.append(json.dumps({"op": "remove", "path": path}))
+                elif fields_a.get(field) != fields_b[field]:
+                    out.append(json.dumps({"op": "add", "path": path, "value": fields_b[field]}))
+    return out
 
 
 def _has_non_string(config: dict) -> bool:

@@ -61,12 +61,17 @@ TYPE1_MAPS: dict[str, dict] = {
     "DOT1P_TO_TC_MAP": {"key": ("dot1p", ("pattern", "[0-7]?", "Invalid DOT1P")), "value": ("tc", TC)},
     # sonic-tc-dscp-map.yang
     "TC_TO_DSCP_MAP": {"key": ("tc", TC), "value": ("dscp", DSCP)},
+    # sonic-cable-length.yang (key: a PORT name)
+    "CABLE_LENGTH": {"name": ("pattern", "[a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})", "Invalid cable length list name."),
+                     "key": ("port", ("leafref", "PORT", "/port:sonic-port/port:PORT/port:PORT_LIST/port:name")),
+                     "value": ("length", ("pattern", "[0-9]+m", "Invalid cable length."))},
 }
 TYPE1_MODULE = {"DSCP_TO_TC_MAP": ("sonic-dscp-tc-map", "dtm"), "TC_TO_QUEUE_MAP": ("sonic-tc-queue-map", "tqm"),
                 "TC_TO_PRIORITY_GROUP_MAP": ("sonic-tc-priority-group-map", "tpgm"),
                 "MAP_PFC_PRIORITY_TO_QUEUE": ("sonic-pfc-priority-queue-map", "ppqm"),
                 "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": ("sonic-pfc-priority-priority-group-map", "pppgm"),
-                "DOT1P_TO_TC_MAP": ("sonic-dot1p-tc-map", "dot1ptm"), "TC_TO_DSCP_MAP": ("sonic-tc-dscp-map", "tdm")}
+                "DOT1P_TO_TC_MAP": ("sonic-dot1p-tc-map", "dot1ptm"), "TC_TO_DSCP_MAP": ("sonic-tc-dscp-map", "tdm"),
+                "CABLE_LENGTH": ("sonic-cable-length", "cable-length")}
 
 
 def _map_ref(table: str) -> tuple:
@@ -278,7 +283,7 @@ def _check_metadata(rows: dict, config: dict) -> None:
 def _check_type1(table: str, rows: dict, config: dict) -> None:
     spec = TYPE1_MAPS[table]
     for name, entries in rows.items():
-        check_leaf(MAP_NAME, name, "name", config)
+        check_leaf(spec.get("name", MAP_NAME), name, "name", config)
         if not isinstance(entries, dict):
             raise _invalid(str(entries), spec["key"][0])
         for key, value in entries.items():
