@@ -904,7 +904,9 @@ class SonicShell(Shell):
                 continue
             rows = []
             for q in range(8):
-                cells = [str(c["tx_packets"][q]), str(c["tx_bytes"][q]), str(c["queue_drops"][q]), "0"]
+                # Drop/pkts is SAI_QUEUE_STAT_DROPPED_PACKETS: every drop on the queue, tail and WRED (the WRED
+                # share alone is wredstat's WredDrp/pkts); drop bytes are not modelled (0)
+                cells = [str(c["tx_packets"][q]), str(c["tx_bytes"][q]), str(c["queue_drops"][q] + c["wred_drops"][q]), "0"]
                 if nonzero and all(x == "0" for x in cells):
                     continue
                 rows.append([p, f"UC{q}"] + cells)
