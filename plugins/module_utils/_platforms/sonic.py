@@ -77,7 +77,7 @@ def _runs(numbers: list[int]) -> list[tuple[int, int]]:
             runs[-1][1] = number
         else:
             runs.append([number, number])
-    return [(a, b) for a, b in runs]
+    return [(run[0], run[1]) for run in runs]
 
 
 def _pg(run: tuple[int, int]) -> str:
@@ -317,8 +317,9 @@ class Driver(_base.Driver):
             for qindex, entry in sorted(mine.items(), key=lambda kv: _natural(kv[0])):
                 indexes = [int(q) for q in re.findall(r"\d+", qindex)]
                 span = range(indexes[0], indexes[-1] + 1) if indexes else range(0)
-                sched = schedulers.get(str(entry.get("scheduler", "")).strip("[]").split("|")[-1]) or {}
-                profile = wred.get(str(entry.get("wred_profile", "")).strip("[]").split("|")[-1]) or {}
+                # '[SCHEDULER|name]' (the reference form of older releases) or 'name'
+                sched = schedulers.get(str(entry.get("scheduler", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
+                profile = wred.get(str(entry.get("wred_profile", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
                 for q in span:
                     if sched.get("type") == "STRICT":
                         strict.append(q)
@@ -468,6 +469,10 @@ class Driver(_base.Driver):
                 if line.strip() and not re.match(r"^\s*\d+ timers? listed", line):
                     raise _base.DeviceError(self.device, "systemctl printed a row that is not a timer of ours", line=command, device_said=out, state=state)
                 continue
+            if not re.search(r"\bleft\b", line):
+                # An elapsed timer: systemd keeps it loaded (RemainAfterElapse= defaults to yes, systemd.timer(5))
+                # with NEXT/LEFT 'n/a' while or after its service ran config rollback: not pending any more.
+                continue
             left = _LEFT.search(line)
             seconds = None
             if left and any(left.groups()):
@@ -541,7 +546,9 @@ class Driver(_base.Driver):
         except self._transport_errors() as exc:
             raise _base.DeviceError(self.device, "connection lost writing the patch file: %s" % exc, line="cat > %s" % self._patch_file,
                                     state=_base.UNCHANGED) from None
-        if out.strip():
+        # cat prints nothing; what comes back is the echo of the here-document (and bash's '> ' prompts),
+        # wrapped as the terminal pleases: only an error line from bash means the file was not written.
+        if _ERROR.search(out):
             self._discard()
             raise _base.DeviceError(self.device, "writing the patch file failed", line="cat > %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
         command = "sudo config apply-patch --dry-run %s" % self._patch_file
@@ -605,6 +612,10 @@ class Driver(_base.Driver):
             self._committed_with_timer = False
             raise _base.DeviceError(self.device, "config apply-patch failed", line=command, device_said=out or "(no output)", state=state)
         self._checked("rm -f %s" % self._patch_file, "removing the patch file", _base.PENDING if timed else _base.COMMITTED)
+        if not timed:
+            # Committed for good: nothing will roll back to the checkpoint.
+            self._checked("sudo config delete-checkpoint %s" % self.session, "deleting the checkpoint", _base.COMMITTED,
+                          success="Checkpoint deleted successfully.")
 
     def _stop_and_rollback(self, session: str) -> None:
         unit = _UNIT_PREFIX + session

@@ -22,8 +22,8 @@ def fixture(name):
 
 
 def plan(**device):
-    dev = {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G", "description": "gpu1 mlx5_0"},
-                                                           "Ethernet8": {"speed": "400G", "cable_length_m": 30}}}
+    ports = {"Ethernet0": {"speed": "400G", "description": "gpu1 mlx5_0"}, "Ethernet8": {"speed": "400G", "cable_length_m": 30}}
+    dev = {"kind": "switch", "platform": "sonic", "ports": ports}
     dev.update(device)
     return _intent.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf1": dev})["devices"]["leaf1"]
 
@@ -272,8 +272,9 @@ def test_another_runs_pending_timer_is_refused_before_anything_changes():
     assert not [c for c in shell.sent if c.startswith("sudo")]
 
 
-def test_confirm_after_the_timer_fired_reports_rolled_back():
-    shell, driver = session([("systemctl list-timers", "")])
+@pytest.mark.parametrize("listing", ["", "n/a n/a Wed 2026-12-02 05:00:00 UTC 3min ago lf-rollback-s1.timer lf-rollback-s1.service"])
+def test_confirm_after_the_timer_fired_reports_rolled_back(listing):
+    shell, driver = session([("systemctl list-timers", listing)])
     driver.session = "s1"
     driver._committed_with_timer = True  # pylint: disable=protected-access
     with pytest.raises(_base.DeviceError, match="has run out") as caught:
@@ -345,3 +346,35 @@ def test_links_from_the_published_outputs():
 def test_links_refuse_an_unknown_status_form():
     with pytest.raises(_base.LinkFormError, match="^sonic: 'show interfaces status'"):
         Driver.parse_links({"show lldp table": fixture("show_lldp_table.txt"), "show interfaces status": "Error: no such command"})
+
+
+def test_a_patch_file_bash_cannot_write_is_refused_before_the_dry_run():
+    shell, driver = session([("cat > ", "-bash: /tmp/s1.json-patch: Permission denied"), ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    with pytest.raises(_base.DeviceError, match="writing the patch file failed") as caught:
+        driver.load(Driver.render(plan()))
+    assert caught.value.state == _base.UNCHANGED
+    assert not [c for c in shell.sent if "apply-patch" in c]
+
+
+def test_an_untimed_commit_arms_no_timer_and_drops_the_checkpoint():
+    shell, driver = session([("sudo config apply-patch --dry-run", DRY), ("sudo config apply-patch /tmp", "Patch applied successfully."),
+                             ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    driver.load(Driver.render(plan()))
+    driver.commit(None)
+    assert not [c for c in shell.sent if c.startswith("sudo systemd-run")]
+    assert shell.sent[-2:] == ["rm -f /tmp/s1.json-patch", "sudo config delete-checkpoint s1"]
+
+
+def test_a_failed_timed_apply_is_rolled_back_at_once():
+    shell, driver = session([("sudo config apply-patch --dry-run", DRY),
+                             ("sudo config apply-patch /tmp", "Failed to apply patch due to: boom\nError: boom"),
+                             ("sudo systemd-run", "Running timer as unit: lf-rollback-s1.timer\nWill run service as unit: lf-rollback-s1.service"),
+                             ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    driver.load(Driver.render(plan()))
+    with pytest.raises(_base.DeviceError, match="apply-patch failed") as caught:
+        driver.commit(120)
+    assert caught.value.state == _base.ROLLED_BACK and "boom" in str(caught.value)
+    assert shell.sent[-3:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo config rollback s1", "sudo config delete-checkpoint s1"]
