@@ -465,7 +465,7 @@ class SonicShell(Shell):
 
     def reject(self, line: str) -> str:
         """The reject_lines fault. Inside a here-document the line is still read (bash has no error there) and the
-        apply of that file fails in GCU's failure shape naming the line; a command line fails as GCU fails."""
+        apply of that file fails in GCU's failure shape naming the line; a command line is not run."""
         if self.heredoc is not None:
             doc = self.heredoc
             out = self.handle(line)
@@ -473,10 +473,16 @@ class SonicShell(Shell):
             if self.heredoc is None and doc.get("target"):   # the line was the delimiter
                 self.dev.files[self._path(doc["target"]) + "\0rejected"] = line
             return out
+        # A command line: not run. A `config X` line fails in click's shape for X, any other line as bash
+        # refuses a line it cannot parse (the fault's words: the simulator's).
         self.rc = 2
-        message = f"Given patch will produce invalid config. Error: the switch rejected: {line}"
-        return (f"Failed to apply patch due to: {message}\n"
-                + ClickFail("config apply-patch [OPTIONS] PATCH_FILE_PATH", "config apply-patch", message).text())
+        words = line.split()
+        if words[:1] == ["sudo"]:
+            words = words[1:]
+        if words[:1] == ["config"] and len(words) > 1:
+            usage = f"config {words[1]} [OPTIONS] ..."
+            return ClickFail(usage, f"config {words[1]}", f"the switch rejected: {line}").text()
+        return f"-bash: syntax error near unexpected token `{words[-1] if words else 'newline'}'\n"
 
     # --- input -------------------------------------------------------------------------
     def handle(self, line: str) -> str:
@@ -869,8 +875,15 @@ class SonicShell(Shell):
         except ClickFail as exc:
             out.append(exc.text().rstrip("\n"))
             return 2
-        name = words[0] if words else ""
-        out.append(ClickFail("show [OPTIONS] COMMAND [ARGS]...", "show", f'No such command "{" ".join(words) or name}".').text().rstrip("\n"))
+        groups = ("runningconfiguration", "pfc", "queue", "pfcwd", "lldp", "interfaces")
+        if len(words) > 1 and words[0] in groups:   # click resolves the group, then its sub-command
+            fail = ClickFail(f"show {words[0]} [OPTIONS] COMMAND [ARGS]...", f"show {words[0]}", f'No such command "{words[1]}".')
+        elif words and words[0] in groups:
+            out.append(f"Usage: show {words[0]} [OPTIONS] COMMAND [ARGS]...")
+            return 0
+        else:
+            fail = ClickFail("show [OPTIONS] COMMAND [ARGS]...", "show", f'No such command "{words[0] if words else ""}".')
+        out.append(fail.text().rstrip("\n"))
         return 2
 
     def _ports(self) -> list[str]:
@@ -913,8 +926,8 @@ class SonicShell(Shell):
             if as_json:
                 doc[p] = {r[1]: {"totalpacket": r[2], "totalbytes": r[3], "droppacket": r[4], "dropbytes": r[5]} for r in rows}
             elif rows:
-                blocks.append("For namespace :\n" + tabulate(rows, ["Port", "TxQ", "Counter/pkts", "Counter/bytes",
-                                                                     "Drop/pkts", "Drop/bytes"]) + "\n")
+                header = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
+                blocks.append("For namespace :\n" + tabulate(rows, header) + "\n")
         if as_json:
             return json.dumps(doc, indent=4)
         return "\n".join(blocks)

@@ -135,11 +135,11 @@ def test_leafref_needs_the_referenced_entry_in_the_same_or_an_earlier_patch(sim,
 
 
 def test_must_conditions_of_wred_and_pfcwd(sim, sh):
-    out = apply(sh, [{"op": "add", "path": "/WRED_PROFILE", "value": {"ROCE": {"green_min_threshold": "2000",
-                                                                             "green_max_threshold": "1000"}}}])
+    wred = {"ROCE": {"green_min_threshold": "2000", "green_max_threshold": "1000"}}
+    out = apply(sh, [{"op": "add", "path": "/WRED_PROFILE", "value": wred}])
     assert failed(out, sh) and "Green max threshold must be greater than or equal to min threshold" in out
-    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": {"GLOBAL": {"POLL_INTERVAL": "400"},
-                                                              "Ethernet0": {"detection_time": "200"}}}])
+    pfcwd = {"GLOBAL": {"POLL_INTERVAL": "400"}, "Ethernet0": {"detection_time": "200"}}
+    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": pfcwd}])
     assert failed(out, sh) and "detection_time must be greater than or equal to POLL_INTERVAL" in out
     out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": {"GLOBAL": {"action": "drop"}}}])
     assert failed(out, sh) and "Must condition \"../ifname != 'GLOBAL'\" not satisfied." in out
@@ -295,6 +295,21 @@ def test_commit_error_fault_fails_the_apply_in_gcu_shape(sim, sh):
     out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
     assert failed(out, sh) and "- localhost: Failed to apply changes to ConfigDB" in out
     assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
+
+
+def test_reject_lines_fault_matches_each_field_change_of_a_grouped_patch(sim, sh):
+    leaf = '{"op": "add", "path": "/PORT_QOS_MAP/Ethernet0/pfc_enable", "value": "3"}'
+    sim.devices["leaf5"].set_faults({"reject_lines": ["^" + leaf.replace("|", "\\|") + "$"]})
+    grouped = [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3"}}}]
+    out = apply(sh, grouped, dry=True)
+    assert failed(out, sh) and "Error: the switch rejected: " + leaf in out
+    assert "PORT_QOS_MAP" not in db(sim)
+    other = apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet8": {"pfc_enable": "3"}}}])
+    assert "Patch applied successfully." in other   # only the matching change is refused
+    sim.devices["leaf5"].set_faults({"reject_lines": ["^sudo config checkpoint"]})
+    assert sim.devices["leaf5"].rejected("sudo config checkpoint x")
+    out = sh.reject("sudo config checkpoint x")
+    assert "Error: the switch rejected: sudo config checkpoint x" in out and "x" not in sim.devices["leaf5"].checkpoints
 
 
 # --- counters and links ---------------------------------------------------------------------
