@@ -70,6 +70,7 @@ def test_prompt_factory_db_and_config_needs_root(sim, sh):
     shown = json.loads(sh.handle("show runningconfiguration all"))
     assert sorted(shown["PORT"]) == PORTS and shown["PORT"]["Ethernet0"]["mtu"] == "9100"
     assert shown["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf5" and shown["bgpraw"] == ""
+    assert json.loads(sh.handle("sonic-cfggen -d --print-data")) == {k: v for k, v in shown.items() if k != "bgpraw"}
     assert sh.handle("config checkpoint cp1").strip() == "Root privileges are required for this operation"
     assert rc(sh) == "1"
     assert "cp1" not in sim.devices["leaf5"].checkpoints
