@@ -8,6 +8,7 @@ configuration is CONFIG_DB, changed through the Generic Config Updater (GCU):
 
     systemctl list-timers ... 'lf-rollback-*.timer'     refuse another run's pending commit
     sudo config checkpoint <s>                          the state to roll back to
+    sonic-cfggen -d --print-data                        CONFIG_DB, to build the patch against
     cat > /tmp/<s>.json-patch <<'LF_PATCH_EOF'          the JSON Patch (RFC 6902), one op per line
     sudo config apply-patch --dry-run <file>            validation and the device's own diff
     sudo systemd-run --unit=lf-rollback-<s> --on-active=<t> config rollback <s>   the confirm timer
@@ -539,7 +540,16 @@ class Driver(_base.Driver):
             _leaves(lines)
         except ValueError as exc:
             raise _base.DeviceError(self.device, str(exc), state=_base.UNCHANGED) from None
-        ops = self.patch(lines, self.gather())
+        # The CONFIG_DB the patch is built against: what GCU itself reads (gu_common.py ConfigWrapper
+        # get_config_db_as_json) and 'show runningconfiguration all' prints; read with its own command so
+        # that load and the read-back after the commit are told apart (a hang names the right step).
+        command = "sonic-cfggen -d --print-data"
+        running = self._checked(command, "reading CONFIG_DB for the patch", _base.UNCHANGED)
+        try:
+            ops = self.patch(lines, running)
+        except ValueError as exc:
+            self._discard()
+            raise _base.DeviceError(self.device, str(exc), line=command, device_said=running[:2000], state=_base.UNCHANGED) from None
         heredoc = self._heredoc(ops)
         try:
             out = self._run(heredoc)

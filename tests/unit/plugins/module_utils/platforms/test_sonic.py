@@ -210,6 +210,7 @@ def session(answers):
     running = json.loads(Driver.running_of(Driver.render(plan())))
     running["PORT"]["Ethernet0"]["mtu"] = "9100"
     base = [("show runningconfiguration all", json.dumps(running, indent=4)),
+            ("sonic-cfggen -d --print-data", json.dumps(running, indent=4)),
             ("sudo config checkpoint", "Checkpoint created successfully."),
             ("sudo config delete-checkpoint", "Checkpoint deleted successfully."),
             ("sudo config rollback", "Config rolled back successfully.")]
@@ -238,6 +239,7 @@ def test_transaction_commands_and_device_diff():
     assert [c for c in shell.sent if not c.startswith(("cat > ", "show runningconfiguration"))] == [
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo config checkpoint s1",
+        "sonic-cfggen -d --print-data",
         "sudo config apply-patch --dry-run /tmp/s1.json-patch",
         "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 config rollback s1",
         "sudo config apply-patch /tmp/s1.json-patch",
