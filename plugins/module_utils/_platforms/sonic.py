@@ -104,6 +104,14 @@ def _int(value: Any) -> int | None:
         return None
 
 
+def _ref(value: Any) -> str | None:
+    """A reference field: 'name', or '[TABLE|name]' (the form of releases before 202012, as the
+    db_migrator fixtures in sonic-utilities tests/db_migrator_input show)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip().strip("[]").rsplit("|", maxsplit=1)[-1]
+
+
 def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
     """The rendered lines as (path segments, value); ValueError on a line that is not one of our ops."""
     out = []
@@ -308,7 +316,7 @@ class Driver(_base.Driver):
             mine = {key.split("|", 1)[1]: value for key, value in queues.items() if key.split("|")[0] == name and isinstance(value, dict)}
             if not pq and not mine and name not in pfcwd and "mtu" not in port and "description" not in port:
                 continue
-            dscp_map = pq.get("dscp_to_tc_map") or (qos.get("global") or {}).get("dscp_to_tc_map")
+            dscp_map = _ref(pq.get("dscp_to_tc_map") or (qos.get("global") or {}).get("dscp_to_tc_map"))
             if dscp_map and dscp_map not in used_maps:
                 used_maps.append(dscp_map)
             prios = _ids(pq.get("pfc_enable"))
@@ -318,9 +326,8 @@ class Driver(_base.Driver):
             for qindex, entry in sorted(mine.items(), key=lambda kv: _natural(kv[0])):
                 indexes = [int(q) for q in re.findall(r"\d+", qindex)]
                 span = range(indexes[0], indexes[-1] + 1) if indexes else range(0)
-                # '[SCHEDULER|name]' (the reference form of older releases) or 'name'
-                sched = schedulers.get(str(entry.get("scheduler", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
-                profile = wred.get(str(entry.get("wred_profile", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
+                sched = schedulers.get(_ref(entry.get("scheduler"))) or {}
+                profile = wred.get(_ref(entry.get("wred_profile"))) or {}
                 for q in span:
                     if sched.get("type") == "STRICT":
                         strict.append(q)
