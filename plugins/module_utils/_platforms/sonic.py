@@ -8,6 +8,7 @@ configuration is CONFIG_DB, changed through the Generic Config Updater (GCU):
 
     systemctl list-timers ... 'lf-rollback-*.timer'     refuse another run's pending commit
     sudo config checkpoint <s>                          the state to roll back to
+    sonic-cfggen -d --print-data                        CONFIG_DB, to build the patch against
     cat > /tmp/<s>.json-patch <<'LF_PATCH_EOF'          the JSON Patch (RFC 6902), one op per line
     sudo config apply-patch --dry-run <file>            validation and the device's own diff
     sudo systemd-run --unit=lf-rollback-<s> --on-active=<t> config rollback <s>   the confirm timer
@@ -101,6 +102,14 @@ def _int(value: Any) -> int | None:
         return int(str(value).strip())
     except (TypeError, ValueError):
         return None
+
+
+def _ref(value: Any) -> str | None:
+    """A reference field: 'name', or '[TABLE|name]' (the form of releases before 202012, as the
+    db_migrator fixtures in sonic-utilities tests/db_migrator_input show)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip().strip("[]").rsplit("|", maxsplit=1)[-1]
 
 
 def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
@@ -307,7 +316,7 @@ class Driver(_base.Driver):
             mine = {key.split("|", 1)[1]: value for key, value in queues.items() if key.split("|")[0] == name and isinstance(value, dict)}
             if not pq and not mine and name not in pfcwd and "mtu" not in port and "description" not in port:
                 continue
-            dscp_map = pq.get("dscp_to_tc_map") or (qos.get("global") or {}).get("dscp_to_tc_map")
+            dscp_map = _ref(pq.get("dscp_to_tc_map") or (qos.get("global") or {}).get("dscp_to_tc_map"))
             if dscp_map and dscp_map not in used_maps:
                 used_maps.append(dscp_map)
             prios = _ids(pq.get("pfc_enable"))
@@ -317,9 +326,8 @@ class Driver(_base.Driver):
             for qindex, entry in sorted(mine.items(), key=lambda kv: _natural(kv[0])):
                 indexes = [int(q) for q in re.findall(r"\d+", qindex)]
                 span = range(indexes[0], indexes[-1] + 1) if indexes else range(0)
-                # '[SCHEDULER|name]' (the reference form of older releases) or 'name'
-                sched = schedulers.get(str(entry.get("scheduler", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
-                profile = wred.get(str(entry.get("wred_profile", "")).strip("[]").rsplit("|", maxsplit=1)[-1]) or {}
+                sched = schedulers.get(_ref(entry.get("scheduler"))) or {}
+                profile = wred.get(_ref(entry.get("wred_profile"))) or {}
                 for q in span:
                     if sched.get("type") == "STRICT":
                         strict.append(q)
@@ -539,7 +547,16 @@ class Driver(_base.Driver):
             _leaves(lines)
         except ValueError as exc:
             raise _base.DeviceError(self.device, str(exc), state=_base.UNCHANGED) from None
-        ops = self.patch(lines, self.gather())
+        # The CONFIG_DB the patch is built against: what GCU itself reads (gu_common.py ConfigWrapper
+        # get_config_db_as_json) and 'show runningconfiguration all' prints; read with its own command so
+        # that load and the read-back after the commit are told apart (a hang names the right step).
+        command = "sonic-cfggen -d --print-data"
+        running = self._checked(command, "reading CONFIG_DB for the patch", _base.UNCHANGED)
+        try:
+            ops = self.patch(lines, running)
+        except ValueError as exc:
+            self._discard()
+            raise _base.DeviceError(self.device, str(exc), line=command, device_said=running[:2000], state=_base.UNCHANGED) from None
         heredoc = self._heredoc(ops)
         try:
             out = self._run(heredoc)

@@ -131,6 +131,18 @@ def test_parse_a_published_config_db():
     assert parsed["dscp_map"] == {d: int(tc) for d, tc in sorted(table.items(), key=lambda kv: int(kv[0])) if int(tc) != 0}
 
 
+def test_parse_reads_both_reference_forms_of_a_published_switch_alike():
+    old = Driver.parse(fixture("db_migrator_qos_reference_format_3_0_1.json"))  # '[SCHEDULER|scheduler.1]'
+    new = Driver.parse(fixture("db_migrator_qos_reference_format_3_0_3.json"))  # 'scheduler.1'
+    assert old["interfaces"]["Ethernet0"] == new["interfaces"]["Ethernet0"]
+    intf = new["interfaces"]["Ethernet0"]
+    assert intf["pfc_priorities"] == [3, 4] and intf["trust"] == "dscp" and intf["mtu"] == 9100
+    # QUEUE|Ethernet0|3 -> WRED_PROFILE AZURE_LOSSLESS (ecn_all, green 1048576..2097152, 5 %)
+    assert intf["ecn"]["3"] == {"min_threshold_bytes": 1048576, "max_threshold_bytes": 2097152, "max_probability_percent": 5}
+    assert intf["bandwidth_percent"]["3"] == 15 and intf["bandwidth_percent"]["0"] == 14
+    assert intf["strict_queues"] == [] and intf["watchdog"] is False
+
+
 def test_parse_reads_show_runningconfiguration_all_with_bgpraw():
     running = json.dumps({**json.loads(Driver.running_of(Driver.render(plan()))), "bgpraw": "!\nrouter bgp 65100\n"}, indent=4)
     assert Driver.parse(running)["interfaces"]["Ethernet0"]["pfc_priorities"] == [3]
@@ -210,6 +222,7 @@ def session(answers):
     running = json.loads(Driver.running_of(Driver.render(plan())))
     running["PORT"]["Ethernet0"]["mtu"] = "9100"
     base = [("show runningconfiguration all", json.dumps(running, indent=4)),
+            ("sonic-cfggen -d --print-data", json.dumps(running, indent=4)),
             ("sudo config checkpoint", "Checkpoint created successfully."),
             ("sudo config delete-checkpoint", "Checkpoint deleted successfully."),
             ("sudo config rollback", "Config rolled back successfully.")]
@@ -238,6 +251,7 @@ def test_transaction_commands_and_device_diff():
     assert [c for c in shell.sent if not c.startswith(("cat > ", "show runningconfiguration"))] == [
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo config checkpoint s1",
+        "sonic-cfggen -d --print-data",
         "sudo config apply-patch --dry-run /tmp/s1.json-patch",
         "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 config rollback s1",
         "sudo config apply-patch /tmp/s1.json-patch",
