@@ -657,7 +657,7 @@ class SonicShell(Shell):
     def _cat(self, args: list[str], out: list[str], stdin: str | None, root: bool) -> int:
         files = [a for a in args if not a.startswith("-")]
         if not files:
-            if stdin is not None:
+            if stdin:
                 out.append(stdin[:-1] if stdin.endswith("\n") else stdin)
             return 0
         rc = 0
@@ -668,7 +668,8 @@ class SonicShell(Shell):
                 rc = 1
                 continue
             text = self.dev.files[path]
-            out.append(text[:-1] if text.endswith("\n") else text)
+            if text:
+                out.append(text[:-1] if text.endswith("\n") else text)
         return rc
 
     def _rm(self, args: list[str], out: list[str], root: bool) -> int:
