@@ -1118,7 +1118,7 @@ class SonicShell(Shell):
                 continue
             left = state["commit"].remaining()
             nxt = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=left)
-            rows.append([nxt.strftime("%a %Y-%m-%d %H:%M:%S UTC"), f"{timespan(left)} left", "-", "-", name, unit + ".service"])
+            rows.append([nxt.strftime("%a %Y-%m-%d %H:%M:%S UTC"), f"{timespan(left)} left", "n/a", "n/a", name, unit + ".service"])
         legend = "--no-legend" not in opts
         header = ["NEXT", "LEFT", "LAST", "PASSED", "UNIT", "ACTIVATES"]
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
