@@ -34,7 +34,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: [eos, nvue, junos]
+    platforms: [eos, nvue, junos, sonic]
 options:
   ports:
     description:
@@ -48,7 +48,7 @@ options:
     description:
       - Switch OS. Defaults to C(lossless_fabric_device.platform).
     type: str
-    choices: [eos, junos, nvue]
+    choices: [eos, junos, nvue, sonic]
   priorities:
     description:
       - Priorities (and, by the plan's convention queue = traffic class = priority, queues and priority groups) whose

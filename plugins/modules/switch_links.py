@@ -37,7 +37,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: [eos, nvue, junos]
+    platforms: [eos, nvue, junos, sonic]
 options:
   ports:
     description:
@@ -52,7 +52,7 @@ options:
     description:
       - Switch OS. Defaults to C(lossless_fabric_device.platform).
     type: str
-    choices: [eos, junos, nvue]
+    choices: [eos, junos, nvue, sonic]
   fabric:
     description:
       - Fabric-wide mode. Read every listed inventory host from this one task (run it once, e.g. with C(run_once)),
@@ -68,7 +68,7 @@ options:
     default: 32
 notes:
   - The speed is reported only for a port that is up (EOS and Junos print the configured speed on a down port too).
-  - The commands and output forms, with their sources, are in the collection's docs/vendor-eos.md, docs/vendor-nvue.md and
+  - The commands and output forms, with their sources, are in the collection's docs/vendor-eos.md, docs/vendor-nvue.md, docs/vendor-sonic.md and
     docs/vendor-junos.md, section "LLDP and link state".
 seealso:
   - module: lossless.fabric.switch_counters

@@ -23,7 +23,9 @@ PASSWORD = "lab-Secret-7f3a"  # asserted absent from every output
 # The platforms every switch test runs on (tests/lab/switch_platforms.py: a driver and a simulator grammar).
 PLATFORMS = list(SWITCH_PLATFORMS)
 # Two ports per platform for the small labs; a new platform adds its two here.
-PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"]}
+PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"],
+         # SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
+         "sonic": ["Ethernet0", "Ethernet8"]}
 if set(PLATFORMS) - set(PORTS):
     raise RuntimeError(f"tests/integration/switchlab.py: PORTS has no lab ports for {sorted(set(PLATFORMS) - set(PORTS))}")
 INTENT = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos, _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos, _vendor_nvue, _vendor_sonic
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name, unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
@@ -27,7 +27,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family", "scheduling", "dcbx", "release"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family", "scheduling", "dcbx", "release", "buffer_model"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -154,6 +154,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                     break
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
+    sonic = _sonic_device(ctx, raw.get("buffer_model"), f"{path}.buffer_model", platform)
     eos = _eos_device(ctx, raw, path, platform) if platform is not _BAD else None
     if platform is not _BAD:
         if raw.get("asic_family") is not None and platform.name != "eos":
@@ -162,7 +163,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         if raw.get("model") is not None and platform.name not in ("eos", "junos"):
             ctx.error(f"{path}.model", f"{raw['model']!r}: only platforms eos and junos take model")
             good = False
-    if not (good and _ok(platform, queue_buffer, junos, release, eos)):
+    if not (good and _ok(platform, queue_buffer, junos, release, eos, sonic)):
         return _BAD
     out = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
     if junos:
@@ -171,7 +172,28 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
         out["release"] = release
     if eos is not None:
         out["eos"] = eos
+    if sonic is not None:
+        out["sonic"] = sonic
     return out
+
+
+def _sonic_device(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
+    """SONiC only: the switch's buffer model (DEVICE_METADATA|localhost buffer_model, _vendor_sonic):
+    'dynamic' (the default: the switch computes lossless headroom from speed, cable length and MTU)
+    or 'traditional' (static BUFFER_PROFILE with the plan's headroom). The driver does not change it."""
+    if platform is _BAD:
+        return None
+    if platform.name != "sonic":
+        if value is not None:
+            ctx.error(path, f"applies to platform sonic only (this switch is {platform.name})")
+            return _BAD
+        return None
+    if value is None:
+        value = _vendor_sonic.DEFAULT_BUFFER_MODEL
+    if not isinstance(value, str) or value not in _vendor_sonic.BUFFER_MODELS:
+        ctx.error(path, f"{value!r} is not a SONiC buffer model (one of {', '.join(_vendor_sonic.BUFFER_MODELS)})")
+        return _BAD
+    return {"buffer_model": value}
 
 
 def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:

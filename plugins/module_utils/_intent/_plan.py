@@ -269,6 +269,9 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
         }
         # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
         plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
+    if "sonic" in device:
+        # SONiC: the buffer model the switch runs (static profiles with the plan's headroom, or NULL = computed; _vendor_sonic).
+        plan["sonic"] = dict(device["sonic"])
     if "eos" in device:
         # EOS: the ASIC family and the queue sub-mode it takes ('uc-tx-queue' | 'tx-queue'; _vendor_eos).
         plan["eos"] = dict(device["eos"])

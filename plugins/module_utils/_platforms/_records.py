@@ -12,7 +12,7 @@ record here (``DRIVEN`` or ``PLANNED``) plus its driver module (docs/adding-a-pl
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue, _vendor_sonic
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._base import Platform
 
 EOS = Platform(
@@ -55,23 +55,29 @@ JUNOS = Platform(
     ecn_defaults_of_buffer=_vendor_junos.ecn_defaults_bytes,
 )
 
+SONIC = Platform(
+    "sonic",
+    # SONiC port names are CONFIG_DB PORT keys 'Ethernet<N>' (sonic-buildimage port_config.ini / platform.json).
+    r"Ethernet[0-9]+",
+    "Ethernet0",
+    # sonic-port.yang: leaf mtu { type uint16 { range 1..9216; } } (_vendor_sonic, docs/vendor-sonic.md).
+    max_mtu=_vendor_sonic.MAX_MTU,
+    # WRED_PROFILE green_min/max_threshold are 'units bytes' (sonic-wred-profile.yang). SONiC publishes no
+    # per-speed RoCE starting values (qos_config.j2 and the platforms' qos.json.j2 differ per ASIC and SKU):
+    # the collection's derived rule (ecn_defaults None).
+    notes=(
+        "{host}: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP {dscp} in a lossy traffic class "
+        "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
+        "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
+    ),
+)
+
 # Platforms with a driver, in the registry's order; each name is also its module under _platforms.
-DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS)
+DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS, SONIC)
 
 # Platforms the intent knows but no driver configures yet (supported=False): the intent
 # refuses them with "not supported yet", and their notes are recorded before the driver
 # exists. A platform's record moves to DRIVEN when its driver lands.
 PLANNED: tuple[Platform, ...] = (
     Platform("nxos", r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?", "Ethernet1/1", supported=False),
-    Platform(
-        "sonic",
-        r"Ethernet[0-9]+",
-        "Ethernet0",
-        supported=False,
-        notes=(
-            "{host}: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP {dscp} in a lossy traffic class "
-            "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
-            "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
-        ),
-    ),
 )

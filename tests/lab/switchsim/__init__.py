@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Strict SSH CLI switch simulator (Arista EOS, NVIDIA Cumulus NVUE, Juniper Junos).
+"""Strict SSH CLI switch simulator (Arista EOS, NVIDIA Cumulus NVUE, Juniper Junos, SONiC).
 
 Lab/test tooling only; never imported by the collection's plugins.
 See README.md in this directory ("Adding a platform's grammar").
@@ -15,6 +15,7 @@ GRAMMARS: dict[str, str] = {
     "eos": "eos:EosDevice",
     "nvue": "nvue:NvueDevice",
     "junos": "junos:JunosDevice",
+    "sonic": "sonic:SonicDevice",
 }
 
 PLATFORMS: tuple[str, ...] = tuple(GRAMMARS)

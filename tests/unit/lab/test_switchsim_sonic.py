@@ -1,0 +1,402 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""SONiC simulator (tests/lab/switchsim/sonic.py): each rule against the patch a wrong driver would send.
+
+In-process shells for the rules (fast); one netmiko session over SSH for the shell forms and the
+faults the SSH server applies. Sources of every rule: tests/lab/switchsim/README.md "SONiC".
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+
+import wiring  # noqa: E402
+from switchsim.client import SimProcess  # noqa: E402
+from switchsim.server import Simulator  # noqa: E402
+
+PORTS = ["Ethernet0", "Ethernet8"]
+
+
+@pytest.fixture
+def sim(tmp_path):
+    cfg = {"time_scale": 0.002, "switches": [{"name": "leaf5", "platform": "sonic", "ports": PORTS}]}
+    simulator = Simulator(cfg, str(tmp_path))
+    yield simulator
+    simulator.stop()
+
+
+@pytest.fixture
+def sh(sim):
+    return sim.devices["leaf5"].new_shell(None)
+
+
+def db(sim) -> dict:
+    return json.loads(sim.devices["leaf5"].running_config())
+
+
+def write(sh, path: str, text: str, delim: str = "'EOF'") -> str:
+    out = sh.handle(f"cat > {path} <<{delim}")
+    assert out == "" and sh.prompt() == "> "
+    for line in text.splitlines():
+        assert sh.handle(line) == ""
+    return sh.handle(delim.strip("'\""))
+
+
+def apply(sh, ops: list, dry: bool = False) -> str:
+    assert write(sh, "/tmp/p.json-patch", "[\n" + ",\n".join(json.dumps(op) for op in ops) + "\n]") == ""
+    return sh.handle("sudo config apply-patch " + ("--dry-run " if dry else "") + "/tmp/p.json-patch")
+
+
+def rc(sh) -> str:
+    return sh.handle("echo $?").strip()
+
+
+def failed(out: str, sh) -> bool:
+    """GCU's failure shape: its message, click's usage lines and Error:, exit status 2."""
+    return ("Failed to apply patch due to: " in out and 'Try "config apply-patch -h" for help.' in out
+            and "\nError: " in out and "Patch applied successfully." not in out and rc(sh) == "2")
+
+
+# --- the shell, sudo and the factory CONFIG_DB -------------------------------------------------
+def test_prompt_factory_db_and_config_needs_root(sim, sh):
+    assert sh.prompt() == "admin@leaf5:~$ "
+    shown = json.loads(sh.handle("show runningconfiguration all"))
+    assert sorted(shown["PORT"]) == PORTS and shown["PORT"]["Ethernet0"]["mtu"] == "9100"
+    assert shown["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf5" and shown["bgpraw"] == ""
+    assert json.loads(sh.handle("sonic-cfggen -d --print-data")) == {k: v for k, v in shown.items() if k != "bgpraw"}
+    assert sh.handle("config checkpoint cp1").strip() == "Root privileges are required for this operation"
+    assert rc(sh) == "1"
+    assert "cp1" not in sim.devices["leaf5"].checkpoints
+    assert sh.handle("nv show").strip() == "-bash: nv: command not found" and rc(sh) == "127"
+    out = sh.handle("sudo config frobnicate")
+    assert 'Error: No such command "frobnicate".' in out and rc(sh) == "2"
+
+
+# --- YANG: ranges, patterns, enums, unknown tables and fields, leafrefs, musts --------------------
+def test_yang_range_rejects_a_value_outside_it_and_accepts_the_bound(sim, sh):
+    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9217"}])
+    assert failed(out, sh), out
+    assert 'Value "9217" does not satisfy the constraint "68..9216" (range, length, or pattern).' in out
+    assert "Validate json patch: [{" in out and "failed due to:Data Loading Failed" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
+    assert "Patch applied successfully." in apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9216"}])
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9216"
+
+
+@pytest.mark.parametrize("ops, text", [
+    ([{"op": "add", "path": "/DSCP_TO_TC_MAP", "value": {"RDMA": {"64": "3"}}}], "Data Loading Failed\nInvalid DSCP"),
+    ([{"op": "add", "path": "/DSCP_TO_TC_MAP", "value": {"RDMA": {"26": "16"}}}], "Data Loading Failed\nInvalid Traffic Class"),
+    ([{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,8"}}}],
+     'Value "3,8" does not satisfy the constraint "([0-7](,[0-7])*)?"'),
+    ([{"op": "add", "path": "/WRED_PROFILE", "value": {"ROCE": {"ecn": "ecn_on"}}}], 'Invalid value "ecn_on" in "ecn" element.'),
+    ([{"op": "add", "path": "/WRED_PROFILE", "value": {"ROCE": {"green_drop_probability": "101"}}}], '"0..100"'),
+    ([{"op": "add", "path": "/SCHEDULER", "value": {"s0": {"type": "DWRR", "weight": "0"}}}], '"1..100"'),
+    ([{"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"detection_time": "50"}}}], '"100..5000"'),
+    ([{"op": "add", "path": "/BUFFER_PG", "value": {"Ethernet0|8": {"profile": "NULL"}}}], "Invalid Buffer PG number"),
+    ([{"op": "add", "path": "/BUFFER_PROFILE", "value": {"p": {"size": "1", "pool": "ingress_lossless_pool",
+                                                               "dynamic_th": "8"}}}], '"-8..7"'),
+])
+def test_yang_value_checks_reject_what_the_models_forbid(sim, sh, ops, text):
+    before = db(sim)
+    out = apply(sh, ops)
+    assert failed(out, sh) and text in out, out
+    assert db(sim) == before
+
+
+def test_unknown_table_and_unknown_field_are_refused(sim, sh):
+    out = apply(sh, [{"op": "add", "path": "/ROCE_MAGIC", "value": {"x": {"a": "1"}}}])
+    assert failed(out, sh)
+    assert "sonic_yang(6):Note: Below table(s) have no YANG models: ROCE_MAGIC" in out
+    assert "- localhost: Given patch is not valid because it has changes to tables without YANG models" in out
+    out = apply(sh, [{"op": "add", "path": "/PORT/Ethernet0/pfc_mode", "value": "on"}])
+    assert failed(out, sh)
+    assert "All Keys are not parsed in PORT\ndict_keys(['Ethernet0'])\nexceptionList:[\"'pfc_mode'\"]" in out
+    assert "ROCE_MAGIC" not in db(sim) and "pfc_mode" not in db(sim)["PORT"]["Ethernet0"]
+
+
+def test_leafref_needs_the_referenced_entry_in_the_same_or_an_earlier_patch(sim, sh):
+    qos = {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"dscp_to_tc_map": "RDMA"}}}
+    out = apply(sh, [qos])
+    assert failed(out, sh)
+    assert ('Leafref "/dtm:sonic-dscp-tc-map/dtm:DSCP_TO_TC_MAP/dtm:DSCP_TO_TC_MAP_LIST/dtm:name" of value "RDMA" '
+            'points to a non-existing leaf.') in out
+    ok = apply(sh, [{"op": "add", "path": "/DSCP_TO_TC_MAP", "value": {"RDMA": {"26": "3"}}}, qos])
+    assert "Patch applied successfully." in ok, ok
+    assert db(sim)["PORT_QOS_MAP"]["Ethernet0"]["dscp_to_tc_map"] == "RDMA"
+    out = apply(sh, [{"op": "add", "path": "/QUEUE", "value": {"Ethernet9|3": {"scheduler": "nope"}}}])
+    assert failed(out, sh) and "/port:sonic-port/port:PORT/port:PORT_LIST/port:name" not in out  # union: LYE_INVAL
+    assert 'Invalid value "Ethernet9" in "ifname" element.' in out
+
+
+def test_must_conditions_of_wred_and_pfcwd(sim, sh):
+    wred = {"ROCE": {"green_min_threshold": "2000", "green_max_threshold": "1000"}}
+    out = apply(sh, [{"op": "add", "path": "/WRED_PROFILE", "value": wred}])
+    assert failed(out, sh) and "Green max threshold must be greater than or equal to min threshold" in out
+    pfcwd = {"GLOBAL": {"POLL_INTERVAL": "400"}, "Ethernet0": {"detection_time": "200"}}
+    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": pfcwd}])
+    assert failed(out, sh) and "detection_time must be greater than or equal to POLL_INTERVAL" in out
+    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": {"GLOBAL": {"action": "drop"}}}])
+    assert failed(out, sh) and "Must condition \"../ifname != 'GLOBAL'\" not satisfied." in out
+    out = apply(sh, [{"op": "add", "path": "/BUFFER_PROFILE", "value": {"p": {"pool": "ingress_lossless_pool"}}}])
+    assert failed(out, sh) and 'Missing required element "size" in "BUFFER_PROFILE_LIST".' in out
+
+
+# --- JSON Patch (RFC 6902 / 6901) ---------------------------------------------------------------
+@pytest.mark.parametrize("ops, text", [
+    ([{"op": "add", "path": "PORT/Ethernet0/mtu", "value": "9000"}], "Failed to apply patch due to: Location must start with /"),
+    ([{"op": "add", "path": "/PORT/Ether~2net0", "value": {}}], "Found invalid escape ~2"),
+    ([{"op": "merge", "path": "/PORT", "value": {}}], "Unknown operation 'merge'"),
+    ([{"path": "/PORT"}], "Operation does not contain 'op' member"),
+    ([{"op": "add", "path": "/PORT/Ethernet0/mtu"}], "The operation does not contain a 'value' member"),
+    ([{"op": "add", "path": "/PFC_WD/Ethernet0", "value": {"action": "drop"}}], "failed due to:member 'PFC_WD' not found in {"),
+    ([{"op": "replace", "path": "/PORT/Ethernet0/fec", "value": "rs"}], "can't replace a non-existent object 'fec'"),
+    ([{"op": "remove", "path": "/PORT/Ethernet0/fec"}], "can't remove a non-existent object 'fec'"),
+])
+def test_bad_patches_fail_with_json_patch_errors(sim, sh, ops, text):
+    before = db(sim)
+    out = apply(sh, ops)
+    assert failed(out, sh) and text in out, out
+    assert db(sim) == before
+
+
+def test_json_pointer_escapes_are_decoded(sim, sh):
+    out = apply(sh, [{"op": "add", "path": "/SCHEDULER", "value": {}},
+                     {"op": "add", "path": "/SCHEDULER/a~1b~0c", "value": {"type": "STRICT"}}])
+    assert "Patch applied successfully." in out, out
+    assert db(sim)["SCHEDULER"] == {"a/b~c": {"type": "STRICT"}}
+
+
+def test_a_failing_test_op_applies_nothing_and_a_passing_one_applies_the_rest(sim, sh):
+    change = {"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}
+    out = apply(sh, [{"op": "test", "path": "/PORT/Ethernet0/mtu", "value": "1500"}, change])
+    assert failed(out, sh)
+    assert "9100 (<class 'str'>) is not equal to tested value 1500 (<class 'str'>)" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
+    out = apply(sh, [{"op": "test", "path": "/PORT/Ethernet0/mtu", "value": "9100"}, change])
+    assert "Patch applied successfully." in out and db(sim)["PORT"]["Ethernet0"]["mtu"] == "9000"
+
+
+def test_non_string_values_and_empty_tables_are_refused(sim, sh):
+    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": 9000}])
+    assert failed(out, sh) and "localhost: after applying patch to config, there are still some parts not updated" in out
+    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": {}}])
+    assert failed(out, sh) and "given patch is not valid because it will result in empty tables" in out
+    assert "Table: PFC_WD" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100" and "PFC_WD" not in db(sim)
+
+
+def test_dry_run_prints_the_changes_and_changes_nothing(sim, sh):
+    before = db(sim)
+    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}], dry=True)
+    lines = out.splitlines()
+    assert lines[0] == "** DRY RUN EXECUTION **" and lines[-1] == "Patch applied successfully."
+    assert 'Patch Applier:   * [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}]' in lines
+    assert '** DryRun: Would apply [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}]' in lines
+    assert db(sim) == before
+    empty = apply(sh, [], dry=True)
+    assert "Patch Applier: The localhost patch was converted into 0 changes." in empty
+
+
+# --- checkpoints, rollback, save ----------------------------------------------------------------
+def test_checkpoint_list_rollback_delete(sim, sh):
+    assert sh.handle("sudo config list-checkpoints").strip() == "[]"
+    out = sh.handle("sudo config checkpoint cp1")
+    assert out.rstrip().endswith("Checkpoint created successfully.")
+    assert "Saving config db content to /etc/sonic/checkpoints/cp1.cp.json." in out
+    assert json.loads(sh.handle("sudo config list-checkpoints")) == ["cp1"]
+    apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    out = sh.handle("sudo config rollback cp1")
+    assert out.rstrip().endswith("Config rolled back successfully.") and rc(sh) == "0"
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
+    assert sh.handle("sudo config delete-checkpoint cp1").rstrip().endswith("Checkpoint deleted successfully.")
+    assert sh.handle("sudo config list-checkpoints").strip() == "[]"
+    out = sh.handle("sudo config delete-checkpoint cp1")
+    assert "Failed to delete config checkpoint" in out and "Error: Checkpoint 'cp1' does not exist" in out and rc(sh) == "2"
+    out = sh.handle("sudo config rollback cp1")
+    assert "Failed to rollback config" in out and "Usage: config rollback [OPTIONS] CHECKPOINT_NAME" in out
+
+
+def test_save_stores_the_startup_config_and_asks_without_yes(sim, sh):
+    dev = sim.devices["leaf5"]
+    apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    assert dev.saved["PORT"]["Ethernet0"]["mtu"] == "9100"
+    sh.handle("sudo config save")
+    assert sh.ask is not None and sh.ask[0] == "Existing files will be overwritten, continue? [y/N]: "
+    assert sh.ask[1]("n") == "Aborted!\n" and dev.saved["PORT"]["Ethernet0"]["mtu"] == "9100"
+    out = sh.handle("sudo config save -y")
+    assert out.strip() == "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json"
+    assert json.loads(dev.startup_lines()[0])["PORT"]["Ethernet0"]["mtu"] == "9000"
+
+
+# --- the device-side rollback timer (systemd-run / systemctl) ------------------------------------
+def _wait(predicate, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def test_the_timer_rolls_back_at_its_deadline(sim, sh):
+    sh.handle("sudo config checkpoint s1")
+    out = sh.handle("sudo systemd-run --unit=lf-rollback-s1 --on-active=300 config rollback s1")
+    assert out == "Running timer as unit: lf-rollback-s1.timer\nWill run service as unit: lf-rollback-s1.service\n"
+    apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    assert sh.handle("systemctl is-active lf-rollback-s1.timer").strip() == "active"
+    row = sh.handle("systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'")
+    assert "lf-rollback-s1.timer lf-rollback-s1.service" in row and " left " in row
+    assert sim.devices["leaf5"].pending_state()["pending_commit"]
+    assert _wait(lambda: db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"), "the timer did not roll back"
+    assert sh.handle("systemctl is-active lf-rollback-s1.timer").strip() == "inactive" and rc(sh) == "3"
+    assert sh.handle("systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'") == ""
+    assert not sim.devices["leaf5"].pending_state()["pending_commit"]
+
+
+def test_stopping_the_timer_keeps_the_change(sim, sh):
+    sh.handle("sudo config checkpoint s2")
+    sh.handle("sudo systemd-run --unit=lf-rollback-s2 --on-active=5min config rollback s2")
+    apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    assert sh.handle("systemctl stop lf-rollback-s2.timer").startswith("Failed to stop")  # needs root
+    assert sh.handle("sudo systemctl stop lf-rollback-s2.timer") == "" and rc(sh) == "0"
+    time.sleep(300 * 0.002 + 0.3)   # past the scaled deadline
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9000"
+    assert not any(e["event"] == "timer_fired" for e in sim.devices["leaf5"].events)
+    out = sh.handle("sudo systemctl stop lf-rollback-s2.timer")
+    assert out.strip() == "Failed to stop lf-rollback-s2.timer: Unit lf-rollback-s2.timer not loaded." and rc(sh) == "5"
+    assert "Unit lf-rollback-s3.timer" not in sh.handle("sudo systemd-run --unit=lf-rollback-s3 --on-active=1h true")
+    assert "already loaded" in sh.handle("sudo systemd-run --unit=lf-rollback-s3 --on-active=1h true")
+    assert "Failed to parse timer value: soon" in sh.handle("sudo systemd-run --unit=x --on-active=soon true")
+
+
+# --- the shell forms the patch file travels in ----------------------------------------------------
+def test_heredoc_quoting_and_file_permissions(sim, sh):
+    sh.handle("false")
+    write(sh, "/tmp/a", "rc=$?", delim="EOF")        # unquoted: bash expands ($? of `false`)
+    write(sh, "/tmp/b", "rc=$?", delim="'EOF'")      # quoted: literal
+    assert sh.handle("cat /tmp/a").strip() == "rc=1" and sh.handle("cat /tmp/b").strip() == "rc=$?"
+    assert sh.handle("echo x > /etc/sonic/x").strip() == "-bash: /etc/sonic/x: Permission denied"
+    assert sh.handle("rm -f /tmp/a; cat /tmp/a").strip() == "cat: /tmp/a: No such file or directory"
+    out = sh.handle("sudo config apply-patch /tmp/none.json")
+    assert "Failed to apply patch due to: [Errno 2] No such file or directory: '/tmp/none.json'" in out
+    write(sh, "/tmp/c", "[{oops}]")
+    assert "Expecting property name enclosed in double quotes: line 1 column 3 (char 2)" in sh.handle(
+        "sudo config apply-patch /tmp/c")
+
+
+def test_commit_error_fault_fails_the_apply_in_gcu_shape(sim, sh):
+    sim.devices["leaf5"].set_faults({"commit_error": "Failed to apply changes to ConfigDB"})
+    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    assert failed(out, sh) and "- localhost: Failed to apply changes to ConfigDB" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
+
+
+def test_reject_lines_fault_matches_each_field_change_of_a_grouped_patch(sim, sh):
+    leaf = '{"op": "add", "path": "/PORT_QOS_MAP/Ethernet0/pfc_enable", "value": "3"}'
+    sim.devices["leaf5"].set_faults({"reject_lines": ["^" + leaf.replace("|", "\\|") + "$"]})
+    grouped = [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3"}}}]
+    out = apply(sh, grouped, dry=True)
+    assert failed(out, sh) and "Error: the switch rejected: " + leaf in out
+    assert "PORT_QOS_MAP" not in db(sim)
+    other = apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet8": {"pfc_enable": "3"}}}])
+    assert "Patch applied successfully." in other   # only the matching change is refused
+    sim.devices["leaf5"].set_faults({"reject_lines": ["^sudo config checkpoint"]})
+    assert sim.devices["leaf5"].rejected("sudo config checkpoint x")
+    out = sh.reject("sudo config checkpoint x")
+    assert "Error: the switch rejected: sudo config checkpoint x" in out and "x" not in sim.devices["leaf5"].checkpoints
+
+
+# --- counters and links ---------------------------------------------------------------------
+def test_counters_follow_the_control_api_and_the_config(sim, sh):
+    dev = sim.devices["leaf5"]
+    dev.set_counters("Ethernet0", {"pfc_rx": {"3": 1204}, "tx_packets": {"3": 5}, "watchdog_storms": {"3": 2},
+                                   "watchdog_status": {"3": "DEADLOCK"}, "wred_drops": {"3": 7}})
+    pfc = sh.handle("show pfc counters")
+    assert pfc.startswith("  Port Rx    PFC0") and "Ethernet0       0       0       0   1,204" in pfc
+    assert "  Port Tx    PFC0" in pfc
+    queue = sh.handle("show queue counters Ethernet0")
+    assert queue.startswith("For namespace :\n     Port    TxQ    Counter/pkts")
+    assert json.loads(sh.handle("show queue counters Ethernet0 --json"))["Ethernet0"]["UC3"]["totalpacket"] == "5"
+    assert "Ethernet0    UC3               7" in sh.handle("show queue wredcounters Ethernet0")
+    assert [r.split()[:3] for r in sh.handle("show pfcwd stats").splitlines()[2:]] == [["Ethernet0:3", "N/A", "2/0"]]
+    apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,4"}}},
+               {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200",
+                                                                        "restoration_time": "200"}}}])
+    stats = sh.handle("show pfcwd stats")
+    assert [r.split()[:3] for r in stats.splitlines()[2:]] == [["Ethernet0:3", "stormed", "2/0"]]
+    every = {r.split()[0]: r.split()[1] for r in sh.handle("show pfcwd stats -e").splitlines()[2:]}
+    assert every["Ethernet0:4"] == "operational" and every["Ethernet0:5"] == "N/A" and len(every) == 16
+
+
+def test_lldp_and_interface_status_from_the_wiring(tmp_path):
+    hostvars = {
+        "leaf5": {"lossless_fabric_device": {"kind": "switch", "platform": "sonic", "ports": {
+            "Ethernet0": {"speed": "400G", "peer": {"host": "spine1", "port": "Ethernet1/1"}},
+            "Ethernet8": {"speed": "400G"}}}},
+        "spine1": {"lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": {
+            "Ethernet1/1": {"speed": "400G", "peer": {"host": "leaf5", "port": "Ethernet0"}}}}},
+    }
+    wiring.write(str(tmp_path), wiring.build(hostvars))
+    cfg = {"wiring_file": os.path.join(str(tmp_path), wiring.FILE), "switches": [
+        {"name": "leaf5", "platform": "sonic", "ports": PORTS}, {"name": "spine1", "platform": "eos", "ports": ["Ethernet1/1"]}]}
+    simulator = Simulator(cfg, str(tmp_path))
+    try:
+        sh = simulator.devices["leaf5"].new_shell(None)
+        table = sh.handle("show lldp table").splitlines()
+        assert table[0] == "Capability codes: (R) Router, (B) Bridge, (O) Other"
+        assert table[1].split() == ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"]
+        assert table[3].split() == ["Ethernet0", "spine1", "Ethernet1/1", "BR"]
+        assert table[-1] == "Total entries displayed:  1"
+        status = sh.handle("show interfaces status").splitlines()
+        assert status[0].split()[:4] == ["Interface", "Lanes", "Speed", "MTU"]
+        assert status[2].split()[0] == "Ethernet0" and status[2].split()[7:9] == ["up", "up"]
+        assert status[3].split()[7:9] == ["down", "up"]
+        # What the EOS spine hears from this SONiC leaf: lldpmgrd's port ID = the PORT alias (subtype local).
+        eos = simulator.devices["spine1"].lldp_ports()["Ethernet1/1"]["peer"]
+        assert eos["system"] == "leaf5" and eos["port_id"] == "etp1" and eos["subtype"] == "local"
+    finally:
+        simulator.stop()
+
+
+# --- over SSH: netmiko, the PS2 prompts and the server-side faults -----------------------------------
+netmiko = pytest.importorskip("netmiko")
+
+
+def test_netmiko_session_heredoc_and_drop_while_loading(tmp_path):
+    cfg = {"time_scale": 0.002, "switches": [{"name": "leaf6", "platform": "sonic", "port": 0, "username": "admin",
+                                              "password": "s3cret-sonic", "ports": PORTS}]}
+    with SimProcess(cfg, str(tmp_path)) as s:
+        def connect():
+            return netmiko.ConnectHandler(device_type="edgecore_sonic", host="127.0.0.1", port=s.port("leaf6"),
+                                          username="admin", password="s3cret-sonic", conn_timeout=10)
+        conn = connect()
+        assert conn.find_prompt() == "admin@leaf6:~$"
+        body = '[\n{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}\n]'
+        echoed = conn.send_command_timing("cat > /tmp/s.json-patch <<'LF_PATCH_EOF'\n" + body + "\nLF_PATCH_EOF")
+        assert echoed.count("\n> ") == 4   # bash's PS2 before each here-document line and the delimiter
+        out = conn.send_command("sudo config apply-patch /tmp/s.json-patch", read_timeout=20)
+        assert out.splitlines()[-1] == "Patch applied successfully."
+        conn.disconnect()
+        before = s.running("leaf6")
+        s.set_faults("leaf6", {"drop_after_commands": 2})
+        conn = connect()
+        with pytest.raises(Exception):  # noqa: B017 - netmiko raises its own errors on a closed channel
+            conn.send_command_timing("cat > /tmp/t.json-patch <<'LF_PATCH_EOF'\n[\n"
+                                     '{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "1500"}\n]\nLF_PATCH_EOF')
+            conn.send_command("sudo config apply-patch /tmp/t.json-patch", read_timeout=5)
+        assert s.running("leaf6") == before
+        s.set_faults("leaf6", {"drop_after_commands": None, "reject_lines": ['^{"op": "replace".*"1500"}$']})
+        conn = connect()
+        conn.send_command_timing("cat > /tmp/t.json-patch <<'LF_PATCH_EOF'\n[\n"
+                                 '{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "1500"}\n]\nLF_PATCH_EOF')
+        out = conn.send_command("sudo config apply-patch /tmp/t.json-patch", read_timeout=20)
+        assert "Failed to apply patch due to:" in out and '"value": "1500"}' in out and "Error: " in out
+        assert s.running("leaf6") == before
+        conn.disconnect()
