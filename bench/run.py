@@ -188,7 +188,29 @@ def window_section(result: dict) -> list[str]:
 
 
 # What the localization bench found (filled from the run it describes).
-LOCALIZE_NOTES = """""".splitlines()
+LOCALIZE_NOTES = """Reading the run of 2026-12-02 05:18 UTC (780 seeded runs, 506 s on 2 shared cores; `bench/results/localize.json`):
+
+- **No false accusation in any of the 780 runs**, with or without a fault (a suspect entry, with its group, that
+  holds no planted component). The runs without a fault end `clean` every time, in 2 rounds (one 256-host run in 3:
+  a noise fluke, cleared by its verify round).
+- **One bad NIC, host or cable**: named alone in every run at every size, in 3 rounds (intra-leaf, cross-leaf,
+  verify); a slow leaf in 2 (no host-side suspect to verify). **Two at once** (two NICs on different hosts, or a NIC
+  and another host): both named alone in every run, in 3 rounds. Aim (at most 3 and 5 rounds) met for these kinds.
+- **A bad leaf uplink** (RoCE, ECMP unseen): always named inside its ECMP group, never alone (the model draws an
+  uplink per launch; the analysis cannot know which): 22 of 24 at 16 hosts (2 runs whose draws missed it read
+  clean), every run at 64, 256 and 1,024. Up to 4 rounds at 256 and 1,024 hosts: the second cross-leaf matching
+  that splits leaf A's uplinks from its partner's, then a verify round for a noise fluke. Finish with the switch
+  counters (docs/localization.md, Limits).
+- **A flapping link** slow in half its launches: with `repeats: 1` named in 21/24, 15/24, 20/24 and 5/6 runs (missed
+  when its few launches all ran fast); with `repeats: 2` in 22/24, 23/24, 21/24 and 6/6, at twice the launches.
+- **Cost**: one bad NIC among 1,024 hosts costs 8,195 launches = 16,390 GPU-minutes in 3 rounds; SuperBench's
+  pair-wise schedule costs 1,023 rounds and 8,380,416 GPU-minutes (511 times more) and names the node, not the NIC
+  (on the same model it named the node in 3 of 3 runs at 16, 64 and 256 hosts: the host in the most flagged pairs).
+  *Waves* are the rounds' launch slots one after another: a cross-leaf round repeats its jobs until each uplink is
+  drawn about 3 times (`ecmp_draws`): 3 waves at 16 hosts (8 uplinks per leaf, 8 hosts per unit), 1 from 32 hosts
+  per unit; a verify round runs 3.
+- Rerun: `.venv/bin/python bench/bench_localize.py > bench/results/localize.json`, then
+  `.venv/bin/python bench/run.py --localize-from bench/results/localize.json`.""".splitlines()
 
 
 def localize_section(result: dict) -> list[str]:

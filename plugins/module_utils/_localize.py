@@ -601,6 +601,10 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
             if partial:
                 if share < cfg["partial_factor"] * background:
                     continue
+                # consistent across partners or rounds: not one pair's repeats that ECMP happened to send the same way
+                slow_idx = [i for i in idx if obs[i]["slow"]]
+                if len({frozenset(obs[i]["hosts"]) for i in slow_idx}) < 2 and len({obs[i]["round"] for i in slow_idx}) < 2:
+                    continue
             elif share < cfg["accuse_ratio"]:
                 continue
             # partial: the most concentrated first (a spine is on every cross-leaf launch, a bad uplink on few)
