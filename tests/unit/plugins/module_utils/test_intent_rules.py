@@ -316,8 +316,8 @@ ERROR_CASES = [
         "platform-unsupported",
         roce_base,
         None,
-        {"leaf1.platform": "sonic"},
-        "leaf1: lossless_fabric_device.platform: 'sonic' is not supported yet (supported: eos, junos, nvue)",
+        {"leaf1.platform": "nxos"},
+        "leaf1: lossless_fabric_device.platform: 'nxos' is not supported yet (supported: eos, junos, nvue, sonic)",
     ),
     (
         "platform-mtu-above-max",
@@ -385,7 +385,7 @@ ERROR_CASES = [
         None,
         "lossless_fabric.roce.data.bandwidth_percent: 99 leaves 1 % for 2 other weighted classes: each needs at least 1 %",
     ),
-    ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue)"),
+    ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue, sonic)"),
     (
         "port-speed",
         roce_base,
@@ -997,13 +997,8 @@ def test_warning(base, intent_changes, device_changes, expected):
     assert plan["summary"]["warnings"] == 1
 
 
-def test_sonic_warning_fires_once_the_platform_is_supported(monkeypatch):
+def test_sonic_is_supported_and_warns_about_config_qos_reload():
     intent, devices = apply(roce_base, None, {"leaf1": {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G"}}}})
-    errors = _intent.validate(intent, devices)[0]
-    assert errors == ["leaf1: lossless_fabric_device.platform: 'sonic' is not supported yet (supported: eos, junos, nvue)"]
-    registry = dict(_intent.PLATFORMS)
-    registry["sonic"] = registry["sonic"]._replace(supported=True)
-    monkeypatch.setattr(_intent, "PLATFORMS", registry)
     errors, warnings = _intent.validate(intent, devices)
     assert errors == []
     assert warnings == [
