@@ -2,7 +2,7 @@
 """Find the bad part (issue 17): rounds, launches and GPU-minutes to name the faulty component, and accuracy over
 seeded runs, on the lab performance model (tests/lab/nccl/perfmodel.py), against SuperBench's pair-wise schedule.
 
-    .venv/bin/python bench/bench_localize.py [--sizes 16 64 256 1024] [--runs 20] [--quick]
+    .venv/bin/python bench/bench_localize.py [--sizes 16 64 256 1024] [--runs 20]
 
 The fabric: rail-optimized, 8 rails, scalable units of 32 hosts (16 hosts: 2 units of 8), one leaf per rail and
 unit, 8 spines (every leaf one uplink to each), 400G, RoCE (ECMP: the model picks an uplink per launch, the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Unit tests for plugins/module_utils/_localize.py without the performance model: settings, topology, the
+"""Unit tests for plugins/module_utils/_localize/ without the performance model: settings, topology, the
 schedule's shape, flags, inference on hand-made measurements, report, exclusion, SuperBench's baseline (issue 17)."""
 
 from __future__ import annotations
