@@ -441,7 +441,9 @@ class Driver(_base.Driver):
             lines = lines[1:]
         elif lines and lines[0].strip() and cmd.startswith(lines[0].strip()[:20]):
             lines = lines[1:]
-        return "\n".join(lines).strip()
+        # Blank lines only: a right-aligned tabulate header (queuestat's '     Port', pfcwd's '     QUEUE')
+        # keeps its leading spaces, or its cells no longer sit over the ruler's dash groups.
+        return "\n".join(lines).strip("\r\n").rstrip()
 
     def _run(self, command: str, timeout: float | None = None) -> str:
         return self._exchange([command], timeout or self.command_timeout)[0]
@@ -726,6 +728,10 @@ class Driver(_base.Driver):
                         slot.setdefault(key, {}).update(value)
                     else:
                         slot[key] = value
+        for slot in ports.values():
+            # the normalised total every driver gives (_counters.FIELDS), from queuestat's EcnMarked/pkts per queue
+            if isinstance(slot.get("ecn_marked"), dict):
+                slot["ecn_marked_total"] = sum(slot["ecn_marked"].values())
         return ports, errors
 
     # -- links -------------------------------------------------------------

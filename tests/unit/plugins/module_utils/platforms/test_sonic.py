@@ -392,3 +392,16 @@ def test_a_failed_timed_apply_is_rolled_back_at_once():
         driver.commit(120)
     assert caught.value.state == _base.ROLLED_BACK and "boom" in str(caught.value)
     assert shell.sent[-3:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo config rollback s1", "sudo config delete-checkpoint s1"]
+
+
+def test_an_answer_keeps_the_leading_spaces_of_a_right_aligned_header():
+    """queuestat and pfcwd right-align their tables (tabulate stralign='right'): the first header cell
+    starts with spaces, and cutting them off moves every header cell off the ruler's dash groups."""
+    answer = ("show pfcwd stats\n"
+              "     QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP\n"
+              "-----------  --------  -------------------------  ------------  ------------  -----------------  -----------------\n"
+              "Ethernet0:3   stormed                        1/0        100/300        100/300              0/0                0/0\n")
+    text = sonic.Driver._strip_echo("show pfcwd stats", answer)  # pylint: disable=protected-access
+    assert text.startswith("     QUEUE")
+    ports, errors = sonic.Driver.parse_counters({"show pfcwd stats": text})
+    assert errors == {} and ports["Ethernet0"]["watchdog_storms"]["3"] == 1
