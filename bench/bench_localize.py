@@ -26,9 +26,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
+from nccl import fabrics  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.perfmodel import Fabric  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils import _localize  # noqa: E402  # pylint: disable=wrong-import-position
 
 RAILS = 8
 SPINES = 8
@@ -37,35 +38,11 @@ GPUS_PER_HOST = 8
 
 def cabling_of(hosts: int) -> dict:
     units, per_unit = (2, 8) if hosts == 16 else (hosts // 32, 32)
-    topology = {"pattern": "rail_optimized", "scalable_units": units, "hosts_per_unit": per_unit, "rails": RAILS, "spines": SPINES,
-                "speed": "400G"}
-    intent = {"name": "bench", "transport": "roce", "topology": topology}
-    port = {"speed": "400G", "cable_length_m": 10}
-    devices: dict = {}
-    for host in range(1, hosts + 1):
-        devices["gpu%d" % host] = {"kind": "host", "nics": [{"name": "mlx5_%d" % r, "netdev": "eth%d" % r, "speed": "400G"} for r in range(RAILS)]}
-    for unit in range(1, units + 1):
-        for rail in range(RAILS):
-            devices["leaf-su%d-r%d" % (unit, rail)] = {"kind": "switch", "platform": "nvue",
-                                                       "ports": {"swp%d" % n: dict(port) for n in range(1, per_unit + SPINES + 1)}}
-    for spine in range(1, SPINES + 1):
-        devices["spine%d" % spine] = {"kind": "switch", "platform": "nvue", "ports": {"swp%d" % n: dict(port) for n in range(1, units * RAILS + 1)}}
-    return _intent.build_plan(intent, devices)["cabling"]
-
-
-def cables(cabling: dict) -> list:
-    out = []
-    for link in cabling["links"]:
-        ends = []
-        for end in (link["a"], link["b"]):
-            kind = "port" if "port" in end else "nic"
-            ends.append([end["host"], kind, end[kind]])
-        out.append([ends[0], ends[1], link["speed"], True])
-    return out
+    return fabrics.rail_optimized(units, per_unit, RAILS, SPINES)
 
 
 def model(cabling: dict, faults: list, seed: int, noise: float) -> Fabric:
-    return Fabric(cables(cabling), faults, noise, seed)
+    return Fabric(fabrics.cables(cabling), faults, noise, seed)
 
 
 def faults_for(kind: str, hosts: int, rng: random.Random) -> list:

@@ -12,28 +12,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
+from nccl import fabrics  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.perfmodel import Fabric  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def rail_fabric(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> dict:
-    """The cabling of a rail-optimized fabric (as bench/bench_topology.py builds it): gpu1.., leaf-su<u>-r<r>, spine<s>."""
-    topology = {"pattern": "rail_optimized", "scalable_units": units, "hosts_per_unit": per_unit, "rails": rails, "spines": spines,
-                "speed": "400G"}
-    intent = {"name": "t", "transport": "roce", "topology": topology}
-    port = {"speed": "400G", "cable_length_m": 10}
-    devices: dict = {}
-    for host in range(1, units * per_unit + 1):
-        devices["gpu%d" % host] = {"kind": "host", "nics": [{"name": "mlx5_%d" % r, "netdev": "eth%d" % r, "speed": "400G"} for r in range(rails)]}
-    for unit in range(1, units + 1):
-        for rail in range(rails):
-            devices["leaf-su%d-r%d" % (unit, rail)] = {"kind": "switch", "platform": "nvue",
-                                                       "ports": {"swp%d" % n: dict(port) for n in range(1, per_unit + spines + 1)}}
-    for spine in range(1, spines + 1):
-        devices["spine%d" % spine] = {"kind": "switch", "platform": "nvue",
-                                      "ports": {"swp%d" % n: dict(port) for n in range(1, units * rails + 1)}}
-    return _intent.build_plan(intent, devices)["cabling"]
+    """The cabling of a rail-optimized fabric: gpu1.., leaf-su<u>-r<r>, spine<s> (tests/lab/nccl/fabrics.py)."""
+    return fabrics.rail_optimized(units, per_unit, rails, spines)
 
 
 def lab_cabling() -> dict:
@@ -46,15 +33,8 @@ def lab_cabling() -> dict:
 
 
 def cables(cabling: dict) -> list:
-    """plan.cabling links as the model's cables: [[device, "port"|"nic", name], [...], speed, up]."""
-    out = []
-    for link in cabling["links"]:
-        ends = []
-        for end in (link["a"], link["b"]):
-            kind = "port" if "port" in end else "nic"
-            ends.append([end["host"], kind, end[kind]])
-        out.append([ends[0], ends[1], link["speed"], True])
-    return out
+    """plan.cabling links as the model's cables (tests/lab/nccl/fabrics.py)."""
+    return fabrics.cables(cabling)
 
 
 def run(cabling: dict, faults: list, seed: int = 1, noise: float = 0.02, settings: dict | None = None, loopback: bool = True,
