@@ -29,6 +29,8 @@ def _observations(history: list[dict]) -> list[dict]:
             obs.append({"round": entry["number"], "purpose": entry["purpose"], "job": job["id"], "hosts": job["hosts"],
                         "rails": job.get("rails") or {}, "path": job.get("path"), "slow": bool(job["slow"]),
                         "busbw": job.get("busbw"), "expected": job.get("expected"),
+                        # a loopback test measures ib_write_bw's Gbit/s, a pair launch nccl-tests' busbw in GB/s
+                        "unit": "Gb/s" if job.get("kind") == "loopback" else "GB/s",
                         "components": {(c["kind"], c["name"]) for c in job["components"]}})
     return obs
 
@@ -131,7 +133,7 @@ def infer(topo: Topology, history: list[dict], settings: dict | None = None) -> 
         entry = _describe(topo, comp)
         slow = slow_of[comp]
         evidence = [{"round": obs[i]["round"], "job": obs[i]["job"], "hosts": obs[i]["hosts"], "busbw": obs[i]["busbw"],
-                     "expected": obs[i]["expected"], "slow": obs[i]["slow"]} for i in idx]
+                     "expected": obs[i]["expected"], "unit": obs[i]["unit"], "slow": obs[i]["slow"]} for i in idx]
         evidence.sort(key=lambda e: (not e["slow"], e["round"], e["job"]))
         entry.update(rank=rank, slow=slow, fast=len(idx) - slow, ratio=round(slow / float(len(idx)), 3), rule=rule, partial=rule == "partial",
                      evidence=evidence[:24], group=[{"kind": k, "name": n} for k, n in group])

@@ -45,10 +45,11 @@ def report_markdown(result: dict) -> str:
             lines.append("| %d | %s | %s | %d | %d | %s |" % (s["rank"], _cell(name), _cell(s["leaf_port"] or "-"), s["slow"], s["fast"], _cell(group)))
         for s in result["suspects"]:
             lines += ["", "## %d. %s" % (s["rank"], _cell(component_text(s["component"]))), "",
-                      "| round | job | hosts | busbw (GB/s) | expected (GB/s) | slow |", "|---|---|---|---|---|---|"]
+                      "| round | job | hosts | measured | expected | slow |", "|---|---|---|---|---|---|"]
             for e in s["evidence"]:
-                cells = (e["round"], e["job"], _cell(" ".join(e["hosts"])), "failed" if e["busbw"] is None else "%.2f" % e["busbw"],
-                         "-" if e["expected"] is None else "%.2f" % e["expected"], "yes" if e["slow"] else "no")
+                unit = e.get("unit", "GB/s")
+                cells = (e["round"], e["job"], _cell(" ".join(e["hosts"])), "failed" if e["busbw"] is None else "%.2f %s" % (e["busbw"], unit),
+                         "-" if e["expected"] is None else "%.2f %s" % (e["expected"], unit), "yes" if e["slow"] else "no")
                 lines.append("| %s | %s | %s | %s | %s | %s |" % cells)
     if result["unexplained"]:
         lines += ["", "Slow launches left unexplained:", ""]

@@ -122,6 +122,15 @@ def test_lab_a_nic_of_either_host_is_named(nic):
     assert [h["purpose"] for h in history] == ["loopback", "intra-leaf", "cross-rail"]
 
 
+def test_lab_report_gives_each_measurement_in_its_own_unit():
+    """Loopback evidence is ib_write_bw Gbit/s, pair evidence nccl-tests busbw GB/s: one column cannot say both."""
+    result, _history, _model = sim.run(sim.lab_cabling(), [{"nic": "gpu1:mlx5_1", "factor": 0.5}])
+    rows = [line for line in sim._localize.report_markdown(result).splitlines()  # pylint: disable=protected-access
+            if line.startswith("| 0 ") or line.startswith("| 1 ")]
+    assert rows and all(("Gb/s" in row) == ("loopback-" in row) for row in rows), rows
+    assert any("GB/s" in row for row in rows), rows
+
+
 def test_lab_without_loopback_the_cross_rail_round_still_tells_the_hosts_apart():
     result, _history, _model = sim.run(sim.lab_cabling(), [{"nic": "gpu1:mlx5_1", "factor": 0.5}], loopback=False)
     assert result["verdict"] == "ambiguous"
