@@ -162,7 +162,13 @@ class Cluster:
                 for key, value in pod_requests(other.get("spec") or {}).items():
                     used.setdefault(node, {})[key] = used.setdefault(node, {}).get(key, 0.0) + value
         reasons: dict[str, int] = {}
+        namespace = pod["metadata"].get("namespace")
         for node in nodes:
+            if self._anti_affinity_conflict(pod, namespace, node["metadata"]["name"]):
+                # kube-scheduler's InterPodAffinity filter (pkg/scheduler/framework/plugins/interpodaffinity/
+                # filtering.go, ErrReasonAntiAffinityRulesNotMatch)
+                reasons["node(s) didn't match pod anti-affinity rules"] = reasons.get("node(s) didn't match pod anti-affinity rules", 0) + 1
+                continue
             if not node_selector_match(node, spec):
                 reasons["node(s) didn't match Pod's node affinity/selector"] = \
                     reasons.get("node(s) didn't match Pod's node affinity/selector", 0) + 1
@@ -178,6 +184,30 @@ class Cluster:
         detail = ", ".join("%d %s" % (n, why) for why, n in sorted(reasons.items()))
         return None, ("0/%d nodes are available: %s. preemption: 0/%d nodes are available: %d No preemption "
                       "victims found for incoming pod." % (len(nodes), detail, len(nodes), len(nodes)))
+
+    def _anti_affinity_conflict(self, pod: dict, namespace: str | None, node: str) -> bool:
+        """A required podAntiAffinity term of ``pod`` (topologyKey kubernetes.io/hostname, matchLabels, the pod's own
+        namespace unless ``namespaces`` says otherwise) matched by a pod already bound to ``node``. Only the incoming
+        pod's own terms are checked (not the existing pods' terms against it); other topology keys are refused."""
+        affinity = ((pod.get("spec") or {}).get("affinity") or {}).get("podAntiAffinity") or {}
+        terms = affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        for term in terms:
+            if term.get("topologyKey") != "kubernetes.io/hostname" or set(term.get("labelSelector") or {}) - {"matchLabels"}:
+                raise ValueError("k8sim: podAntiAffinity: only topologyKey kubernetes.io/hostname with matchLabels is emulated, got %r" % (term,))
+            wanted = (term.get("labelSelector") or {}).get("matchLabels") or {}
+            spaces = term.get("namespaces") or [namespace]
+            for other in self.store.select(self.r[("", "v1", "pods")], None):
+                meta = other.get("metadata") or {}
+                if other is pod or meta.get("uid") == pod["metadata"].get("uid"):
+                    continue
+                if (other.get("spec") or {}).get("nodeName") != node or meta.get("namespace") not in spaces:
+                    continue
+                if (other.get("status") or {}).get("phase") in ("Succeeded", "Failed") or meta.get("deletionTimestamp"):
+                    continue
+                labels = meta.get("labels") or {}
+                if all(labels.get(k) == v for k, v in wanted.items()):
+                    return True
+        return False
 
     def reconcile_pods(self, now: float) -> None:
         """Bind pending pods and start the containers of bound ones after a delay."""

@@ -209,3 +209,32 @@ def test_mpijob_without_launcher_is_accepted_then_rejected_by_the_operator(clust
                                                {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
                                                 "metadata": {"name": "nospecs"}, "spec": {}})
     assert err.value.status == 422
+
+
+def test_required_pod_anti_affinity_spreads_pods_one_per_node(cluster):
+    """nccl_localize pins a 2-worker MPIJob's workers to two hosts with a required podAntiAffinity on the job's
+    labels; kube-scheduler never binds two of them to one node (InterPodAffinity filter)."""
+    _sim, core, _apps, _custom = cluster
+    labels = {"training.kubeflow.org/job-name": "pair", "training.kubeflow.org/job-role": "worker"}
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+    def pod(name: str) -> dict:
+        limits = {"nvidia.com/gpu": "1"}
+        return {"metadata": {"name": name, "labels": labels},
+                "spec": {"affinity": anti, "containers": [{"name": "w", "image": "busybox", "resources": {"limits": limits, "requests": limits}}]}}
+
+    for name in ("w0", "w1", "w2"):
+        core.create_namespaced_pod("default", pod(name))
+
+    def bound():
+        return {p.metadata.name: p.spec.node_name for p in core.list_namespaced_pod("default").items if p.spec.node_name}
+    placed = wait_for(lambda: bound() if len(bound()) == 2 else None, what="two pods bound")
+    assert sorted(placed.values()) == ["gpu1", "gpu2"]  # one per GPU node, never both on one
+
+    def pending_reason():
+        third = [p for p in core.list_namespaced_pod("default").items if not p.spec.node_name][0]
+        conds = third.status.conditions or []
+        return conds[0].message if conds and conds[0].reason == "Unschedulable" else None
+    why = wait_for(pending_reason, what="the third pod unschedulable")
+    assert "2 node(s) didn't match pod anti-affinity rules" in why and "Insufficient nvidia.com/gpu" in why
