@@ -4,7 +4,7 @@
 
 Sources (every path is in a sonic-net repository; docs/vendor-sonic.md lists them all):
 - YANG models, sonic-net/sonic-buildimage src/sonic-yang-models/yang-models/:
-  sonic-port.yang (PORT mtu ``range 1..9216``), sonic-wred-profile.yang (WRED_PROFILE fields, ``ecn``
+  sonic-port.yang (PORT mtu ``range 68..9216`` on 202505, ``1..9216`` in older releases), sonic-wred-profile.yang (WRED_PROFILE fields, ``ecn``
   enumeration, thresholds ``units bytes``, ``green_drop_probability`` 0..100), sonic-scheduler.yang (SCHEDULER
   ``type`` DWRR|WRR|STRICT, ``weight`` 1..100, both ``ext:create-only``), sonic-pfcwd.yang (PFC_WD
   ``detection_time`` 100..5000, ``restoration_time`` 100..60000, ``action`` drop|forward|alert,
@@ -20,7 +20,7 @@ Sources (every path is in a sonic-net repository; docs/vendor-sonic.md lists the
 
 from __future__ import annotations
 
-# sonic-port.yang: leaf mtu { type uint16 { range 1..9216; } }.
+# sonic-port.yang: leaf mtu { type uint16 { range 68..9216; } } on 202505 (older releases: 1..9216); 9216 either way.
 MAX_MTU = 9216
 
 # Object names: sonic-wred-profile.yang and sonic-dscp-tc-map.yang restrict names to

@@ -81,3 +81,23 @@ def test_check_mode_plans_round_one_and_launches_nothing(tmp_path):
     assert out.returncode == 0, text[-6000:]
     assert "check mode: round 1 (intra-leaf) would run 4 job(s): nccl-localize-r1-j0-" in text, text[-6000:]
     assert _launches(run_dir) == 0 and not os.path.exists(os.path.join(report_dir, "localize.json"))
+
+
+def test_slurm_jobs_and_a_slurm_drain_of_the_suspects_host(tmp_path):
+    """The same search through srun (the lab's strict Slurm shim, model mode), and localize_exclude=slurm drains
+    the suspect's host with scontrol (the lab's strict scontrol shim keeps the node states)."""
+    out, run_dir, report_dir = _lab_run(tmp_path, "playbooks/localize.yml", [{"nic": "gpu2:mlx5_0", "factor": 0.5}],
+                                        "-e", json.dumps({"localize_launcher": "slurm", "localize_slurm": {"path": "{{ lab_nccl_bin }}/srun"},
+                                                          "localize_exclude": "slurm"}))
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-6000:]
+    with open(os.path.join(report_dir, "localize.json"), encoding="utf-8") as handle:
+        report = json.load(handle)
+    found = report["localization"]
+    assert found["verdict"] == "found" and [s["component"] for s in found["suspects"]] == [{"kind": "nic", "name": "gpu2:mlx5_0"}]
+    assert [e["argv"][1:] for e in report["exclusion"]] == [["update", "nodename=gpu2", "state=drain",
+                                                              "reason=lossless.fabric localize suspect (nic gpu2:mlx5_0)"]]
+    with open(os.path.join(run_dir, "nccl", "slurm_nodes.json"), encoding="utf-8") as handle:
+        nodes = json.load(handle)
+    assert sorted(nodes) == ["gpu2"] and nodes["gpu2"]["state"] == "IDLE+DRAIN", nodes
+    assert nodes["gpu2"]["reason"] == "lossless.fabric localize suspect (nic gpu2:mlx5_0)", nodes

@@ -60,7 +60,7 @@ SONIC = Platform(
     # SONiC port names are CONFIG_DB PORT keys 'Ethernet<N>' (sonic-buildimage port_config.ini / platform.json).
     r"Ethernet[0-9]+",
     "Ethernet0",
-    # sonic-port.yang: leaf mtu { type uint16 { range 1..9216; } } (_vendor_sonic, docs/vendor-sonic.md).
+    # sonic-port.yang: leaf mtu { type uint16 { range 68..9216; } } on 202505, 1..9216 in older releases (_vendor_sonic, docs/vendor-sonic.md).
     max_mtu=_vendor_sonic.MAX_MTU,
     # WRED_PROFILE green_min/max_threshold are 'units bytes' (sonic-wred-profile.yang). SONiC publishes no
     # per-speed RoCE starting values (qos_config.j2 and the platforms' qos.json.j2 differ per ASIC and SKU):

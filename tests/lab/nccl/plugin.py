@@ -4,7 +4,7 @@
 Wanted when any host sees ``lab_nccl_replay``. It starts no process: it checks
 the choice (passing | failing | a recorded log's file name), writes
 ``<run_dir>/nccl/config.json`` and two small wrappers
-``<run_dir>/nccl/bin/{mpirun,srun}`` that run the strict shims with that
+``<run_dir>/nccl/bin/{mpirun,srun,scontrol}`` that run the strict shims with that
 config, and returns ``lab_nccl_bin`` (that folder) for the inventory. A choice
 given with ``-e lab_nccl_replay=...`` reaches it because the launcher reads the
 inventory with the command's extra variables.
@@ -44,8 +44,11 @@ class NcclReplay:
         config = os.path.join(folder, "config.json")
         with open(config, "w", encoding="utf-8") as handle:
             # run_dir: where the shims find perf.json (the performance model, when lab_perf_faults is set)
-            json.dump({"replay": choice, "run_dir": ctx.run_dir}, handle)
-        for tool in ("mpirun", "srun"):
+            # slurm_nodes: the nodes the lab's scontrol shim knows (its GPU hosts)
+            hosts = sorted(h for h, hv in ctx.inventory.get("_meta", {}).get("hostvars", {}).items()
+                           if (hv.get("lossless_fabric_device") or {}).get("kind") == "host")
+            json.dump({"replay": choice, "run_dir": ctx.run_dir, "slurm_nodes": hosts}, handle)
+        for tool in ("mpirun", "srun", "scontrol"):
             path = os.path.join(bin_dir, tool)
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write("#!/bin/sh\n# Written by tests/lab/nccl/plugin.py for this lab run.\n"
