@@ -257,18 +257,24 @@ def sonic_push_section(push: dict) -> list[str]:
         "`systemd-run` rollback timer, `apply-patch`, read-back of `show runningconfiguration all`, timer stopped,",
         "checkpoint deleted, `config save -y`). No baseline: no Ansible collection drives community SONiC's",
         "`config apply-patch` (`dellemc.enterprise_sonic` drives Dell Enterprise SONiC's management CLI, which the",
-        "simulator does not speak, and it is not installed), so */ EOS* is the SONiC push task over our EOS push task of the",
-        "same size in the same run (the table above): what the platform's transaction costs against the simulator.",
+        "simulator does not speak, and it is not installed), so each SONiC push task is set against our EOS push task of",
+        "the same size and mode from the same run (*EOS push*; */ EOS* is SONiC over EOS): what the platform's transaction",
+        "costs against the simulator. *push* is the task alone (time stamps around it); first/rerun add ansible-playbook",
+        "start-up and the plan. %s" % (push.get("conditions") or ""),
         "",
-        "| switches | mode | first (s) | rerun (s) | rerun / first | first push (s) | rerun push (s) | first push / EOS | rerun push / EOS |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| switches | mode | first (s) | rerun (s) | rerun / first | first push (s) | rerun push (s) | EOS first push (s) "
+        "| EOS rerun push (s) | first push / EOS | rerun push / EOS |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    eos = {row["switches"]: row for row in push.get("rows") or []}
     for row in rows:
         for mode, key in (("per-host", "ours"), ("fabric-wide", "fabric")):
-            over = [row.get(key + "_push_first_over_eos"), row.get(key + "_push_rerun_over_eos")]
-            cells = (row["switches"], mode, row[key + "_first_s"], row[key + "_rerun_s"], row[key + "_rerun_over_first"],
-                     row[key + "_push_first_s"], row[key + "_push_rerun_s"], *["-" if v is None else "%.3f" % v for v in over])
-            lines.append("| %d | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %s | %s |" % cells)
+            base = eos.get(row["switches"], {})
+            cells = [str(row["switches"]), mode] + ["%.2f" % row[key + k] for k in ("_first_s", "_rerun_s")] + ["%.3f" % row[key + "_rerun_over_first"]]
+            cells += ["%.2f" % row[key + k] for k in ("_push_first_s", "_push_rerun_s")]
+            cells += ["-" if base.get(key + k) is None else "%.2f" % base[key + k] for k in ("_push_first_s", "_push_rerun_s")]
+            cells += ["-" if row.get(key + k) is None else "%.3f" % row[key + k] for k in ("_push_first_over_eos", "_push_rerun_over_eos")]
+            lines.append("| " + " | ".join(cells) + " |")
     changed = sorted({tuple(row["changed"]) for row in rows})
     lines += [
         "",
