@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Push + read-back to N simulated EOS switches: lossless.fabric.switch_config
 against arista.eos.eos_config over ansible.netcommon.network_cli, the same
-configuration, the same simulator, side by side in one run.
+configuration, the same simulator, side by side in one run. Then the same push
+to N simulated SONiC switches (``sonic`` rows): no Ansible collection drives
+community SONiC's ``config apply-patch`` (dellemc.enterprise_sonic drives Dell
+Enterprise SONiC's management CLI, which the simulator does not speak, and is
+not installed), so a SONiC row is set against our own EOS push of the same size.
 
-    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16]
+    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16] [--platforms eos sonic]
 
 Prints one JSON line. Not a test: nothing here asserts a time.
 """
@@ -29,17 +33,20 @@ sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos, sonic  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "bench-pw"
 INTENT = {"name": "bench", "transport": "roce"}
-PORTS = {"Ethernet1": {"speed": "400G", "cable_length_m": 3}, "Ethernet2": {"speed": "400G", "cable_length_m": 3}}
+_PORT = {"speed": "400G", "cable_length_m": 3}
+# Two 400G ports per switch in each platform's names (SONiC: Ethernet<first lane index>, 8 lanes a port).
+PORTS_OF = {"eos": {"Ethernet1": _PORT, "Ethernet2": _PORT}, "sonic": {"Ethernet0": _PORT, "Ethernet8": _PORT}}
+PORTS = PORTS_OF["eos"]
 
 
-def _sim(workdir, count):
+def _sim(workdir, count, platform="eos"):
     cfg = {"time_scale": 1.0, "switches": [
-        {"name": "sw%03d" % i, "platform": "eos", "port": 0, "username": "admin", "password": PASSWORD,
-         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS)} for i in range(count)]}
+        {"name": "sw%03d" % i, "platform": platform, "port": 0, "username": "admin", "password": PASSWORD,
+         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS_OF[platform])} for i in range(count)]}
     os.makedirs(os.path.join(workdir, "keys"), exist_ok=True)
     sim = SimProcess(cfg, os.path.join(workdir, "sim"), start_timeout=60)
     sim.start()
@@ -76,12 +83,13 @@ def _play(workdir, inventory, plays, forks):
     return took, changed, stamps[-1] - stamps[0]
 
 
-def ours(workdir, count, forks, fabric=False):
-    sim = _sim(workdir, count)
+def ours(workdir, count, forks, fabric=False, platform="eos"):
+    sim = _sim(workdir, count, platform)
     try:
         known = write_known_hosts(os.path.join(workdir, "known_hosts"), sim.state_data)
+        device = {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}
         hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": info["port"], "ansible_user": "admin", "ansible_password": PASSWORD,
-                        "lossless_fabric_known_hosts": known, "lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": PORTS}}
+                        "lossless_fabric_known_hosts": known, "lossless_fabric_device": device}
                  for name, info in sim.state_data["switches"].items()}
         inventory = os.path.join(workdir, "ours.yml")
         with open(inventory, "w", encoding="utf-8") as handle:
@@ -141,11 +149,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--forks", type=int, default=16)
+    parser.add_argument("--platforms", nargs="+", choices=["eos", "sonic"], default=["eos", "sonic"])
     args = parser.parse_args()
     plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "eos", "ports": PORTS}})["devices"]["sw"]
     lines = eos.Driver.render(plan)
     rows = []
-    for count in args.counts:
+    for count in args.counts if "eos" in args.platforms else []:
         with tempfile.TemporaryDirectory() as tmp:
             (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, args.forks)
             (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, args.forks, fabric=True)
@@ -167,7 +176,32 @@ def main():
             "changed": [changed1, changed2, fchanged1, fchanged2, bchanged1, bchanged2],
         })
         print(json.dumps(rows[-1]), file=sys.stderr)
-    print(json.dumps({"bench": "switch_push", "rows": rows}))
+    sonic_rows = [] if "sonic" not in args.platforms else [_sonic_row(count, args.forks, rows) for count in args.counts]
+    print(json.dumps({"bench": "switch_push", "rows": rows, "sonic_rows": sonic_rows}))
+
+
+def _sonic_row(count, forks, eos_rows):
+    """Our push to count simulated SONiC switches, per-host and fabric-wide, each run twice; set against our EOS
+    push of the same size from this run (eos_rows) where there is one."""
+    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "sonic", "ports": PORTS_OF["sonic"]}})["devices"]["sw"]
+    with tempfile.TemporaryDirectory() as tmp:
+        (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, forks, platform="sonic")
+        (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, forks, fabric=True, platform="sonic")
+    row = {
+        "switches": count, "forks": forks, "lines": len(sonic.Driver.render(plan)),
+        "ours_first_s": round(first, 2), "ours_rerun_s": round(rerun, 2), "ours_rerun_over_first": round(rerun / first, 3),
+        "fabric_first_s": round(ffirst, 2), "fabric_rerun_s": round(frerun, 2), "fabric_rerun_over_first": round(frerun / ffirst, 3),
+        "ours_push_first_s": round(push1, 2), "ours_push_rerun_s": round(push2, 2),
+        "fabric_push_first_s": round(fpush1, 2), "fabric_push_rerun_s": round(fpush2, 2),
+        "changed": [changed1, changed2, fchanged1, fchanged2],
+    }
+    same = [r for r in eos_rows if r["switches"] == count]
+    if same:
+        # The push tasks alone, SONiC over EOS: what the platform's transaction costs against the simulator.
+        for key in ("ours_push_first_s", "ours_push_rerun_s", "fabric_push_first_s", "fabric_push_rerun_s"):
+            row[key[:-2] + "_over_eos"] = round(row[key] / same[0][key], 3) if same[0][key] else None
+    print(json.dumps(row), file=sys.stderr)
+    return row
 
 
 if __name__ == "__main__":

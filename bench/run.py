@@ -32,6 +32,8 @@ WINDOW_BEGIN = "<!-- bench_window: begin -->"
 WINDOW_END = "<!-- bench_window: end -->"
 # The section the window section goes before when the file has none yet.
 PARSER_HEADING = "## nccl-tests parser throughput"
+SONIC_PUSH_BEGIN = "<!-- bench_push_sonic: begin -->"
+SONIC_PUSH_END = "<!-- bench_push_sonic: end -->"
 
 
 # What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
@@ -240,6 +242,48 @@ def localize_section(result: dict) -> list[str]:
     ]
 
 
+def sonic_push_section(push: dict) -> list[str]:
+    """The SONiC rows of bench_switch_push.py: our push per-host and fabric-wide, set against our EOS push."""
+    rows = push.get("sonic_rows") or []
+    if not rows:
+        return []
+    lines = [
+        SONIC_PUSH_BEGIN,
+        "### SONiC",
+        "",
+        "Simulated SONiC switches (`tests/lab/switchsim/sonic.py`), forks %d, two 400G ports each: the plan renders %d CONFIG_DB"
+        % (rows[0]["forks"], rows[0]["lines"]),
+        "leaves, pushed as one JSON Patch (checkpoint, CONFIG_DB read, here-document, `config apply-patch --dry-run` as the device diff,",
+        "`systemd-run` rollback timer, `apply-patch`, read-back of `show runningconfiguration all`, timer stopped,",
+        "checkpoint deleted, `config save -y`). No baseline: no Ansible collection drives community SONiC's",
+        "`config apply-patch` (`dellemc.enterprise_sonic` drives Dell Enterprise SONiC's management CLI, which the",
+        "simulator does not speak, and it is not installed), so each SONiC push task is set against our EOS push task of",
+        "the same size and mode from the same run (*EOS push*; */ EOS* is SONiC over EOS): what the platform's transaction",
+        "costs against the simulator. *push* is the task alone (time stamps around it); first/rerun add ansible-playbook",
+        "start-up and the plan. %s" % (push.get("conditions") or ""),
+        "",
+        "| switches | mode | first (s) | rerun (s) | rerun / first | first push (s) | rerun push (s) | EOS first push (s) "
+        "| EOS rerun push (s) | first push / EOS | rerun push / EOS |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    eos = {row["switches"]: row for row in push.get("rows") or []}
+    for row in rows:
+        for mode, key in (("per-host", "ours"), ("fabric-wide", "fabric")):
+            base = eos.get(row["switches"], {})
+            cells = [str(row["switches"]), mode] + ["%.2f" % row[key + k] for k in ("_first_s", "_rerun_s")] + ["%.3f" % row[key + "_rerun_over_first"]]
+            cells += ["%.2f" % row[key + k] for k in ("_push_first_s", "_push_rerun_s")]
+            cells += ["-" if base.get(key + k) is None else "%.2f" % base[key + k] for k in ("_push_first_s", "_push_rerun_s")]
+            cells += ["-" if row.get(key + k) is None else "%.3f" % row[key + k] for k in ("_push_first_over_eos", "_push_rerun_over_eos")]
+            lines.append("| " + " | ".join(cells) + " |")
+    changed = sorted({tuple(row["changed"]) for row in rows})
+    lines += [
+        "",
+        "changed hosts per run (per-host first, rerun; fabric-wide first, rerun): %s." % ", ".join(str(list(c)) for c in changed),
+        SONIC_PUSH_END,
+    ]
+    return lines
+
+
 def _section(text: str, begin: str, end: str) -> list[str]:
     """The lines of a marked section of text, markers included; [] when text has none."""
     if begin not in text or end not in text:
@@ -263,6 +307,23 @@ def _put_section(lines: list[str], begin: str, end: str) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--sonic-push-from":
+        # Write the SONiC push section alone from a saved bench_switch_push.py result (after the EOS push section).
+        with open(sys.argv[2], encoding="utf-8") as handle:
+            section = sonic_push_section(json.load(handle))
+        path = os.path.join(ROOT, "docs", "performance.md")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if SONIC_PUSH_BEGIN in text and SONIC_PUSH_END in text:
+            start, stop = text.index(SONIC_PUSH_BEGIN), text.index(SONIC_PUSH_END) + len(SONIC_PUSH_END)
+            text = text[:start] + "\n".join(section) + text[stop:]
+        else:
+            at = text.index(SCALE_BEGIN)
+            text = text[:at] + "\n".join(section) + "\n\n" + text[at:]
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print("bench: wrote the SONiC push section of docs/performance.md")
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--localize-from":
         # Write the localization section alone from a saved bench_localize.py result.
         with open(sys.argv[2], encoding="utf-8") as handle:
@@ -352,6 +413,8 @@ def main() -> None:
         "A real switch takes its time to commit and save, which this simulator does not model; we do not add a made-up",
         "commit delay to reach a ratio, and we do not skip the device's diff on a rerun (it is the judge of what changes).",
         "",
+        *sonic_push_section(push),
+        *([""] if push.get("sonic_rows") else []),
         *scale_section(scale),
         "",
         # The window bench is not part of make bench (minutes per size): its section is kept as the last run wrote it.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """switch_config and the switch_qos role through ansible-playbook against the
-strict switch simulator, on all three platforms."""
+strict switch simulator, on every platform of tests/lab/switch_platforms.py."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def _regex(text):
 
 
 def test_fabric_wide_mode_pushes_every_switch_and_reports_each(switch_lab):
-    lab = switch_lab({"sw-eos": "eos", "sw-nvue": "nvue", "sw-junos": "junos"})
+    lab = switch_lab({"sw-%s" % p: p for p in PLATFORMS})
     push = [
         {"name": "fabric-wide", "run_once": True, "register": "pushed", "ignore_errors": True,
          "lossless.fabric.switch_config": {"fabric": "{{ ansible_play_hosts }}", "plans": "{{ fabric_plan_result.devices }}"}},
@@ -179,14 +179,14 @@ def test_fabric_wide_mode_pushes_every_switch_and_reports_each(switch_lab):
     ]
     res = results(lab.playbook(_plan_then(push)))[0]
     assert not res.get("failed") and res["changed"], res
-    assert {h: r["device_state"] for h, r in res["switches"].items()} == {"sw-eos": "committed", "sw-nvue": "committed", "sw-junos": "committed"}
+    assert {h: r["device_state"] for h, r in res["switches"].items()} == {"sw-%s" % p: "committed" for p in PLATFORMS}
 
     res = results(lab.playbook(_plan_then(push)))[0]
     assert not res["changed"] and all(r["device_state"] == "unchanged" for r in res["switches"].values()), res
 
     lab.sim.set_faults("sw-nvue", {"wrong_password": True})
     res = results(lab.playbook(_plan_then(push)))[0]
-    assert res["failed"] and "1 of 3 switches failed" in res["msg"] and "sw-nvue" in res["msg"], res
+    assert res["failed"] and "1 of %d switches failed" % len(PLATFORMS) in res["msg"] and "sw-nvue" in res["msg"], res
     assert not res["switches"]["sw-eos"].get("failed")
 
 
