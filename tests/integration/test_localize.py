@@ -95,8 +95,8 @@ def test_slurm_jobs_and_a_slurm_drain_of_the_suspects_host(tmp_path):
         report = json.load(handle)
     found = report["localization"]
     assert found["verdict"] == "found" and [s["component"] for s in found["suspects"]] == [{"kind": "nic", "name": "gpu2:mlx5_0"}]
-    assert [e["argv"][1:] for e in report["exclusion"]] == [["update", "nodename=gpu2", "state=drain",
-                                                              "reason=lossless.fabric localize suspect (nic gpu2:mlx5_0)"]]
+    drain = ["update", "nodename=gpu2", "state=drain", "reason=lossless.fabric localize suspect (nic gpu2:mlx5_0)"]
+    assert [e["argv"][1:] for e in report["exclusion"]] == [drain]
     with open(os.path.join(run_dir, "nccl", "slurm_nodes.json"), encoding="utf-8") as handle:
         nodes = json.load(handle)
     assert sorted(nodes) == ["gpu2"] and nodes["gpu2"]["state"] == "IDLE+DRAIN", nodes
