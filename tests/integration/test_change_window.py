@@ -572,3 +572,28 @@ def test_an_interrupted_window_ends_and_rolls_every_device_back(lab_factory, poi
     assert _nothing_pending(lab.pending())
     assert lab.nic_trees() == trees
     wait_until_window_gone(lab)
+
+
+def test_a_post_gate_that_fails_localizes_and_names_the_suspect_among_the_reasons(lab_factory):
+    """change_window_localize: the post benchmark fails (a NIC goes to half speed after the change: the lab's
+    performance model is switched on between the change and the post gate), role localize runs, and the window's
+    reasons name the suspect before every device is rolled back."""
+    lab = lab_factory(extra=["-e", "lab_nccl_replay=passing", "-e", "nccl_gate_check_transport=false",
+                             "-e", '{"nccl_gate_targets": [{"min_size": "1G", "min_busbw": 80}]}'])
+    _prepare(lab)
+    proc = start_window(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_localize=true", "-e", "change_window_settle_seconds=20")
+    try:
+        wait_until_pending(lab, proc)
+        # the fault arrives after the change: the post gate's launches and the localization measure it
+        out = run([sys.executable, os.path.join(ROOT, "tests", "lab", "nccl", "perfmodel.py"), lab.run_dir,
+                   json.dumps([{"nic": "gpu1:mlx5_1", "factor": 0.5}])], timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        proc.wait(timeout=600)
+    finally:
+        stop_window(proc, signal.SIGKILL)
+    text = window_log(lab)
+    assert proc.returncode != 0 and "Change window rolled back" in text, text[-6000:]
+    report = lab.report()
+    assert report["verdict"] == "rolled back"
+    assert any("localization found: nic gpu1:mlx5_1" in r for r in report["reasons"]), report["reasons"]
+    assert _nothing_pending(lab.pending())
