@@ -233,6 +233,12 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
         if sw == "leaf2":
             # Junos backups are 'show configuration | display set': the old ECN scheduler, not the new one
             assert "scheduler-map LF-ROCE-SM-55-90-100" in saved and "LF-ROCE-SM-1-13-10" not in saved, saved
+        elif sw == "leaf3":
+            # SONiC backups are 'show runningconfiguration all': CONFIG_DB as it was, plus FRR's 'bgpraw' text
+            db = json.loads(saved)
+            assert "bgpraw" in db, sorted(db)
+            db.pop("bgpraw")
+            assert db == json.loads(before[sw]), saved
         else:
             assert saved.strip() == before[sw].strip()
     # the switches hold the change for good
