@@ -18,13 +18,15 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 import wiring  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 
-# The lab inventory's six links (inventories/lab/host_vars), by hand.
+# The lab inventory's eight links (inventories/lab/host_vars), by hand.
 SWITCHES = {
     "leaf1": ("nvue", {"swp1": {"host": "gpu1", "nic": "mlx5_0"}, "swp2": {"host": "gpu2", "nic": "mlx5_0"},
                        "swp31": {"host": "spine1", "port": "Ethernet1/1"}}),
     "leaf2": ("junos", {"et-0/0/1": {"host": "gpu1", "nic": "mlx5_1"}, "et-0/0/2": {"host": "gpu2", "nic": "mlx5_1"},
                         "et-0/0/31": {"host": "spine1", "port": "Ethernet2/1"}}),
-    "spine1": ("eos", {"Ethernet1/1": {"host": "leaf1", "port": "swp31"}, "Ethernet2/1": {"host": "leaf2", "port": "et-0/0/31"}}),
+    "leaf3": ("sonic", {"Ethernet0": {"host": "spine1", "port": "Ethernet3/1"}, "Ethernet8": {"host": "spine1", "port": "Ethernet4/1"}}),
+    "spine1": ("eos", {"Ethernet1/1": {"host": "leaf1", "port": "swp31"}, "Ethernet2/1": {"host": "leaf2", "port": "et-0/0/31"},
+                       "Ethernet3/1": {"host": "leaf3", "port": "Ethernet0"}, "Ethernet4/1": {"host": "leaf3", "port": "Ethernet8"}}),
 }
 NICS = {"gpu1": [("mlx5_0", "eth2", "leaf1", "swp1"), ("mlx5_1", "eth3", "leaf2", "et-0/0/1")],
         "gpu2": [("mlx5_0", "eth2", "leaf1", "swp2"), ("mlx5_1", "eth3", "leaf2", "et-0/0/2")]}
@@ -94,6 +96,12 @@ def test_switch_links_as_intended_then_refaulted(tmp_path):
         # Junos sends its ifIndex (locally assigned) and the interface name as the port description
         assert _peer(ends["spine1"]["Ethernet2/1"])[0::2] == ("leaf2", "et-0/0/31")
         assert ends["spine1"]["Ethernet2/1"]["neighbors"][0]["port_id_subtype"] == "local"
+        assert _peer(ends["leaf3"]["Ethernet0"]) == ("spine1", "Ethernet3/1", None)
+        assert _peer(ends["leaf3"]["Ethernet8"]) == ("spine1", "Ethernet4/1", None)
+        # SONiC's lldpmgrd sends the port's alias (locally assigned; the factory PORT table's etpN) as its port id
+        assert _peer(ends["spine1"]["Ethernet3/1"]) == ("leaf3", "etp1", None)
+        assert _peer(ends["spine1"]["Ethernet4/1"]) == ("leaf3", "etp2", None)
+        assert ends["spine1"]["Ethernet3/1"]["neighbors"][0]["port_id_subtype"] == "local"
         assert all(e["oper"] == "up" and e["speed"] == "400G" for sw in ends.values() for e in sw.values())
 
         faults = [{"swap": ["leaf1:swp1", "leaf1:swp2"]}, {"unplug": "leaf2:et-0/0/2"}, {"downgrade": "spine1:Ethernet2/1", "speed": "200G"}]
@@ -103,5 +111,10 @@ def test_switch_links_as_intended_then_refaulted(tmp_path):
         assert ends["leaf2"]["et-0/0/2"] == {"oper": "down", "speed": None, "width": None, "neighbors": []}
         assert ends["spine1"]["Ethernet2/1"]["speed"] == "200G" and ends["leaf2"]["et-0/0/31"]["speed"] == "200G"
         assert ends["spine1"]["Ethernet1/1"]["speed"] == "400G"
+        faults = [{"unplug": "leaf3:Ethernet8"}, {"downgrade": "spine1:Ethernet3/1", "speed": "200G"}]
+        wiring.refault(str(tmp_path), faults)
+        ends = _read(tmp_path)
+        assert ends["leaf3"]["Ethernet8"] == {"oper": "down", "speed": None, "width": None, "neighbors": []}
+        assert ends["leaf3"]["Ethernet0"]["speed"] == "200G" and ends["spine1"]["Ethernet3/1"]["speed"] == "200G"
     finally:
         sim.stop()
