@@ -351,8 +351,8 @@ def test_one_switch_failing_mid_change_rolls_every_switch_back(lab_factory):
     assert out.returncode != 0, out.stdout
     report = lab.report()
     assert report["verdict"] == "rolled back"
-    assert {d: e["outcome"] for d, e in report["devices"].items()} == {"leaf1": "rolled back", "leaf2": "rolled back", "leaf3": "rolled back",
-                                                                              "spine1": "unchanged"}
+    expected = {"leaf1": "rolled back", "leaf2": "rolled back", "leaf3": "rolled back", "spine1": "unchanged"}
+    assert {d: e["outcome"] for d, e in report["devices"].items()} == expected
     assert "spine1" in report["devices"]["spine1"]["detail"] and "push failed" in report["devices"]["spine1"]["detail"]
     assert any('failed at "Change - commit the plan' in r and "spine1" in r for r in report["reasons"]), report["reasons"]
     assert lab.running() == before
