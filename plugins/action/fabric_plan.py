@@ -83,7 +83,8 @@ class ActionModule(ControllerAction):
             fabric_warnings=warnings,
         )
         if warnings:
-            result["warnings"] = warnings
+            # after the lock's own warning (check mode, another run holds the fabric), never instead of it
+            result["warnings"] = list(result.get("warnings") or []) + warnings
             if args["fail_on_warnings"]:
                 result.update(failed=True, msg="fail_on_warnings: the intent has %d warning(s):\n%s" % (len(warnings), "\n".join(warnings)))
         return result
