@@ -84,17 +84,7 @@ def faults_for(kind: str, hosts: int, rng: random.Random) -> list:
 
 
 def localize(cabling: dict, topo: _localize.Topology, fabric: Fabric, settings: dict | None) -> dict:
-    history = []
-    results = {"%s:%s" % (h, n): fabric.loopback_gbps(h, n, ("loopback", h, n)) * 8 for h in topo.hosts for n in topo.rails[h].values()}
-    history.append(_localize.loopback_round(topo, results, None, settings))
-    while True:
-        round_ = _localize.plan_round(topo, history, settings)
-        if round_ is None:
-            break
-        measured = {job["id"]: fabric.job_busbw([(h, job["nics"][h]) for h in job["hosts"]], (round_["number"], job["id"]))
-                    for job in round_["jobs"]}
-        history.append(_localize.record(round_, measured, settings))
-    return _localize.infer(topo, history, settings)
+    return fabrics.search(topo, fabric, settings)[0]
 
 
 def score(result: dict, truth: set) -> dict:

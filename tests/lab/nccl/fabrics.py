@@ -3,7 +3,8 @@
 
 ``rail_optimized`` is the cabling ``fabric_plan`` derives for a rail-optimized intent (the same pattern as
 bench/bench_topology.py): hosts gpu1.., one leaf per rail and scalable unit (leaf-su<u>-r<r>), spines spine<s>,
-every leaf one uplink to each spine, 400G. ``cables`` turns a plan's cabling into the model's cables.
+every leaf one uplink to each spine, 400G. ``cables`` turns a plan's cabling into the model's cables, and
+``search`` runs the whole localization (loopback, every round ``plan_round`` asks for, ``infer``) on a model.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 if os.path.join(ROOT, ".deps", "self") not in sys.path:
     sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def rail_optimized(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> dict:
@@ -47,3 +48,20 @@ def cables(cabling: dict) -> list:
             ends.append([end["host"], kind, end[kind]])
         out.append([ends[0], ends[1], link["speed"], True])
     return out
+
+
+def search(topo, fabric, settings: dict | None = None, loopback: bool = True) -> tuple[dict, list]:
+    """Round 0 (ib_write_bw loopback: the model's GB/s as Gbit/s) when asked, then every round ``plan_round`` asks
+    for, each job measured on ``fabric`` (a perfmodel.Fabric) with its own launch key; (infer result, history)."""
+    history = []
+    if loopback:
+        results = {"%s:%s" % (h, n): fabric.loopback_gbps(h, n, ("loopback", h, n)) * 8 for h in topo.hosts for n in topo.rails[h].values()}
+        history.append(_localize.loopback_round(topo, results, None, settings))
+    while True:
+        planned = _localize.plan_round(topo, history, settings)
+        if planned is None:
+            break
+        measured = {job["id"]: fabric.job_busbw([(h, job["nics"][h]) for h in job["hosts"]], (planned["number"], job["id"]))
+                    for job in planned["jobs"]}
+        history.append(_localize.record(planned, measured, settings))
+    return _localize.infer(topo, history, settings), history

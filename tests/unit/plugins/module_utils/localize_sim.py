@@ -43,18 +43,8 @@ def run(cabling: dict, faults: list, seed: int = 1, noise: float = 0.02, setting
     fabric = Fabric(cables(cabling), faults, noise, seed)
     hosts = hosts or sorted(cabling["hosts"], key=_localize._natural)  # pylint: disable=protected-access
     topo = _localize.topology(cabling, hosts)
-    history = []
-    if loopback:
-        results = {"%s:%s" % (h, n): fabric.loopback_gbps(h, n, ("loopback", h, n)) * 8 for h in hosts for n in topo.rails[h].values()}
-        history.append(_localize.loopback_round(topo, results, None, settings))
-    while True:
-        round_ = _localize.plan_round(topo, history, settings)
-        if round_ is None:
-            break
-        measured = {job["id"]: fabric.job_busbw([(h, job["nics"][h]) for h in job["hosts"]], (round_["number"], job["id"]))
-                    for job in round_["jobs"]}
-        history.append(_localize.record(round_, measured, settings))
-    return _localize.infer(topo, history, settings), history, fabric
+    result, history = fabrics.search(topo, fabric, settings, loopback)
+    return result, history, fabric
 
 
 def named(result: dict) -> set[tuple[str, str]]:
