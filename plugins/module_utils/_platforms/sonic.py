@@ -715,6 +715,8 @@ class Driver(_base.Driver):
         for command, text in outputs.items():
             reader = _COUNTER_READERS.get(" ".join(command.split()))
             if reader is None:
+                # only what counter_commands asks for is read: output of anything else is refused, not dropped
+                errors[command] = "sonic: not a counter command this driver reads (%s)" % ", ".join(Driver.COUNTER_COMMANDS)
                 continue
             try:
                 found = reader(text or "")

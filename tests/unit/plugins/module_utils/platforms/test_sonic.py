@@ -405,3 +405,9 @@ def test_an_answer_keeps_the_leading_spaces_of_a_right_aligned_header():
     assert text.startswith("     QUEUE")
     ports, errors = sonic.Driver.parse_counters({"show pfcwd stats": text})
     assert errors == {} and ports["Ethernet0"]["watchdog_storms"]["3"] == 1
+
+
+def test_counter_output_of_a_command_the_driver_did_not_ask_for_is_refused():
+    ports, errors = sonic.Driver.parse_counters({"show interfaces counters": "IFACE  STATE  RX_OK\n-----  -----  -----\n"})
+    assert ports == {} and list(errors) == ["show interfaces counters"]
+    assert "not a counter command this driver reads" in errors["show interfaces counters"]
