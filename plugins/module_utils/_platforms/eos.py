@@ -24,12 +24,9 @@ from __future__ import annotations
 
 import json
 import re
-import select
-import socket
-import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 
 # One template per platform. Lines are indented as EOS prints its running
 # config (3 spaces a level) so read-back can find each line in its context;
@@ -677,40 +674,10 @@ class Driver(_base.Driver):
         return _base.DeviceError(self.device, message, state=state, **kwargs)
 
     def _io_errors(self) -> tuple:
-        import paramiko  # pylint: disable=import-outside-toplevel
-        from netmiko.exceptions import ReadException, ReadTimeout  # pylint: disable=import-outside-toplevel
-
-        return (OSError, EOFError, paramiko.SSHException, ReadException, ReadTimeout)
-
-    def _closed(self) -> bool:
-        chan = getattr(self.conn, "remote_conn", None)
-        if chan is None:
-            return False
-        transport = getattr(chan, "transport", None)
-        return bool(getattr(chan, "closed", False) or getattr(chan, "eof_received", False) or (transport is not None and not transport.is_active()))
-
-    def _wait(self, seconds: float) -> None:
-        chan = getattr(self.conn, "remote_conn", None)
-        try:
-            # ACK at once: an SSH server without TCP_NODELAY sends each prompt
-            # only after the ACK of the previous reply (Nagle), which a delayed
-            # ACK holds up to 40 ms a command on Linux.
-            chan.get_transport().sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-        except (AttributeError, OSError):
-            pass  # not a TCP socket, or not Linux
-        try:
-            select.select([chan], [], [], seconds)
-        except (TypeError, ValueError, OSError):
-            time.sleep(min(seconds, 0.005))
+        return _channel.transport_errors()
 
     def _prompt_re(self) -> re.Pattern:
         return re.compile(r"^%s(?:\([^)\n]*\))?[#>] ?" % re.escape(self.conn.base_prompt), re.M)
-
-    def _drain(self) -> None:
-        """Discard output nobody read (a late prompt would upset the prompt count)."""
-        for _attempt in range(100):
-            if not self.conn.read_channel():
-                return
 
     def _run(self, commands: list[str], state: str | None, what: str) -> list[str]:
         """Write all commands in one chunk; read until each has returned its
@@ -719,43 +686,24 @@ class Driver(_base.Driver):
         (None: the device state this driver last knew)."""
         state = state or self._state
         prompt = self._prompt_re()
-        deadline = time.monotonic() + self.timeout + PER_LINE_TIMEOUT * len(commands)
-        last = commands[-1].strip()
-        buf = ""
-        quiet_since = None
-        errors = self._io_errors()
+        timeout = self.timeout + PER_LINE_TIMEOUT * len(commands)
         try:
-            self._drain()
-            self.conn.write_channel("".join(command.strip() + "\n" for command in commands))
-            while True:
-                data = self.conn.read_channel()
-                if data:
-                    buf += data.replace("\r", "")
-                    quiet_since = None
-                    continue
-                if len(prompt.findall(buf)) >= len(commands) and prompt.fullmatch(buf.rsplit("\n", 1)[-1].rstrip(" ")):
-                    pieces = prompt.split(buf)
-                    echo = [line.strip() for line in pieces[-2].split("\n") if line.strip()][:1] if len(pieces) > 1 else []
-                    if echo == [last] or not last or (quiet_since is not None and time.monotonic() - quiet_since > 0.3):
-                        break
-                    quiet_since = quiet_since or time.monotonic()
-                if self._closed():
-                    raise EOFError("the device closed the connection")
-                if time.monotonic() > deadline:
-                    raise self._error(
-                        "no prompt after %s within %.0f s (read %d of %d prompts)" % (what, self.timeout, len(prompt.findall(buf)), len(commands)),
-                        state,
-                        device_said=buf[-500:],
-                    )
-                self._wait(0.05)
-        except errors as exc:
+            # settle: EOS can print a prompt before the echo when it falls behind; align end: a
+            # repeated prompt then falls away at the front.
+            reply = _channel.exchange(self.conn, [command.strip() for command in commands], prompt, timeout, settle=True, align="end")
+        except _channel.Silent as exc:
+            raise self._error(
+                "no prompt after %s within %.0f s (read %d of %d prompts)" % (what, self.timeout, exc.answered, exc.expected),
+                state,
+                device_said=exc.tail,
+            ) from None
+        except self._io_errors() as exc:
             raise self._error("connection lost while %s: %s" % (what, exc or type(exc).__name__), state) from None
-        self._prompt = prompt.findall(buf)[-1].strip()
+        self._prompt = reply.prompts[-1].strip()
         self._in_session = "(config-s-" in self._prompt
         # Aligned from the end: piece i before the last holds command i's echo and output.
-        pieces = prompt.split(buf)[-(len(commands) + 1) : -1]
         outputs = []
-        for command, piece in zip(commands, pieces):
+        for command, piece in zip(commands, reply.segments):
             body = piece.split("\n")
             while body and body[0].strip() in ("", command.strip()):
                 body.pop(0)  # the echo (EOS can repeat it when it falls behind)

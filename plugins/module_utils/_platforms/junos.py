@@ -33,10 +33,9 @@ import fnmatch
 import math
 import re
 import shlex
-import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 from ansible_collections.lossless.fabric.plugins.module_utils._vendor_junos import L2_OVERHEAD_BYTES
 
 PREFIX = "LF-ROCE"
@@ -874,10 +873,6 @@ class Driver(_base.Driver):
         base = re.escape(self.conn.base_prompt)
         return re.compile(r"(?m)^%s[>#] ?" % base)
 
-    def _closed(self) -> bool:
-        chan = getattr(self.conn, "remote_conn", None)
-        return chan is None or bool(getattr(chan, "closed", False)) or bool(getattr(chan, "eof_received", False))
-
     def _run(self, commands: list[str], state: str, timeout: float = _READ_TIMEOUT_S) -> list[str]:
         """Send every command in one write and read until each has its prompt back.
         Returns each command's output (echo removed). A lost connection raises
@@ -886,30 +881,17 @@ class Driver(_base.Driver):
         if self._own_pending and state == _base.UNCHANGED:
             state = _base.PENDING
         try:
-            self.conn.write_channel("".join(cmd + "\n" for cmd in commands))
-            buf = ""
-            deadline = time.monotonic() + timeout
-            while len(prompt.findall(buf)) < len(commands):
-                chunk = self.conn.read_channel()
-                if chunk:
-                    buf += chunk
-                    continue
-                if self._closed():
-                    raise OSError("the device closed the connection")
-                if time.monotonic() > deadline:
-                    raise DeviceErrorTimeout(
-                        "no prompt after %d of %d commands within %g s (step: %r)" % (len(prompt.findall(buf)), len(commands), timeout, commands[0])
-                    )
-                time.sleep(0.002)
-        except DeviceErrorTimeout as exc:
-            raise _base.DeviceError(self.device, str(exc), state=state) from None
-        except (OSError, EOFError) as exc:
+            # lone_cr: Junos redraws a line with a bare carriage return; it ends a line here.
+            reply = _channel.exchange(self.conn, commands, prompt, timeout, lone_cr="\n")
+        except _channel.Silent as exc:
+            raise _base.DeviceError(
+                self.device, "no prompt after %d of %d commands within %g s (step: %r)" % (exc.answered, exc.expected, timeout, commands[0]), state=state
+            ) from None
+        except _channel.transport_errors() as exc:
             self._mode = "op"
             raise _base.DeviceError(self.device, "connection lost during %r: %s" % (commands[0], exc or type(exc).__name__), state=state) from None
-        text = buf.replace("\r\n", "\n").replace("\r", "\n")
-        parts = prompt.split(text)
         outputs = []
-        for part in parts[: len(commands)]:
+        for part in reply.segments:
             # each part: the echoed command, its output, then the context lines
             # ([edit], {master:0}, the commit-confirmed banner) before the next prompt
             body = part.split("\n", 1)[1] if "\n" in part else ""
@@ -1296,10 +1278,6 @@ class Driver(_base.Driver):
                 here = ends.setdefault(lldp.group(1), _base.end())
                 here["neighbors"] = _junos_lldp(command, text)
         return ends
-
-
-class DeviceErrorTimeout(Exception):
-    """Internal: the device stopped answering (turned into DeviceError)."""
 
 
 # ---------------------------------------------------------------------------

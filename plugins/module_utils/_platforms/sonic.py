@@ -31,12 +31,10 @@ from __future__ import annotations
 
 import json
 import re
-import select
-import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_sonic
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 
 PLATFORM = _records.SONIC
 
@@ -147,8 +145,8 @@ def _config_db(running: str) -> dict:
     return doc
 
 
-class _Lost(Exception):
-    """The SSH channel closed or the device stopped answering."""
+# The SSH channel closed or the device stopped answering (the shared channel's error).
+_Lost = _channel.Lost
 
 
 class Driver(_base.Driver):
@@ -375,20 +373,7 @@ class Driver(_base.Driver):
 
     # -- channel ---------------------------------------------------------
     def _transport_errors(self) -> tuple:
-        errors: list = [OSError, EOFError, _Lost]
-        try:
-            import paramiko  # pylint: disable=import-outside-toplevel
-
-            errors.append(paramiko.SSHException)
-        except ImportError:
-            pass
-        try:
-            from netmiko.exceptions import NetmikoBaseException  # pylint: disable=import-outside-toplevel
-
-            errors.append(NetmikoBaseException)
-        except ImportError:
-            pass
-        return tuple(errors)
+        return _channel.transport_errors()
 
     def _prompt_re(self):
         base = getattr(self.conn, "base_prompt", None) or ""
@@ -396,54 +381,23 @@ class Driver(_base.Driver):
             raise _Lost("no shell prompt known for this connection")
         return re.compile(re.escape(base) + r"[$#] ?")
 
-    def _wait(self, seconds: float) -> None:
-        chan = getattr(self.conn, "remote_conn", None)
-        if chan is not None and hasattr(chan, "fileno"):
-            select.select([chan], [], [], seconds)
-        else:
-            time.sleep(min(seconds, 0.005))
-
-    def _closed(self) -> bool:
-        chan = getattr(self.conn, "remote_conn", None)
-        return bool(chan is not None and (getattr(chan, "closed", False) or getattr(chan, "eof_received", False)))
-
     def _exchange(self, commands: list[str], timeout: float) -> list[str]:
         """Type the commands ahead in one write; each one's output (echo removed), split on the prompts."""
-        prompt = self._prompt_re()
-        self.conn.read_channel()
-        self.conn.write_channel("".join(cmd + "\n" for cmd in commands))
-        buf = ""
-        deadline = time.monotonic() + timeout
-        while len(prompt.findall(buf)) < len(commands):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _Lost("no prompt after %.0f s (%d of %d commands answered)" % (timeout, len(prompt.findall(buf)), len(commands)))
-            self._wait(min(left, 0.5))
-            data = self.conn.read_channel()
-            if data:
-                buf += data
-            elif self._closed():
-                raise _Lost("the device closed the connection")
-        text = buf.replace("\r\n", "\n").replace("\r", "")
-        segments = prompt.split(text)[: len(commands)]
-        return [self._strip_echo(cmd, seg) for cmd, seg in zip(commands, segments)]
+        reply = _channel.exchange(self.conn, commands, self._prompt_re(), timeout)
+        return [self._strip_echo(cmd, seg) for cmd, seg in zip(commands, reply.segments)]
 
     @staticmethod
     def _strip_echo(cmd: str, segment: str) -> str:
-        lines = segment.lstrip("\n").split("\n")
         sent = cmd.split("\n")
         if len(sent) > 1:
             # A here-document: bash echoes each line, after '> ' for every line but the first.
             echo = {line.strip() for line in sent}
+            lines = segment.lstrip("\n").split("\n")
             kept = [line for line in lines if line.strip() and line.strip() not in echo and re.sub(r"^(?:> )+", "", line).strip() not in echo]
             return "\n".join(kept).strip()
-        if lines and " ".join(lines[0].split()) == " ".join(cmd.split()):
-            lines = lines[1:]
-        elif lines and lines[0].strip() and cmd.startswith(lines[0].strip()[:20]):
-            lines = lines[1:]
         # Blank lines only: a right-aligned tabulate header (queuestat's '     Port', pfcwd's '     QUEUE')
         # keeps its leading spaces, or its cells no longer sit over the ruler's dash groups.
-        return "\n".join(lines).strip("\r\n").rstrip()
+        return _channel.strip_echo(cmd, segment).strip("\r\n").rstrip()
 
     def _run(self, command: str, timeout: float | None = None) -> str:
         return self._exchange([command], timeout or self.command_timeout)[0]
