@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 17 in the lab, as a user runs it: a fault injected with lab_perf_faults makes the gate (benchmark.yml) fail,
-and role localize - round 0 ib_write_bw loopback on both GPU hosts, then rounds of 2-node jobs through the lab's
-mpirun shim in model mode - names it in the gate's failure; a cable fault (loopback clean) is named on the link /
-leaf side; check mode plans round 1 and launches nothing. Three lab runs (each about 40 s plus the lab start)."""
+its report holding the fault's bus bandwidth as the lab's performance model computes it, and role localize - round 0
+ib_write_bw loopback on both GPU hosts, then rounds of 2-node jobs through the lab's mpirun shim in model mode - names
+it in the gate's failure; a cable fault (loopback clean) is named on the link / leaf side; check mode plans round 1
+and launches nothing. Three lab runs (each about 40 s plus the lab start)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,16 @@ def test_a_slow_nic_fails_the_gate_and_the_localization_names_it(tmp_path):
         assert "| 1 | nic gpu1:mlx5_1 | leaf2:et-0/0/1 |" in handle.read()
     # the gate's launch, the 4 loopback tests and every localization job went through the model, nothing else
     assert _launches(run_dir) == 1 + 4 + len(jobs)
+    # The gate's own measurement of the fault (the lab's performance model, tests/lab/nccl/README.md): 2 nodes x 8
+    # GPUs over both 400G NICs: healthy 2 x 50 GB/s x 0.93 = 93 GB/s; with gpu1:mlx5_1 at half speed every rail runs
+    # at the slowest one: 2 x 25 x 0.93 = 46.5 GB/s (noise sigma 2 %), below the lab's model-mode target of 80.
+    with open(os.path.join(report_dir, "benchmark.json"), encoding="utf-8") as handle:
+        gate = json.load(handle)
+    (launch,) = gate["launches"]
+    assert launch["status"] == "succeeded" and (launch["ranks"], launch["nodes"], launch["gpus_per_node"]) == (16, 2, 8)
+    assert launch["transport"] == "RoCE" and launch["gdr_active"] is False and launch["complete"] is True
+    assert 40 < launch["oop_busbw_at_largest_size"] < 53
+    assert gate["verdict"] == "fail" and any("< target 80.00 GB/s" in line for line in gate["unmet"])
 
 
 def test_a_slow_cable_is_named_on_the_link_side_not_the_nics_and_its_hosts_excluded(tmp_path):
