@@ -34,7 +34,7 @@ unit: setup
 	$(PY) -m pytest -q -n 2 tests/unit
 
 integration: setup
-	$(PY) -m pytest -q tests/integration
+	$(PY) -m pytest -q -n 2 tests/integration
 
 molecule: setup
 	tools/molecule.sh
