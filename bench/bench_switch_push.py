@@ -2,12 +2,13 @@
 """Push + read-back to N simulated EOS switches: lossless.fabric.switch_config
 against arista.eos.eos_config over ansible.netcommon.network_cli, the same
 configuration, the same simulator, side by side in one run. Then the same push
-to N simulated SONiC switches (``sonic`` rows): no Ansible collection drives
-community SONiC's ``config apply-patch`` (dellemc.enterprise_sonic drives Dell
-Enterprise SONiC's management CLI, which the simulator does not speak, and is
-not installed), so a SONiC row is set against our own EOS push of the same size.
+to N simulated switches of each other platform (``<platform>_rows``: SONiC,
+NX-OS), set against our own EOS push of the same size: no Ansible collection
+drives community SONiC's ``config apply-patch`` (dellemc.enterprise_sonic drives
+Dell Enterprise SONiC's management CLI, which the simulator does not speak), and
+cisco.nxos has no QoS or PFC module (neither collection is installed).
 
-    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16] [--platforms eos sonic]
+    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16] [--platforms eos sonic nxos]
 
 Prints one JSON line. Not a test: nothing here asserts a time.
 """
@@ -33,13 +34,19 @@ sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos, sonic  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import DRIVERS, driver_class, eos  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "bench-pw"
 INTENT = {"name": "bench", "transport": "roce"}
 _PORT = {"speed": "400G", "cable_length_m": 3}
-# Two 400G ports per switch in each platform's names (SONiC: Ethernet<first lane index>, 8 lanes a port).
-PORTS_OF = {"eos": {"Ethernet1": _PORT, "Ethernet2": _PORT}, "sonic": {"Ethernet0": _PORT, "Ethernet8": _PORT}}
+_PORT_100G = {"speed": "100G", "cable_length_m": 3}
+# Two ports per switch in each platform's names (SONiC: Ethernet<first lane index>, 8 lanes a port; NX-OS: the
+# lab's Nexus 9364C-GX has 100G ports, docs/lab.md).
+PORTS_OF = {"eos": {"Ethernet1": _PORT, "Ethernet2": _PORT}, "sonic": {"Ethernet0": _PORT, "Ethernet8": _PORT},
+            "nxos": {"Ethernet1/1": _PORT_100G, "Ethernet1/2": _PORT_100G}}
+# The platforms pushed besides EOS, each set against our EOS push (no baseline collection exists for them);
+# only those with a driver today (nxos is planned: issue 19).
+OTHERS = tuple(p for p in ("sonic", "nxos") if p in DRIVERS)
 PORTS = PORTS_OF["eos"]
 
 
@@ -149,7 +156,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--forks", type=int, default=16)
-    parser.add_argument("--platforms", nargs="+", choices=["eos", "sonic"], default=["eos", "sonic"])
+    parser.add_argument("--platforms", nargs="+", choices=["eos", *OTHERS], default=["eos", *OTHERS])
     args = parser.parse_args()
     plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "eos", "ports": PORTS}})["devices"]["sw"]
     lines = eos.Driver.render(plan)
@@ -176,19 +183,21 @@ def main():
             "changed": [changed1, changed2, fchanged1, fchanged2, bchanged1, bchanged2],
         })
         print(json.dumps(rows[-1]), file=sys.stderr)
-    sonic_rows = [] if "sonic" not in args.platforms else [_sonic_row(count, args.forks, rows) for count in args.counts]
-    print(json.dumps({"bench": "switch_push", "rows": rows, "sonic_rows": sonic_rows}))
+    result = {"bench": "switch_push", "rows": rows}
+    for platform in OTHERS:
+        result[platform + "_rows"] = [] if platform not in args.platforms else [_platform_row(platform, count, args.forks, rows) for count in args.counts]
+    print(json.dumps(result))
 
 
-def _sonic_row(count, forks, eos_rows):
-    """Our push to count simulated SONiC switches, per-host and fabric-wide, each run twice; set against our EOS
-    push of the same size from this run (eos_rows) where there is one."""
-    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "sonic", "ports": PORTS_OF["sonic"]}})["devices"]["sw"]
+def _platform_row(platform, count, forks, eos_rows):
+    """Our push to count simulated switches of platform, per-host and fabric-wide, each run twice; set against our
+    EOS push of the same size from this run (eos_rows) where there is one."""
+    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}})["devices"]["sw"]
     with tempfile.TemporaryDirectory() as tmp:
-        (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, forks, platform="sonic")
-        (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, forks, fabric=True, platform="sonic")
+        (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, forks, platform=platform)
+        (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, forks, fabric=True, platform=platform)
     row = {
-        "switches": count, "forks": forks, "lines": len(sonic.Driver.render(plan)),
+        "platform": platform, "switches": count, "forks": forks, "lines": len(driver_class(platform).render(plan)),
         "ours_first_s": round(first, 2), "ours_rerun_s": round(rerun, 2), "ours_rerun_over_first": round(rerun / first, 3),
         "fabric_first_s": round(ffirst, 2), "fabric_rerun_s": round(frerun, 2), "fabric_rerun_over_first": round(frerun / ffirst, 3),
         "ours_push_first_s": round(push1, 2), "ours_push_rerun_s": round(push2, 2),
@@ -197,7 +206,7 @@ def _sonic_row(count, forks, eos_rows):
     }
     same = [r for r in eos_rows if r["switches"] == count]
     if same:
-        # The push tasks alone, SONiC over EOS: what the platform's transaction costs against the simulator.
+        # The push tasks alone, this platform over EOS: what its transaction costs against the simulator.
         for key in ("ours_push_first_s", "ours_push_rerun_s", "fabric_push_first_s", "fabric_push_rerun_s"):
             row[key[:-2] + "_over_eos"] = round(row[key] / same[0][key], 3) if same[0][key] else None
     print(json.dumps(row), file=sys.stderr)

@@ -32,8 +32,27 @@ WINDOW_BEGIN = "<!-- bench_window: begin -->"
 WINDOW_END = "<!-- bench_window: end -->"
 # The section the window section goes before when the file has none yet.
 PARSER_HEADING = "## nccl-tests parser throughput"
-SONIC_PUSH_BEGIN = "<!-- bench_push_sonic: begin -->"
-SONIC_PUSH_END = "<!-- bench_push_sonic: end -->"
+# One marked push section per platform besides EOS (bench_switch_push.py OTHERS): "<!-- bench_push_<platform>: begin -->".
+PUSH_MARKS = {name: ("<!-- bench_push_%s: begin -->" % name, "<!-- bench_push_%s: end -->" % name) for name in ("sonic", "nxos")}
+# What one push is on each platform, for the section's opening paragraph.
+PUSH_WHAT = {
+    "sonic": [
+        "Simulated SONiC switches (`tests/lab/switchsim/sonic.py`), forks %d, two 400G ports each: the plan renders %d CONFIG_DB",
+        "leaves, pushed as one JSON Patch (checkpoint, CONFIG_DB read, here-document, `config apply-patch --dry-run` as the device diff,",
+        "`systemd-run` rollback timer, `apply-patch`, read-back of `show runningconfiguration all`, timer stopped,",
+        "checkpoint deleted, `config save -y`). No baseline: no Ansible collection drives community SONiC's",
+        "`config apply-patch` (`dellemc.enterprise_sonic` drives Dell Enterprise SONiC's management CLI, which the",
+        "simulator does not speak, and it is not installed), so each SONiC push task is set against our EOS push task of",
+    ],
+    "nxos": [
+        "Simulated Cisco Nexus 9000 switches (`tests/lab/switchsim/nxos.py`), forks %d, two 100G ports each: the plan renders %d",
+        "configuration lines, pushed as one configure replace (before-file copied on bootflash:, the target file sent by SCP and its",
+        "md5 checked, `configure replace ... verify-only`, `show diff rollback-patch` as the device diff, `configure replace ...",
+        "commit-timeout`, read-back of `show running-config`, `configure replace commit`, files deleted, `copy running-config",
+        "startup-config`). No baseline: `cisco.nxos` has no QoS or PFC module to push the same plan with (and it is not",
+        "installed), so each NX-OS push task is set against our EOS push task of",
+    ],
+}
 
 
 # What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
@@ -242,23 +261,20 @@ def localize_section(result: dict) -> list[str]:
     ]
 
 
-def sonic_push_section(push: dict) -> list[str]:
-    """The SONiC rows of bench_switch_push.py: our push per-host and fabric-wide, set against our EOS push."""
-    rows = push.get("sonic_rows") or []
+def platform_push_section(push: dict, name: str) -> list[str]:
+    """A platform's rows of bench_switch_push.py (``<platform>_rows``): our push per-host and fabric-wide, set against our EOS push."""
+    rows = push.get(name + "_rows") or []
     if not rows:
         return []
+    what = PUSH_WHAT[name]
+    title = {"sonic": "SONiC", "nxos": "NX-OS"}[name]
     lines = [
-        SONIC_PUSH_BEGIN,
-        "### SONiC",
+        PUSH_MARKS[name][0],
+        "### " + title,
         "",
-        "Simulated SONiC switches (`tests/lab/switchsim/sonic.py`), forks %d, two 400G ports each: the plan renders %d CONFIG_DB"
-        % (rows[0]["forks"], rows[0]["lines"]),
-        "leaves, pushed as one JSON Patch (checkpoint, CONFIG_DB read, here-document, `config apply-patch --dry-run` as the device diff,",
-        "`systemd-run` rollback timer, `apply-patch`, read-back of `show runningconfiguration all`, timer stopped,",
-        "checkpoint deleted, `config save -y`). No baseline: no Ansible collection drives community SONiC's",
-        "`config apply-patch` (`dellemc.enterprise_sonic` drives Dell Enterprise SONiC's management CLI, which the",
-        "simulator does not speak, and it is not installed), so each SONiC push task is set against our EOS push task of",
-        "the same size and mode from the same run (*EOS push*; */ EOS* is SONiC over EOS): what the platform's transaction",
+        what[0] % (rows[0]["forks"], rows[0]["lines"]),
+        *what[1:],
+        "the same size and mode from the same run (*EOS push*; */ EOS* is %s over EOS): what the platform's transaction" % title,
         "costs against the simulator. *push* is the task alone (time stamps around it); first/rerun add ansible-playbook",
         "start-up and the plan. %s" % (push.get("conditions") or ""),
         "",
@@ -279,7 +295,7 @@ def sonic_push_section(push: dict) -> list[str]:
     lines += [
         "",
         "changed hosts per run (per-host first, rerun; fabric-wide first, rerun): %s." % ", ".join(str(list(c)) for c in changed),
-        SONIC_PUSH_END,
+        PUSH_MARKS[name][1],
     ]
     return lines
 
@@ -307,22 +323,27 @@ def _put_section(lines: list[str], begin: str, end: str) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == "--sonic-push-from":
-        # Write the SONiC push section alone from a saved bench_switch_push.py result (after the EOS push section).
+    if len(sys.argv) == 3 and sys.argv[1] == "--push-from":
+        # Write the other platforms' push sections alone from a saved bench_switch_push.py result (after the EOS push
+        # section, in place of each one there).
         with open(sys.argv[2], encoding="utf-8") as handle:
-            section = sonic_push_section(json.load(handle))
+            push = json.load(handle)
         path = os.path.join(ROOT, "docs", "performance.md")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        if SONIC_PUSH_BEGIN in text and SONIC_PUSH_END in text:
-            start, stop = text.index(SONIC_PUSH_BEGIN), text.index(SONIC_PUSH_END) + len(SONIC_PUSH_END)
-            text = text[:start] + "\n".join(section) + text[stop:]
-        else:
-            at = text.index(SCALE_BEGIN)
-            text = text[:at] + "\n".join(section) + "\n\n" + text[at:]
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        print("bench: wrote the SONiC push section of docs/performance.md")
+        for name, (begin, end) in PUSH_MARKS.items():
+            section = platform_push_section(push, name)
+            if not section:
+                continue
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            if begin in text and end in text:
+                start, stop = text.index(begin), text.index(end) + len(end)
+                text = text[:start] + "\n".join(section) + text[stop:]
+            else:
+                at = text.index(SCALE_BEGIN)
+                text = text[:at] + "\n".join(section) + "\n\n" + text[at:]
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            print("bench: wrote the %s push section of docs/performance.md" % name)
         return
     if len(sys.argv) == 3 and sys.argv[1] == "--localize-from":
         # Write the localization section alone from a saved bench_localize.py result.
@@ -413,8 +434,7 @@ def main() -> None:
         "A real switch takes its time to commit and save, which this simulator does not model; we do not add a made-up",
         "commit delay to reach a ratio, and we do not skip the device's diff on a rerun (it is the judge of what changes).",
         "",
-        *sonic_push_section(push),
-        *([""] if push.get("sonic_rows") else []),
+        *[line for name in PUSH_MARKS for line in platform_push_section(push, name) + ([""] if push.get(name + "_rows") else [])],
         *scale_section(scale),
         "",
         # The window bench is not part of make bench (minutes per size): its section is kept as the last run wrote it.
