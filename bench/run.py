@@ -307,8 +307,8 @@ def _section(text: str, begin: str, end: str) -> list[str]:
     return text[text.index(begin):text.index(end) + len(end)].splitlines()
 
 
-def _put_section(lines: list[str], begin: str, end: str) -> None:
-    """Write a marked section into docs/performance.md: in place of the old one, else before the parser section."""
+def _put_section(lines: list[str], begin: str, end: str, anchor: str = PARSER_HEADING) -> None:
+    """Write a marked section into docs/performance.md: in place of the old one, else before ``anchor``."""
     path = os.path.join(ROOT, "docs", "performance.md")
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
@@ -316,7 +316,7 @@ def _put_section(lines: list[str], begin: str, end: str) -> None:
         start, stop = text.index(begin), text.index(end) + len(end)
         text = text[:start] + "\n".join(lines) + text[stop:]
     else:
-        at = text.index(PARSER_HEADING)
+        at = text.index(anchor)
         text = text[:at] + "\n".join(lines) + "\n\n" + text[at:]
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
@@ -328,22 +328,11 @@ def main() -> None:
         # section, in place of each one there).
         with open(sys.argv[2], encoding="utf-8") as handle:
             push = json.load(handle)
-        path = os.path.join(ROOT, "docs", "performance.md")
         for name, (begin, end) in PUSH_MARKS.items():
             section = platform_push_section(push, name)
-            if not section:
-                continue
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-            if begin in text and end in text:
-                start, stop = text.index(begin), text.index(end) + len(end)
-                text = text[:start] + "\n".join(section) + text[stop:]
-            else:
-                at = text.index(SCALE_BEGIN)
-                text = text[:at] + "\n".join(section) + "\n\n" + text[at:]
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            print("bench: wrote the %s push section of docs/performance.md" % name)
+            if section:
+                _put_section(section, begin, end, anchor=SCALE_BEGIN)
+                print("bench: wrote the %s push section of docs/performance.md" % name)
         return
     if len(sys.argv) == 3 and sys.argv[1] == "--localize-from":
         # Write the localization section alone from a saved bench_localize.py result.
