@@ -346,6 +346,8 @@ def _queuing(text: str, command: str, port: str) -> dict:
             pfc = "rows"
             continue
         if pfc == "rows":
+            if not stripped:
+                continue  # the end of the output before the closing rule is reported below (cut short)
             if _DASHES.fullmatch(line):
                 pfc = "done"
                 continue
