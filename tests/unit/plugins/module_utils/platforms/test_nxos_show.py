@@ -243,3 +243,14 @@ def test_counters_refuse_a_form_they_do_not_read(command, text, why):
 def test_one_refused_command_keeps_the_others():
     ports, errors = _nxos_show.parse_counters({DETAIL: fixture("show_interface_priority-flow-control_detail.txt"), Q51: "% Invalid command"})
     assert list(errors) == [Q51] and ports["Ethernet1/51"]["pfc_tx_frames"]["5"] == 150
+
+
+@pytest.mark.parametrize("text", ["%% this is not output of any known form\nfoo bar 1 2 3\n", ""])
+def test_what_the_contract_suite_sends_is_refused(text):
+    # test_contract.py feeds every driver's commands this text; the NX-OS driver delegates to these readers
+    with pytest.raises(_base.LinkFormError) as caught:
+        _nxos_show.parse_links({command: text for command in _nxos_show.link_commands(["Ethernet1/1"])})
+    assert caught.value.platform == "nxos" and str(caught.value).startswith("nxos: ")
+    commands = _nxos_show.counter_commands(["Ethernet1/1"])
+    ports, errors = _nxos_show.parse_counters({command: text for command in commands})
+    assert ports == {} and sorted(errors) == sorted(commands)
