@@ -79,7 +79,7 @@ def _check_group(qos_group: int) -> None:
 # 'drop-probability' and of 'weight' (the published configuration uses weight 7; NXOS.md's 'weight 0'
 # is not in any source read here).
 ECN_THRESHOLD_UNIT = "kbytes"
-ECN_THRESHOLD_BYTES_PER_UNIT = 1024  # unverified: whether NX-OS's kbyte is 1024 or 1000 bytes
+ECN_THRESHOLD_BYTES_PER_UNIT = None  # unverified: whether an NX-OS kbyte is 1024 or 1000 bytes (no source read says)
 ECN_THRESHOLD_RANGE = None  # unverified
 ECN_DROP_PROBABILITY_RANGE = None  # unverified
 ECN_WEIGHT_RANGE = None  # unverified

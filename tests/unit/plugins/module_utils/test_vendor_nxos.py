@@ -47,7 +47,7 @@ def test_system_classes_refuse_a_group_outside_0_7(group):
 def test_what_no_source_gives_is_none_not_a_guess():
     assert _vendor_nxos.ECN_DEFAULTS is None
     assert _vendor_nxos.ECN_THRESHOLD_UNIT == "kbytes"
-    for name in ("ECN_THRESHOLD_RANGE", "ECN_DROP_PROBABILITY_RANGE", "ECN_WEIGHT_RANGE", "WATCHDOG_INTERVAL_MS_RANGE",
+    for name in ("ECN_THRESHOLD_BYTES_PER_UNIT", "ECN_THRESHOLD_RANGE", "ECN_DROP_PROBABILITY_RANGE", "ECN_WEIGHT_RANGE", "WATCHDOG_INTERVAL_MS_RANGE",
                  "WATCHDOG_SHUTDOWN_MULTIPLIER_RANGE", "WATCHDOG_AUTO_RESTORE_MULTIPLIER_RANGE"):
         assert getattr(_vendor_nxos, name) is None, name
     # the commit-timeout range is the Nexus 7000 guide's; on the Nexus 9000 it is not verified
