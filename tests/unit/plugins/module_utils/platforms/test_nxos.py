@@ -24,6 +24,7 @@ def _nxos_supported(monkeypatch):
     registry["nxos"] = registry["nxos"]._replace(supported=True)
     monkeypatch.setattr(_intent, "PLATFORMS", registry)
 
+
 Driver = nxos.Driver
 
 
