@@ -25,7 +25,9 @@ PLATFORMS = list(SWITCH_PLATFORMS)
 # Two ports per platform for the small labs; a new platform adds its two here.
 PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"],
          # SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
-         "sonic": ["Ethernet0", "Ethernet8"]}
+         "sonic": ["Ethernet0", "Ethernet8"],
+         # NX-OS names a front-panel port Ethernet<slot>/<port> (a fixed Nexus 9364C-GX: slot 1)
+         "nxos": ["Ethernet1/1", "Ethernet1/2"]}
 if set(PLATFORMS) - set(PORTS):
     raise RuntimeError(f"tests/integration/switchlab.py: PORTS has no lab ports for {sorted(set(PLATFORMS) - set(PORTS))}")
 INTENT = {
