@@ -891,7 +891,9 @@ class NxosDevice(Device):
 
 
 def _ctime(t: float) -> str:
-    return time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(t))
+    # ctime's layout, the day padded with a space ('Thu Dec  3 08:00:00 2026'; padding: unverified)
+    local = time.localtime(t)
+    return time.strftime("%a %b ", local) + "%2d" % local.tm_mday + time.strftime(" %H:%M:%S %Y", local)
 
 
 _BANNER = ("Cisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n"
