@@ -163,6 +163,11 @@ _COMMIT_OK = "commit complete"
 # Context lines Junos prints before a prompt: [edit ...], {master:0}, the pending-commit banner.
 _CONTEXT_RE = re.compile(r"(?m)^(\[edit[^\]\n]*\]|\{(master|backup|primary|secondary|line)[^}\n]*\}|# commit confirmed will be rolled back in .*)\s*$")
 _PENDING_RE = re.compile(r"rollback in (\d+)\s*min", re.I)
+# 'commit confirmed <minutes>': "in the range from 1 through 65,535 minutes" (Juniper, "Commit the
+# Candidate Configuration Only After Confirmation Using the Junos XML Protocol", <confirm-timeout>:
+# https://juniper.net/documentation/us/en/software/junos/junos-xml-protocol/topics/task/junos-xml-protocol-configuration-committing-with-confirmation.html).
+# The CLI page states no range; that the CLI takes the same one is unverified (the simulator does).
+_CONFIRM_MINUTES_MAX = 65535
 _READ_TIMEOUT_S = 120.0  # a QFX commit of CoS config takes seconds, not minutes
 
 
@@ -988,6 +993,13 @@ class Driver(_base.Driver):
         self._discard(_base.UNCHANGED)
 
     def commit(self, confirm_timeout_s: int | None) -> None:
+        if confirm_timeout_s is not None and math.ceil(confirm_timeout_s / 60) > _CONFIRM_MINUTES_MAX:
+            # Refused before anything is committed: Junos would reject the number itself.
+            self._discard(_base.UNCHANGED)
+            self._fail(
+                "confirm_timeout %d s is %d minutes; Junos takes 'commit confirmed' 1-%d minutes (Juniper Junos XML protocol guide, <confirm-timeout>); nothing committed"
+                % (confirm_timeout_s, math.ceil(confirm_timeout_s / 60), _CONFIRM_MINUTES_MAX)
+            )
         if self._mode == "private":
             # Junos refuses commit confirmed on a private candidate: stage the
             # same lines again under an exclusive lock, and check the diff did
@@ -1087,8 +1099,11 @@ class Driver(_base.Driver):
         """Junos has no "cancel" for commit confirmed: load the configuration
         before it (``rollback 1``) and commit that, which also ends the timer
         (the CLI guide: rollback 1 loads the configuration committed before the
-        current one; any commit ends a pending confirmation; napalm's junos
-        driver rolls back the same way). Only while THIS run's confirmed commit
+        current one; Juniper's XML protocol guide: a plain commit before the
+        deadline "cancels the rollback" and commits the candidate, here the
+        configuration rollback 1 loaded; napalm's junos driver rolls back the
+        same way). No Juniper page names "rollback 1 + commit" as THE cancel in
+        one sentence: the two documented steps are combined here. Only while THIS run's confirmed commit
         is pending and is the newest commit (entry 0): otherwise rollback 1 would
         undo someone else's commit."""
         if self._own(session, _base.PENDING) is None:

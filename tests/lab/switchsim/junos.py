@@ -1147,6 +1147,8 @@ class JunosShell(Shell):
                 confirm = 10
                 if i + 1 < len(args) and args[i + 1].isdigit():
                     confirm = int(args[i + 1])
+                    # 1-65,535 minutes: Juniper's XML protocol guide (<confirm-timeout>); the CLI
+                    # page states none, so the same range for the CLI is unverified. Error wording ours.
                     if not 1 <= confirm <= 65535:
                         return self._caret(line, tk, i + 2,
                                            f"Value {confirm} is not within range (1..65535) at '{confirm}'")
