@@ -45,15 +45,18 @@ CNP = PREFIX + "-CNP-%dM"  # one congestion-notification profile per cable lengt
 SCHEDULER = PREFIX + "-TC%d"  # scheduler of a queue without ECN
 ECN_SUFFIX = "-%d-%d-%d"  # fill-level low %, high %, max probability %: one per distinct ECN curve
 
-# Junos PFC watchdog (reference 5.4): the detection time is poll-interval x
-# detection (number of polls). Junos' own default is 2 polls of 100 ms; we keep
-# 2 polls whenever the plan's time divides evenly. The largest poll interval we
-# ask for is 1000 ms ([verify]: the range is not in the pages we could read;
-# the lab simulator takes 10-1000 ms and 1-10 polls).
+# Junos PFC watchdog (Juniper "PFC Watchdog",
+# https://www.juniper.net/documentation/us/en/software/junos/cos/topics/topic-map/cos-pfc-watchdog-configure.html:
+# "By default, the polling interval is 100 milliseconds, the detection period is set to 2 (that is,
+# two polling intervals, or 200 milliseconds), and the recovery time is 200 milliseconds"): the
+# detection time is poll-interval x detection (number of polls). We keep 2 polls whenever the plan's
+# time divides evenly. The largest poll interval we ask for is 1000 ms: UNVERIFIED, the ranges of
+# poll-interval, detection and recovery-time are not in any Juniper text we could read (the lab
+# simulator takes 10-1000 ms, 1-10 polls, 10-10000 ms; docs/vendor-junos.md says where we looked).
 WATCHDOG_POLLS = 2
 WATCHDOG_MAX_POLLS = 10
 WATCHDOG_MAX_POLL_MS = 1000
-# Junos defaults when the watchdog is on without options (reference 5.4).
+# Junos defaults when the watchdog is on without options (the PFC Watchdog page above).
 WATCHDOG_DEFAULT_POLL_MS = 100
 WATCHDOG_DEFAULT_POLLS = 2
 WATCHDOG_DEFAULT_RECOVERY_MS = 200

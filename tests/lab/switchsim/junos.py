@@ -140,7 +140,8 @@ SCHEMA = C({
                     "flow-control-queue": LL(("int", 0, 7), "flow-control-queue"),
                 }, label="code-point")}),
             }),
-            # pfc-watchdog ranges: not in the Juniper pages we read (unverified, docs/vendor-junos.md)
+            # pfc-watchdog ranges: UNVERIFIED, not in the Juniper pages we read (the PFC Watchdog page
+            # gives only the defaults 100 ms / 2 polls / 200 ms); these bounds are ours (docs/vendor-junos.md)
             "pfc-watchdog": C({
                 "poll-interval": L(("int", 10, 1000), "poll-interval"),
                 "detection": L(("int", 1, 10), "detection"),
