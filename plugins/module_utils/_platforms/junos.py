@@ -1000,7 +1000,8 @@ class Driver(_base.Driver):
             # Refused before anything is committed: Junos would reject the number itself.
             self._discard(_base.UNCHANGED)
             self._fail(
-                "confirm_timeout %d s is %d minutes; Junos takes 'commit confirmed' 1-%d minutes (Juniper Junos XML protocol guide, <confirm-timeout>); nothing committed"
+                "confirm_timeout %d s is %d minutes; Junos takes 'commit confirmed' 1-%d minutes"
+                " (Juniper Junos XML protocol guide, <confirm-timeout>); nothing committed"
                 % (confirm_timeout_s, math.ceil(confirm_timeout_s / 60), _CONFIRM_MINUTES_MAX)
             )
         if self._mode == "private":
