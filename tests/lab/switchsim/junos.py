@@ -140,7 +140,8 @@ SCHEMA = C({
                     "flow-control-queue": LL(("int", 0, 7), "flow-control-queue"),
                 }, label="code-point")}),
             }),
-            # pfc-watchdog ranges: not in the Juniper pages we read (unverified, docs/vendor-junos.md)
+            # pfc-watchdog ranges: UNVERIFIED, not in the Juniper pages we read (the PFC Watchdog page
+            # gives only the defaults 100 ms / 2 polls / 200 ms); these bounds are ours (docs/vendor-junos.md)
             "pfc-watchdog": C({
                 "poll-interval": L(("int", 10, 1000), "poll-interval"),
                 "detection": L(("int", 1, 10), "detection"),
@@ -1147,6 +1148,8 @@ class JunosShell(Shell):
                 confirm = 10
                 if i + 1 < len(args) and args[i + 1].isdigit():
                     confirm = int(args[i + 1])
+                    # 1-65,535 minutes: Juniper's XML protocol guide (<confirm-timeout>); the CLI
+                    # page states none, so the same range for the CLI is unverified. Error wording ours.
                     if not 1 <= confirm <= 65535:
                         return self._caret(line, tk, i + 2,
                                            f"Value {confirm} is not within range (1..65535) at '{confirm}'")
