@@ -52,7 +52,7 @@ ECN_SUFFIX = "-%d-%d-%d"  # fill-level low %, high %, max probability %: one per
 # detection time is poll-interval x detection (number of polls). We keep 2 polls whenever the plan's
 # time divides evenly. The largest poll interval we ask for is 1000 ms: UNVERIFIED, the ranges of
 # poll-interval, detection and recovery-time are not in any Juniper text we could read (the lab
-# simulator takes 10-1000 ms, 1-10 polls, 10-10000 ms; docs/vendor-junos.md says where we looked).
+# simulator enforces no range; docs/vendor-junos.md says where we looked).
 WATCHDOG_POLLS = 2
 WATCHDOG_MAX_POLLS = 10
 WATCHDOG_MAX_POLL_MS = 1000

@@ -79,6 +79,8 @@ DOT1P_ALIASES = {"be": "000", "be1": "001", "ef": "010", "ef1": "011", "af11": "
 
 PFC_INPUT = {"pfc": C({"mru": L(("int", 0, 9216), "mru")}, presence=True)}
 
+UINT32_MAX = 2 ** 32 - 1
+
 SCHEMA = C({
     "system": C({"host-name": L(WORD, "host-name")}),
     # [edit protocols dcbx] (QFX: "set protocols dcbx interface interface-name
@@ -141,11 +143,12 @@ SCHEMA = C({
                 }, label="code-point")}),
             }),
             # pfc-watchdog ranges: UNVERIFIED, not in the Juniper pages we read (the PFC Watchdog page
-            # gives only the defaults 100 ms / 2 polls / 200 ms); these bounds are ours (docs/vendor-junos.md)
+            # gives only the defaults 100 ms / 2 polls / 200 ms; docs/vendor-junos.md), so no range is
+            # enforced: any unsigned 32-bit number (the width of a Junos configuration integer) is taken.
             "pfc-watchdog": C({
-                "poll-interval": L(("int", 10, 1000), "poll-interval"),
-                "detection": L(("int", 1, 10), "detection"),
-                "recovery-time": L(("int", 10, 10000), "recovery-time"),
+                "poll-interval": L(("int", 0, UINT32_MAX), "poll-interval"),
+                "detection": L(("int", 0, UINT32_MAX), "detection"),
+                "recovery-time": L(("int", 0, UINT32_MAX), "recovery-time"),
             }, presence=True),
         }, label="profile-name", wrap=True),
         "drop-profiles": N(WORD, {
