@@ -33,6 +33,12 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms import 
 # load() sends them stripped, since on EOS the commands (not the indentation)
 # change the mode. Global lines come first, interface-level lines before the
 # tx-queue blocks, so every line is typed in the mode it belongs to.
+# UNVERIFIED, not rendered (docs/vendor-eos.md, "Still unverified"):
+# - 'bandwidth guaranteed percent N' on the watched queue: only a third party quotes Arista's
+#   manual that the PFC watchdog needs guaranteed bandwidth; the syntax itself is AVD's
+#   (tx-queue / uc-tx-queue templates), the requirement and its platforms are not confirmed.
+# - 'hardware counter feature ecn out': whether a platform needs it for the ECN counters is
+#   not in any Arista text we could read; 'random-detect ecn count' (rendered) is.
 TEMPLATE = """\
 {% for dscp, tc in plan.dscp_map_full | by_number %}
 qos map dscp {{ dscp }} to traffic-class {{ tc }}

@@ -45,15 +45,18 @@ CNP = PREFIX + "-CNP-%dM"  # one congestion-notification profile per cable lengt
 SCHEDULER = PREFIX + "-TC%d"  # scheduler of a queue without ECN
 ECN_SUFFIX = "-%d-%d-%d"  # fill-level low %, high %, max probability %: one per distinct ECN curve
 
-# Junos PFC watchdog (reference 5.4): the detection time is poll-interval x
-# detection (number of polls). Junos' own default is 2 polls of 100 ms; we keep
-# 2 polls whenever the plan's time divides evenly. The largest poll interval we
-# ask for is 1000 ms ([verify]: the range is not in the pages we could read;
-# the lab simulator takes 10-1000 ms and 1-10 polls).
+# Junos PFC watchdog (Juniper "PFC Watchdog",
+# https://www.juniper.net/documentation/us/en/software/junos/cos/topics/topic-map/cos-pfc-watchdog-configure.html:
+# "By default, the polling interval is 100 milliseconds, the detection period is set to 2 (that is,
+# two polling intervals, or 200 milliseconds), and the recovery time is 200 milliseconds"): the
+# detection time is poll-interval x detection (number of polls). We keep 2 polls whenever the plan's
+# time divides evenly. The largest poll interval we ask for is 1000 ms: UNVERIFIED, the ranges of
+# poll-interval, detection and recovery-time are not in any Juniper text we could read (the lab
+# simulator enforces no range; docs/vendor-junos.md says where we looked).
 WATCHDOG_POLLS = 2
 WATCHDOG_MAX_POLLS = 10
 WATCHDOG_MAX_POLL_MS = 1000
-# Junos defaults when the watchdog is on without options (reference 5.4).
+# Junos defaults when the watchdog is on without options (the PFC Watchdog page above).
 WATCHDOG_DEFAULT_POLL_MS = 100
 WATCHDOG_DEFAULT_POLLS = 2
 WATCHDOG_DEFAULT_RECOVERY_MS = 200
@@ -163,6 +166,11 @@ _COMMIT_OK = "commit complete"
 # Context lines Junos prints before a prompt: [edit ...], {master:0}, the pending-commit banner.
 _CONTEXT_RE = re.compile(r"(?m)^(\[edit[^\]\n]*\]|\{(master|backup|primary|secondary|line)[^}\n]*\}|# commit confirmed will be rolled back in .*)\s*$")
 _PENDING_RE = re.compile(r"rollback in (\d+)\s*min", re.I)
+# 'commit confirmed <minutes>': "in the range from 1 through 65,535 minutes" (Juniper, "Commit the
+# Candidate Configuration Only After Confirmation Using the Junos XML Protocol", <confirm-timeout>:
+# https://juniper.net/documentation/us/en/software/junos/junos-xml-protocol/topics/task/junos-xml-protocol-configuration-committing-with-confirmation.html).
+# The CLI page states no range; that the CLI takes the same one is unverified (the simulator does).
+_CONFIRM_MINUTES_MAX = 65535
 _READ_TIMEOUT_S = 120.0  # a QFX commit of CoS config takes seconds, not minutes
 
 
@@ -988,6 +996,14 @@ class Driver(_base.Driver):
         self._discard(_base.UNCHANGED)
 
     def commit(self, confirm_timeout_s: int | None) -> None:
+        if confirm_timeout_s is not None and math.ceil(confirm_timeout_s / 60) > _CONFIRM_MINUTES_MAX:
+            # Refused before anything is committed: Junos would reject the number itself.
+            self._discard(_base.UNCHANGED)
+            self._fail(
+                "confirm_timeout %d s is %d minutes; Junos takes 'commit confirmed' 1-%d minutes"
+                " (Juniper Junos XML protocol guide, <confirm-timeout>); nothing committed"
+                % (confirm_timeout_s, math.ceil(confirm_timeout_s / 60), _CONFIRM_MINUTES_MAX)
+            )
         if self._mode == "private":
             # Junos refuses commit confirmed on a private candidate: stage the
             # same lines again under an exclusive lock, and check the diff did
@@ -1087,8 +1103,11 @@ class Driver(_base.Driver):
         """Junos has no "cancel" for commit confirmed: load the configuration
         before it (``rollback 1``) and commit that, which also ends the timer
         (the CLI guide: rollback 1 loads the configuration committed before the
-        current one; any commit ends a pending confirmation; napalm's junos
-        driver rolls back the same way). Only while THIS run's confirmed commit
+        current one; Juniper's XML protocol guide: a plain commit before the
+        deadline "cancels the rollback" and commits the candidate, here the
+        configuration rollback 1 loaded; napalm's junos driver rolls back the
+        same way). No Juniper page names "rollback 1 + commit" as THE cancel in
+        one sentence: the two documented steps are combined here. Only while THIS run's confirmed commit
         is pending and is the newest commit (entry 0): otherwise rollback 1 would
         undo someone else's commit."""
         if self._own(session, _base.PENDING) is None:

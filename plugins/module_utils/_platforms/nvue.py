@@ -847,7 +847,13 @@ class Driver(_base.Driver):
         return None
 
     def confirm(self, session: str | None = None) -> None:
-        """``nv config apply <rev> --confirm-yes`` on this run's revision only."""
+        """``nv config apply <rev> --confirm-yes`` on this run's revision only.
+
+        UNVERIFIED: no NVIDIA page documents how to confirm or cancel a ``--confirm`` apply
+        (Config reference, NVUE CLI pages 5.x: only ``--confirm [<time>]`` and
+        ``--confirm-status``). The form is napalm-cumulus's; NVIDIA's own NVOS test wrappers
+        (the ngts ``NvueGeneralCli.apply_config`` option list ``--confirm-yes, --confirm-no``)
+        use the same option names. docs/vendor-nvue.md lists where we looked."""
         rev = self._target(session, "confirm")
         if rev is None:
             # Nothing of ours is pending: our unconfirmed apply was rolled back by its timer.
@@ -865,7 +871,8 @@ class Driver(_base.Driver):
         self._rev = None
 
     def rollback(self, session: str | None = None) -> None:
-        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once."""
+        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once
+        (UNVERIFIED form, as for confirm())."""
         rev = self._target(session, "roll back")
         if rev is None:
             if self._committed_with_timer:

@@ -192,6 +192,8 @@ TXQ_COMMON_RULES = [
     R("priority strict", key="priority"),
     R("no priority", key="priority"),
     R("bandwidth percent <n:int:1-100>", key="bandwidth percent"),
+    # AVD renders it in tx-queue and uc-tx-queue blocks; whether the PFC watchdog requires it on
+    # the watched queue is unverified, so the simulator does not require it (docs/vendor-eos.md).
     R("bandwidth guaranteed percent <n:int:1-100>", key="bandwidth guaranteed"),
     R("random-detect ecn count", key="random-detect ecn count"),
 ]
@@ -1111,6 +1113,8 @@ class EosShell(Shell):
         return "\n".join(out) + "\n"
 
     def show_ecn_counters(self, b, json_out) -> Any:
+        # Counts a queue with 'random-detect ecn count' only; 'hardware counter feature ecn out'
+        # is not required (whether some platforms need it: unverified, docs/vendor-eos.md).
         ports = self._select_ports(b)
         if isinstance(ports, str):
             return ports

@@ -79,6 +79,8 @@ DOT1P_ALIASES = {"be": "000", "be1": "001", "ef": "010", "ef1": "011", "af11": "
 
 PFC_INPUT = {"pfc": C({"mru": L(("int", 0, 9216), "mru")}, presence=True)}
 
+UINT32_MAX = 2 ** 32 - 1
+
 SCHEMA = C({
     "system": C({"host-name": L(WORD, "host-name")}),
     # [edit protocols dcbx] (QFX: "set protocols dcbx interface interface-name
@@ -140,11 +142,13 @@ SCHEMA = C({
                     "flow-control-queue": LL(("int", 0, 7), "flow-control-queue"),
                 }, label="code-point")}),
             }),
-            # pfc-watchdog ranges: not in the Juniper pages we read (unverified, docs/vendor-junos.md)
+            # pfc-watchdog ranges: UNVERIFIED, not in the Juniper pages we read (the PFC Watchdog page
+            # gives only the defaults 100 ms / 2 polls / 200 ms; docs/vendor-junos.md), so no range is
+            # enforced: any unsigned 32-bit number (the width of a Junos configuration integer) is taken.
             "pfc-watchdog": C({
-                "poll-interval": L(("int", 10, 1000), "poll-interval"),
-                "detection": L(("int", 1, 10), "detection"),
-                "recovery-time": L(("int", 10, 10000), "recovery-time"),
+                "poll-interval": L(("int", 0, UINT32_MAX), "poll-interval"),
+                "detection": L(("int", 0, UINT32_MAX), "detection"),
+                "recovery-time": L(("int", 0, UINT32_MAX), "recovery-time"),
             }, presence=True),
         }, label="profile-name", wrap=True),
         "drop-profiles": N(WORD, {
@@ -1147,6 +1151,8 @@ class JunosShell(Shell):
                 confirm = 10
                 if i + 1 < len(args) and args[i + 1].isdigit():
                     confirm = int(args[i + 1])
+                    # 1-65,535 minutes: Juniper's XML protocol guide (<confirm-timeout>); the CLI
+                    # page states none, so the same range for the CLI is unverified. Error wording ours.
                     if not 1 <= confirm <= 65535:
                         return self._caret(line, tk, i + 2,
                                            f"Value {confirm} is not within range (1..65535) at '{confirm}'")

@@ -531,7 +531,9 @@ class NvueDevice(Device):
     def _check_rev(self, rev: str | None, option: str) -> None:
         if rev is None:
             # napalm-cumulus names the revision: 'nv config apply <rev> --confirm-yes'; this model
-            # requires it (the bare form is not in NVIDIA's reference). Unverified wording.
+            # requires it. Neither form is in NVIDIA's reference; refusing the bare form is OUR rule
+            # and may be stricter than a real switch (NVIDIA's ngts NVOS wrapper and a public lab
+            # guide send 'nv config apply --confirm-yes' without a revision). Unverified wording.
             raise NvError(f"Error: {option} needs the revision pending confirmation: nv config apply <revision> {option}")
         if not self.confirm:
             raise NvError("Error: There is no pending confirmed apply")

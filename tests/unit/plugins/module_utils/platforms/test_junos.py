@@ -664,6 +664,22 @@ def test_commit_check_failure_leaves_device_unchanged(switch, drv):
     assert not switch.pending("qfx1")["pending_commit"]
 
 
+def test_confirm_timeout_beyond_junos_range_is_refused_before_commit(switch, drv):
+    """Juniper's <confirm-timeout> range is 1-65,535 minutes: a longer timer is refused by the
+    driver (nothing sent to commit, state unchanged), not left for the device to reject."""
+    before = switch.running("qfx1")
+    drv.open_session("toolong")
+    drv.load(sim_lines())
+    with pytest.raises(_base.DeviceError) as err:
+        drv.commit(65535 * 60 + 1)
+    assert "1-65535 minutes" in str(err.value)
+    assert err.value.device_said is None
+    assert err.value.state == _base.UNCHANGED
+    assert switch.running("qfx1") == before
+    assert not switch.pending("qfx1")["pending_commit"]
+    assert drv.conn.find_prompt().endswith(">")
+
+
 def test_commit_error_leaves_device_unchanged(switch, drv):
     before = switch.running("qfx1")
     switch.set_faults("qfx1", {"commit_error": "mgd: commit failed: out of memory"})
