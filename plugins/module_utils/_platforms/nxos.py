@@ -41,7 +41,7 @@ import re
 import tempfile
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _indent, _records
 
 PLATFORM = _records.NXOS
 
@@ -312,17 +312,7 @@ def _walk(text: str):
     """(context, line) for each configuration line of NX-OS-indented text (two spaces a level as
     'show running-config' prints it); the context is the tuple of enclosing mode lines. '!' comment
     lines (the '!Command:' / '!Time:' header) and blank lines are skipped."""
-    stack: list[tuple[int, str]] = []
-    for raw in text.replace("\r", "").split("\n"):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("!"):
-            continue
-        indent = len(raw) - len(raw.lstrip(" "))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        line = " ".join(stripped.split())
-        yield tuple(item[1] for item in stack), line
-        stack.append((indent, line))
+    return _indent.walk(text)
 
 
 # Top-level words an NX-OS running configuration starts its lines with (a Nexus 9000 'show
