@@ -792,3 +792,38 @@ def test_the_diff_of_a_plan_the_switch_already_holds_is_empty():
 def test_the_netmiko_classes_are_ciscos():
     assert Driver.connection_class().__name__ == "CiscoNxosSSH"
     assert nxos.Driver.device_type == "cisco_nxos"
+
+
+# --- the vendor table's numbers (_vendor_nxos) -----------------------------------------------------
+
+
+def test_the_driver_reads_its_ranges_and_classes_from_the_vendor_table():
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nxos
+
+    assert nxos.WATCHDOG_INTERVAL_MS == (100, 1000)  # NDFC's pfc_watch_int 101-1000 and the system default 100 it names
+    assert nxos.NETQOS_MTU == _vendor_nxos.NETWORK_QOS_MTU_RANGE and nxos.INTERFACE_MTU == _vendor_nxos.MTU_RANGE
+    assert nxos.COMMIT_TIMEOUT_S == _vendor_nxos.COMMIT_TIMEOUT_S_RANGE and nxos.PERCENT == _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
+    queuing = [line.split()[-1] for line in LINES if line.startswith("  class type queuing ")]
+    assert queuing == [_vendor_nxos.queuing_class(3), _vendor_nxos.queuing_class(6), _vendor_nxos.queuing_class(0)]
+
+
+def test_an_auto_restore_multiplier_no_source_bounds_is_rendered_for_the_switch_to_judge():
+    p = plan()
+    p["watchdog"].update(detection_time_ms=100, restoration_time_ms=20000)
+    assert "priority-flow-control auto-restore multiplier 200" in Driver.render(p)
+    p["watchdog"].update(restoration_time_ms=0)
+    with pytest.raises(ValueError, match="^nxos: PFC watchdog auto-restore multiplier 0 .* is not at least 1"):
+        Driver.render(p)
+
+
+def test_a_default_class_other_than_qos_group_0_is_refused():
+    p = plan()
+    p["default_traffic_class"] = 3
+    with pytest.raises(ValueError, match="^nxos: default traffic class 3: NX-OS's default class is qos-group 0"):
+        Driver.render(p)
+
+
+def test_a_system_class_no_source_names_is_not_read_as_a_queue():
+    running = "\n".join(LINES).replace("class type queuing c-out-8q-q-default", "class type queuing c-out-8q-q0")
+    with pytest.raises(ValueError, match="^nxos: policy-map LF-QUEUING: 'class type queuing c-out-8q-q0' is not a system class"):
+        Driver.parse(running)
