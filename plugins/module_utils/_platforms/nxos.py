@@ -221,8 +221,8 @@ def render_plan(plan: dict) -> list[str]:
         lines += ["  class %s%d" % (CLASS_PREFIX, tc), "    set qos-group %d" % tc]
     # -- egress queuing: QoS guide, "Configuring Queuing and Scheduling" ('policy-map type queuing',
     # 'class type queuing c-out-8q-q<N>', 'priority level 1', 'bandwidth remaining percent', 'random-detect
-    # minimum-threshold .. maximum-threshold .. drop-probability .. weight .. ecn'); the blueprint's
-    # QOS_EGRESS_PORT policy has the same statements. One policy per distinct ECN setting of the ports.
+    # minimum-threshold .. maximum-threshold .. drop-probability .. weight .. ecn'); the published RoCE
+    # configuration (ZB, docs/vendor-nxos.md) has the same statements (in kbytes, weight 7). One policy per distinct ECN setting of the ports.
     groups = _ecn_groups(plan, ports)
     names = [QUEUING_POLICY] if len(groups) == 1 else ["%s-%d" % (QUEUING_POLICY, i + 1) for i in range(len(groups))]
     order = sorted(tc for tc in classes if tc != default) + ([default] if default in classes else [])
