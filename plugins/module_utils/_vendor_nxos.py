@@ -17,8 +17,14 @@ docs/vendor-nxos.md lists every source with its URL. The ones used here:
 - [CR] Cisco Nexus 9000 System Management Configuration Guide, "Performing Configuration Replace"
   (7.x, 9.2x, 10.1x, 10.2x editions): configure replace with commit-timeout; best-effort from 9.3(1).
   [CR7K] Nexus 7000 Fundamentals guide, "Configure Replace": "The timer value range is between 30-3600 seconds".
+- [NDFC] Cisco's Nexus Dashboard Fabric Controller fabric setting ``PFC_WATCH_INT`` (CiscoDevNet terraform
+  provider ``ndfc`` 0.2.0, resource ``fabric_vxlan_evpn``, attribute ``pfc_watch_int``): "Priority flow control
+  watch-dog interval - Acceptable values from 101 to 1000 (milliseconds). Leave blank for system default (100ms)."
+  A fabric controller's setting, not the switch CLI's own range.
+- [QOS-PFC] Nexus 9000 QoS guide 10.5(x), "Configuring Priority Flow Control" (its overview and watchdog workflow only).
 
-What no source here confirms is marked "unverified" (and listed in docs/vendor-nxos.md).
+What no source here confirms is marked "unverified" (and listed in docs/vendor-nxos.md); the few such values
+the driver still needs (an assumption it must make to read a configuration back) are named in UNVERIFIED.
 """
 
 from __future__ import annotations
@@ -68,10 +74,35 @@ def network_qos_class(qos_group: int) -> str:
     return NETWORK_QOS_CLASS_DEFAULT if qos_group == 0 else "c-8q-nq%d" % qos_group
 
 
+def _class_group(name: str, prefix: str, default: str) -> int | None:
+    if name == default:
+        return 0
+    digit = name[len(prefix):] if name.startswith(prefix) else ""
+    return int(digit) if digit in ("1", "2", "3", "4", "5", "6", "7") else None
+
+
+def queuing_class_group(name: str) -> int | None:
+    """The qos-group of a system queuing class name (queuing_class's inverse); None for any other name."""
+    return _class_group(name, "c-out-8q-q", QUEUING_CLASS_DEFAULT)
+
+
+def network_qos_class_group(name: str) -> int | None:
+    """The qos-group of a system network-qos class name (network_qos_class's inverse); None for any other name."""
+    return _class_group(name, "c-8q-nq", NETWORK_QOS_CLASS_DEFAULT)
+
+
 def _check_group(qos_group: int) -> None:
     if isinstance(qos_group, bool) or not isinstance(qos_group, int) or not QOS_GROUP_RANGE[0] <= qos_group <= QOS_GROUP_RANGE[1]:
         raise ValueError("nxos: qos-group %r is not in %d-%d" % (qos_group, QOS_GROUP_RANGE[0], QOS_GROUP_RANGE[1]))
 
+
+# DSCP: the 6-bit code point, 0..63 (RFC 2474); 'match dscp' takes values and names [ZB: 'match dscp 26'].
+DSCP_RANGE = (0, 63)
+# The names of the standard code points (RFC 2474 class selectors and 'default', RFC 2597 AFxy, RFC 3246 EF).
+# unverified: which of them NX-OS takes in 'match dscp' and which 'show running-config' prints as a name
+# rather than a number (a reader takes both).
+DSCP_NAMES = {"default": 0, "ef": 46, **{"cs%d" % n: 8 * n for n in range(8)},
+              **{"af%d%d" % (c, d): 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)}}
 
 # WRED/ECN thresholds: the published RoCE configuration [ZB] gives them in 'kbytes'
 # ('random-detect minimum-threshold <x> kbytes maximum-threshold <y> kbytes drop-probability <p> weight <w> ecn').
@@ -80,6 +111,12 @@ def _check_group(qos_group: int) -> None:
 # is not in any source read here).
 ECN_THRESHOLD_UNIT = "kbytes"
 ECN_THRESHOLD_BYTES_PER_UNIT = None  # unverified: whether an NX-OS kbyte is 1024 or 1000 bytes (no source read says)
+# The threshold unit words a reader accepts: 'kbytes' [ZB]; 'packets', 'bytes', 'mbytes' as NXOS.md recalls the
+# QoS guide's random-detect syntax (unverified: not in any stored copy read here).
+ECN_THRESHOLD_UNITS = ("packets", "bytes", "kbytes", "mbytes")
+# Bytes per unit where the unit's name says it and nothing else can: 'bytes'. kbytes/mbytes: unverified (1000 or
+# 1024), so a threshold in them has no byte count; packets have none.
+ECN_THRESHOLD_BYTES_PER = {"bytes": 1}
 ECN_THRESHOLD_RANGE = None  # unverified
 ECN_DROP_PROBABILITY_RANGE = None  # unverified
 ECN_WEIGHT_RANGE = None  # unverified
@@ -91,13 +128,25 @@ ECN_DEFAULTS = None
 
 # PFC watchdog. [DME] per-interface 'priority-flow-control watch-dog interval on|off' and its
 # interface multiplier 0..40; [ZB] the global and interface form 'priority-flow-control watch-dog-interval on'.
-# unverified: the global 'watch-dog interval <ms>' range, 'shutdown-multiplier' and 'auto-restore
-# multiplier' ranges (the QoS guide's PFC chapter could not be read past its overview here).
+# [QOS-PFC] names a watchdog interval, a shutdown multiplier, an auto and a fixed restore multiplier and a
+# 100 ms poll timer, but its command table was not read: the keywords 'priority-flow-control watch-dog
+# interval <ms>', '... watch-dog shutdown-multiplier <n>', '... auto-restore multiplier <n>' are NXOS.md's
+# (unverified), and so are the CLI's ranges of all three.
 WATCHDOG_INTERVAL_WORDS = ("on", "off")
 WATCHDOG_INTERFACE_MULTIPLIER_RANGE = (0, 40)
-WATCHDOG_INTERVAL_MS_RANGE = None  # unverified
+WATCHDOG_INTERVAL_MS_RANGE = None  # unverified: the CLI's own range (not NDFC's, below)
 WATCHDOG_SHUTDOWN_MULTIPLIER_RANGE = None  # unverified
 WATCHDOG_AUTO_RESTORE_MULTIPLIER_RANGE = None  # unverified
+# [NDFC] the fabric controller's 'PFC_WATCH_INT' takes 101..1000 ms; left blank the switch keeps its system
+# default, 100 ms. The only Cisco numbers found for the interval: a controller's bounds, not the CLI's.
+NDFC_PFC_WATCH_INT_MS_RANGE = (101, 1000)
+WATCHDOG_INTERVAL_DEFAULT_MS = 100  # [NDFC] "system default (100ms)"
+# unverified defaults the driver assumes when 'show running-config' prints no such line (a default is not
+# printed): no source read gives them.
+WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT = 1
+WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT = 10
+# [QOS-PFC] "When this time period is exceeded, all outgoing packets are dropped": the watchdog's one action.
+WATCHDOG_ACTIONS = ("drop",)
 
 # 'priority-flow-control mode {auto | on | off}' (Cisco NX-API REST SDK guide 9.3(x), "Configuring
 # Priority Flow Control"): the modes the interface takes.
@@ -108,6 +157,14 @@ PFC_MODES = ("auto", "on", "off")
 # 30-3600 s is [CR7K]'s (Nexus 7000); for the Nexus 9000 it is unverified.
 COMMIT_TIMEOUT_S_RANGE = (30, 3600)
 COMMIT_TIMEOUT_RANGE_VERIFIED_ON_N9K = False
+
+# The values above that no source read states but the driver needs: listed so that no reader takes them for
+# sourced ones (tests/unit/plugins/module_utils/test_vendor_nxos.py keeps the list honest).
+UNVERIFIED = frozenset({
+    "ECN_THRESHOLD_UNITS",  # all but 'kbytes'
+    "WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT",
+    "WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT",
+})
 
 # 'show interface status' Status words: the ones ntc-templates' cisco_nxos_show_interface_status.textfsm
 # accepts (connected|notconnec|down|disabled|sfpAbsent|xcvrAbsen|channelDo|noOperMem, read from its

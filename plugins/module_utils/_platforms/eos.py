@@ -26,7 +26,7 @@ import json
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _indent, _records
 
 # One template per platform. Lines are indented as EOS prints its running
 # config (3 spaces a level) so read-back can find each line in its context;
@@ -205,18 +205,8 @@ def _one_line(value: Any) -> Any:
 
 def _walk(text: str):
     """(context, line) for each configuration line of EOS-indented text; the
-    context is the tuple of enclosing mode lines. Comments and '!' separators skipped."""
-    stack: list[tuple[int, str]] = []
-    for raw in text.replace("\r", "").split("\n"):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("!") or stripped == "end":
-            continue
-        indent = len(raw) - len(raw.lstrip(" "))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        line = " ".join(stripped.split())
-        yield tuple(item[1] for item in stack), line
-        stack.append((indent, line))
+    context is the tuple of enclosing mode lines. Comments, '!' separators and 'end' skipped."""
+    return _indent.walk(text, skip=("end",))
 
 
 def _ecn_bytes(match: re.Match) -> tuple[int | None, int | None]:

@@ -41,7 +41,8 @@ import re
 import tempfile
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nxos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _indent, _records
 
 PLATFORM = _records.NXOS
 
@@ -50,83 +51,44 @@ QOS_POLICY = "LF-QOS"
 QUEUING_POLICY = "LF-QUEUING"
 NETQOS_POLICY = "LF-NETQOS"
 CLASS_PREFIX = "LF-TC"
-# Cloud-scale switches run 8 qos-groups and 8 egress queues; qos-group N is queue N (the system queuing
-# classes c-out-8q-q1..7 and c-out-8q-q-default for qos-group 0; network-qos c-8q-nq1..7, c-8q-nq-default):
-# QoS guide 10.3(x), "Configuring Queuing and Scheduling" (system-defined queuing class maps) and
-# "Configuring Network QoS"; the AI/ML blueprint's policies name the same classes.
-QOS_GROUPS = 8
-# Ranges: Cisco's own model of the NX-OS objects these commands write, CiscoDevNet/terraform-provider-nxos
-# gen/definitions/*.yaml ([DME]): default_qos.yaml 'set qos-group' 0-7; queuing_qos.yaml 'priority level'
-# 1-8 and 'bandwidth remaining percent' 0-100; network_qos.yaml class 'mtu' 576-9216 and 'pause pfc-cos'
-# 0-7; physical_interface.yaml interface 'mtu' 576-9216. Where no source gave the number: unverified.
-PERCENT = (0, 100)
-# 'random-detect ... drop-probability <0-100> weight <0-15>': the blueprint uses weight 0 (no averaging,
-# marking on the instantaneous queue depth); the bounds are unverified in the stored copy.
+# Every range, class name and default below is _vendor_nxos's (the vendor table, each value with its source;
+# docs/vendor-nxos.md). Cloud-scale switches run 8 qos-groups and 8 egress queues; qos-group N is queue N, its
+# system classes _vendor_nxos.queuing_class / network_qos_class (qos-group 0: the default class).
+QOS_GROUP = _vendor_nxos.QOS_GROUP_RANGE
+PFC_COS = _vendor_nxos.PFC_COS_RANGE
+DSCP = _vendor_nxos.DSCP_RANGE
+PERCENT = _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
+# 'random-detect ... drop-probability <p>': the plan's value is a percentage, 0-100 by its meaning; NX-OS's own
+# bounds are unverified (_vendor_nxos.ECN_DROP_PROBABILITY_RANGE is None), as are those of 'weight'.
 DROP_PROBABILITY = (0, 100)
+# 'weight 0' (no averaging: marking on the instantaneous queue depth) is the driver's choice; that NX-OS takes
+# weight 0 is unverified (the published configuration uses weight 7; _vendor_nxos.ECN_WEIGHT_RANGE is None).
 ECN_WEIGHT = 0
-# WRED thresholds are rendered in 'bytes' only: whether NX-OS 'kbytes'/'mbytes' mean 1000 or 1024 is
-# unverified (as for EOS), so reading them back gives no byte count for those units. The published RoCE
-# configurations give kbytes; that the CLI also takes 'bytes' (and 'packets', 'mbytes') is the QoS guide's
-# random-detect syntax as recalled, not in a stored copy read here: unverified. Largest value: unverified.
-_UNIT_BYTES = {"bytes": 1}
-_ECN_UNITS = ("packets", "bytes", "kbytes", "mbytes")
-# network-qos class 'mtu' and the interface 'mtu': 576-9216 [DME] (_records.NXOS).
-NETQOS_MTU = (576, 9216)
-INTERFACE_MTU = (576, PLATFORM.max_mtu)
-# PFC watchdog (QoS guide, "Configuring Priority Flow Control", PFC watchdog): 'priority-flow-control
-# watch-dog-interval {on|off}' enables it, 'priority-flow-control watch-dog interval <ms>' is its poll
-# interval, 'priority-flow-control watch-dog shutdown-multiplier <n>' the intervals of a stuck queue before
-# it is shut (drops), 'priority-flow-control auto-restore multiplier <n>' the intervals before it is
-# restored. The plan's detection time is rendered as the interval (shutdown-multiplier left at its
-# default, 1: unverified) and its restoration time as the auto-restore multiplier of that interval.
-# Ranges: interval 100-1000 ms (Cisco's NDFC fabric setting 'pfc_watch_int' documents 101-1000, default
-# 100; the CLI's own bounds are unverified), auto-restore multiplier 1-100 (unverified).
-WATCHDOG_INTERVAL_MS = (100, 1000)
-WATCHDOG_AUTO_RESTORE = (1, 100)
-WATCHDOG_SHUTDOWN_DEFAULT = 1  # unverified default of 'shutdown-multiplier'
-WATCHDOG_AUTO_RESTORE_DEFAULT = 10  # unverified default of 'auto-restore multiplier'
-WATCHDOG_INTERVAL_DEFAULT_MS = 100  # NDFC: "system default (100ms)"
-# The NX-OS watchdog only drops (it shuts the stuck no-drop queue): the intent's 'drop' is its one action.
-WATCHDOG_ACTIONS = ("drop",)
-# 'configure replace <file> commit-timeout <30-3600>' (the 30-3600 s range is the Nexus 7000 Fundamentals
-# guide's, "Configure Replace"; the Nexus 9000 guide's own bound is unverified).
-COMMIT_TIMEOUT_S = (30, 3600)
+# WRED thresholds are rendered in 'bytes': whether an NX-OS kbyte is 1000 or 1024 bytes is unverified, and so is
+# that the CLI takes 'bytes' at all (the published configuration gives kbytes). Read back, a threshold in another
+# unit has no byte count (_vendor_nxos.ECN_THRESHOLD_UNITS, ECN_THRESHOLD_BYTES_PER).
+ECN_UNIT = "bytes"
+NETQOS_MTU = _vendor_nxos.NETWORK_QOS_MTU_RANGE
+INTERFACE_MTU = _vendor_nxos.MTU_RANGE
+# PFC watchdog: 'priority-flow-control watch-dog-interval {on|off}' enables it, '... watch-dog interval <ms>' is
+# its poll interval, '... watch-dog shutdown-multiplier <n>' the intervals of a stuck queue before it is shut
+# (drops), '... auto-restore multiplier <n>' the intervals before it is restored (those three keywords and every
+# range: unverified, _vendor_nxos). The plan's detection time is rendered as the interval (shutdown-multiplier
+# left at its default) and its restoration time as the auto-restore multiplier of that interval.
+# The interval: 101-1000 ms is what Cisco's NDFC fabric setting 'pfc_watch_int' takes and 100 ms the system
+# default it names, so the driver renders 100-1000 ms; the CLI's own bounds are unverified.
+WATCHDOG_INTERVAL_MS = (_vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS, _vendor_nxos.NDFC_PFC_WATCH_INT_MS_RANGE[1])
+# No source bounds the auto-restore multiplier: the driver asks for a whole multiple, at least 1, and leaves a
+# value the switch does not take to 'configure replace ... verify-only' to refuse.
+WATCHDOG_AUTO_RESTORE_MIN = 1
+# 'configure replace <file> commit-timeout <s>': 30-3600 s is the Nexus 7000 guide's; on the Nexus 9000 unverified.
+COMMIT_TIMEOUT_S = _vendor_nxos.COMMIT_TIMEOUT_S_RANGE
 
 # A session name becomes part of a bootflash file name (lf-<s>-before.cfg): 64 characters at most, as
 # switch_config and the change window name sessions (_change_window.SESSION_RE).
 _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
-_PORT_RE = re.compile(PLATFORM.interface_pattern, re.ASCII)
+_PORT_RE = re.compile(_vendor_nxos.INTERFACE_PATTERN, re.ASCII)
 _POLICY_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,40}", re.ASCII)
-
-# DSCP names NX-OS takes and may print (RFC 2474/2597/3246 code points; which ones 'show running-config'
-# prints as names rather than numbers is unverified, so the parser reads both).
-DSCP_NAMES = {"default": 0, "ef": 46, **{"cs%d" % n: 8 * n for n in range(8)},
-              **{"af%d%d" % (c, d): 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)}}
-
-
-# ---------------------------------------------------------------------------
-# names
-# ---------------------------------------------------------------------------
-
-
-def queue_class(queue: int, default: int = 0) -> str:
-    """The system queuing class of a queue: c-out-8q-q<N>, c-out-8q-q-default for the default class."""
-    return "c-out-8q-q-default" if queue == default else "c-out-8q-q%d" % queue
-
-
-def netqos_class(queue: int, default: int = 0) -> str:
-    return "c-8q-nq-default" if queue == default else "c-8q-nq%d" % queue
-
-
-_QUEUE_CLASS = re.compile(r"c-out-8q-q(?:(\d)|-default)")
-_NETQOS_CLASS = re.compile(r"c-8q-nq(?:(\d)|-default)")
-
-
-def _class_queue(pattern: re.Pattern, name: str) -> int | None:
-    match = pattern.fullmatch(name)
-    if not match:
-        return None
-    return int(match.group(1)) if match.group(1) else 0
 
 
 # ---------------------------------------------------------------------------
@@ -168,8 +130,8 @@ def parse_dscp_list(text: str) -> list[int]:
             if not 0 <= low <= high <= 63:
                 raise ValueError("nxos: 'match dscp %s': %r is not a DSCP value or range (0-63)" % (text, piece))
             out.update(range(low, high + 1))
-        elif piece.lower() in DSCP_NAMES:
-            out.add(DSCP_NAMES[piece.lower()])
+        elif piece.lower() in _vendor_nxos.DSCP_NAMES:
+            out.add(_vendor_nxos.DSCP_NAMES[piece.lower()])
         else:
             raise ValueError("nxos: 'match dscp %s': %r is not a DSCP value, range or name" % (text, piece))
     return sorted(out)
@@ -192,15 +154,18 @@ def _watchdog_lines(watchdog: dict) -> list[str]:
     if not watchdog.get("enabled"):
         # The global default of the watchdog is unverified: disabled is said explicitly.
         return ["priority-flow-control watch-dog-interval off"]
-    if watchdog.get("action") not in WATCHDOG_ACTIONS:
+    if watchdog.get("action") not in _vendor_nxos.WATCHDOG_ACTIONS:
         raise ValueError("nxos: PFC watchdog action %r has no NX-OS form (the NX-OS watchdog only drops: %s)"
-                         % (watchdog.get("action"), ", ".join(WATCHDOG_ACTIONS)))
+                         % (watchdog.get("action"), ", ".join(_vendor_nxos.WATCHDOG_ACTIONS)))
     detect = _in(watchdog.get("detection_time_ms"), WATCHDOG_INTERVAL_MS, "PFC watchdog detection time (ms; the watch-dog interval)")
     restore = watchdog.get("restoration_time_ms")
     if not isinstance(restore, int) or isinstance(restore, bool) or restore % detect:
         raise ValueError("nxos: PFC watchdog restoration time %r ms is not a whole multiple of the detection time %d ms "
                          "(NX-OS restores after 'auto-restore multiplier' watch-dog intervals)" % (restore, detect))
-    multiplier = _in(restore // detect, WATCHDOG_AUTO_RESTORE, "PFC watchdog auto-restore multiplier (restoration / detection time)")
+    multiplier = restore // detect
+    if multiplier < WATCHDOG_AUTO_RESTORE_MIN:
+        raise ValueError("nxos: PFC watchdog auto-restore multiplier %d (restoration / detection time) is not at least %d"
+                         % (multiplier, WATCHDOG_AUTO_RESTORE_MIN))
     return [
         "priority-flow-control watch-dog-interval on",
         "priority-flow-control watch-dog interval %d" % detect,
@@ -218,21 +183,26 @@ def render_plan(plan: dict) -> list[str]:
         raise ValueError("nxos: the plan has no ports")
     for name in ports:
         if not isinstance(name, str) or not _PORT_RE.fullmatch(name):
-            raise ValueError("nxos: port %r is not an NX-OS interface name (%s)" % (name, PLATFORM.interface_example))
+            raise ValueError("nxos: port %r is not an NX-OS interface name (%s)" % (name, _vendor_nxos.INTERFACE_EXAMPLE))
     default = int(plan["default_traffic_class"])
+    if default != 0:
+        # NX-OS: "By default, all network traffic is grouped into ... qos-group 0", the class-default system
+        # classes (_vendor_nxos.queuing_class(0)); another default class has no NX-OS form.
+        raise ValueError("nxos: default traffic class %r: NX-OS's default class is qos-group 0 (%s, %s)"
+                         % (default, _vendor_nxos.QUEUING_CLASS_DEFAULT, _vendor_nxos.NETWORK_QOS_CLASS_DEFAULT))
     classes = {int(tc): spec for tc, spec in plan["traffic_classes"].items()}
     for tc in [default, *classes]:
-        _in(tc, (0, QOS_GROUPS - 1), "traffic class (qos-group)")
+        _in(tc, QOS_GROUP, "traffic class (qos-group)")
     full = plan.get("dscp_map_full") or {str(d): plan["dscp_map"].get(str(d), default) for d in range(64)}
     by_tc: dict[int, list[int]] = {}
     for dscp, tc in full.items():
-        by_tc.setdefault(_in(int(tc), (0, QOS_GROUPS - 1), "traffic class (qos-group)"), []).append(_in(int(dscp), (0, 63), "DSCP"))
+        by_tc.setdefault(_in(int(tc), QOS_GROUP, "traffic class (qos-group)"), []).append(_in(int(dscp), DSCP, "DSCP"))
     mtu = plan["mtu"]
     _in(mtu, NETQOS_MTU, "MTU (network-qos class mtu)")
     _in(mtu, INTERFACE_MTU, "MTU (interface mtu)")
     pfc = sorted({int(p) for name in ports for p in plan["ports"][name]["pfc_priorities"]})
     for prio in pfc:
-        _in(prio, (0, 7), "PFC priority (pause pfc-cos)")
+        _in(prio, PFC_COS, "PFC priority (pause pfc-cos)")
         if prio == default:
             # The default class's no-drop form is unverified: refused rather than guessed.
             raise ValueError("nxos: PFC priority %d is the default class (qos-group %d, c-8q-nq-default): "
@@ -251,8 +221,8 @@ def render_plan(plan: dict) -> list[str]:
         lines += ["  class %s%d" % (CLASS_PREFIX, tc), "    set qos-group %d" % tc]
     # -- egress queuing: QoS guide, "Configuring Queuing and Scheduling" ('policy-map type queuing',
     # 'class type queuing c-out-8q-q<N>', 'priority level 1', 'bandwidth remaining percent', 'random-detect
-    # minimum-threshold .. maximum-threshold .. drop-probability .. weight .. ecn'); the blueprint's
-    # QOS_EGRESS_PORT policy has the same statements. One policy per distinct ECN setting of the ports.
+    # minimum-threshold .. maximum-threshold .. drop-probability .. weight .. ecn'); the published RoCE
+    # configuration (ZB, docs/vendor-nxos.md) has the same statements (in kbytes, weight 7). One policy per distinct ECN setting of the ports.
     groups = _ecn_groups(plan, ports)
     names = [QUEUING_POLICY] if len(groups) == 1 else ["%s-%d" % (QUEUING_POLICY, i + 1) for i in range(len(groups))]
     order = sorted(tc for tc in classes if tc != default) + ([default] if default in classes else [])
@@ -263,19 +233,19 @@ def render_plan(plan: dict) -> list[str]:
         lines.append("policy-map type queuing %s" % name)
         for tc in order:
             spec = classes[tc]
-            lines.append("  class type queuing %s" % queue_class(tc, default))
+            lines.append("  class type queuing %s" % _vendor_nxos.queuing_class(tc))
             if spec["strict"]:
                 lines.append("    priority level 1")
                 continue
             lines.append("    bandwidth remaining percent %d" % _in(spec["bandwidth_percent"], PERCENT, "traffic class %d: bandwidth remaining percent" % tc))
             if tc == ecn_queue:
-                lines.append("    random-detect minimum-threshold %d bytes maximum-threshold %d bytes drop-probability %d weight %d ecn"
-                             % (low, high, prob, ECN_WEIGHT))
+                lines.append("    random-detect minimum-threshold %d %s maximum-threshold %d %s drop-probability %d weight %d ecn"
+                             % (low, ECN_UNIT, high, ECN_UNIT, prob, ECN_WEIGHT))
     # -- no-drop and MTU per system class: QoS guide, "Configuring Network QoS" / "Configuring Priority Flow
     # Control" ('policy-map type network-qos', 'class type network-qos c-8q-nq<N>', 'pause pfc-cos', 'mtu').
     lines.append("policy-map type network-qos %s" % NETQOS_POLICY)
     for tc in order:
-        lines.append("  class type network-qos %s" % netqos_class(tc, default))
+        lines.append("  class type network-qos %s" % _vendor_nxos.network_qos_class(tc))
         if tc in pfc:
             lines.append("    pause pfc-cos %d" % tc)
         lines.append("    mtu %d" % mtu)
@@ -312,17 +282,7 @@ def _walk(text: str):
     """(context, line) for each configuration line of NX-OS-indented text (two spaces a level as
     'show running-config' prints it); the context is the tuple of enclosing mode lines. '!' comment
     lines (the '!Command:' / '!Time:' header) and blank lines are skipped."""
-    stack: list[tuple[int, str]] = []
-    for raw in text.replace("\r", "").split("\n"):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("!"):
-            continue
-        indent = len(raw) - len(raw.lstrip(" "))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        line = " ".join(stripped.split())
-        yield tuple(item[1] for item in stack), line
-        stack.append((indent, line))
+    return _indent.walk(text)
 
 
 # Top-level words an NX-OS running configuration starts its lines with (a Nexus 9000 'show
@@ -370,15 +330,15 @@ def _is_watchdog_global(line: str) -> bool:
 
 
 def _ecn_of(match: re.Match) -> dict:
-    low_unit, high_unit = _UNIT_BYTES.get(match.group(2)), _UNIT_BYTES.get(match.group(4))
+    low_unit, high_unit = _vendor_nxos.ECN_THRESHOLD_BYTES_PER.get(match.group(2)), _vendor_nxos.ECN_THRESHOLD_BYTES_PER.get(match.group(4))
     for unit in (match.group(2), match.group(4)):
-        if unit not in _ECN_UNITS:
-            raise ValueError("nxos: 'random-detect' threshold unit %r is not one of %s" % (unit, ", ".join(_ECN_UNITS)))
+        if unit not in _vendor_nxos.ECN_THRESHOLD_UNITS:
+            raise ValueError("nxos: 'random-detect' threshold unit %r is not one of %s" % (unit, ", ".join(_vendor_nxos.ECN_THRESHOLD_UNITS)))
     return {
         "min_threshold_bytes": int(match.group(1)) * low_unit if low_unit else None,
         "max_threshold_bytes": int(match.group(3)) * high_unit if high_unit else None,
         "max_probability_percent": int(match.group(5)) if match.group(5) else None,
-        # as the device has them: bytes are known only for the 'bytes' unit (see _UNIT_BYTES)
+        # as the device has them: bytes are known only for the 'bytes' unit (_vendor_nxos.ECN_THRESHOLD_BYTES_PER)
         "min_threshold": int(match.group(1)),
         "max_threshold": int(match.group(3)),
         "unit": match.group(2) if match.group(2) == match.group(4) else "%s/%s" % (match.group(2), match.group(4)),
@@ -427,7 +387,7 @@ class _Config:
                 if match:
                     policy[-1] = (policy[-1][0], int(match.group(1)))
         elif head.startswith("policy-map type queuing ") and len(words) == 4 and len(context) == 2:
-            queue = self._queue(_QUEUE_CLASS, context[1], "class type queuing ", self.unknown.setdefault(words[3], []))
+            queue = self._queue(_vendor_nxos.queuing_class_group, context[1], "class type queuing ", self.unknown.setdefault(words[3], []))
             if queue is None:
                 return
             slot = self.queuing[words[3]].setdefault(queue, {"strict": False, "bandwidth": None, "ecn": None})
@@ -440,7 +400,7 @@ class _Config:
             elif red:
                 slot["ecn"] = _ecn_of(red)
         elif head.startswith("policy-map type network-qos ") and len(words) == 4 and len(context) == 2:
-            queue = self._queue(_NETQOS_CLASS, context[1], "class type network-qos ", self.unknown.setdefault(words[3], []))
+            queue = self._queue(_vendor_nxos.network_qos_class_group, context[1], "class type network-qos ", self.unknown.setdefault(words[3], []))
             if queue is None:
                 return
             slot = self.netqos[words[3]].setdefault(queue, {"pause": [], "mtu": None})
@@ -458,10 +418,10 @@ class _Config:
             self._interface(self.interfaces[head[len("interface "):]], line)
 
     @staticmethod
-    def _queue(pattern: re.Pattern, line: str, prefix: str, unknown: list) -> int | None:
+    def _queue(group_of, line: str, prefix: str, unknown: list) -> int | None:
         """The queue of a system class line; None (and the line kept in ``unknown``) for another class:
         refused only if that policy is applied (check_applied)."""
-        queue = _class_queue(pattern, line[len(prefix):]) if line.startswith(prefix) else None
+        queue = group_of(line[len(prefix):]) if line.startswith(prefix) else None
         if queue is None and line not in unknown:
             unknown.append(line)
         return queue
@@ -526,7 +486,7 @@ def parse_config(running: str) -> dict:
     config = _Config(running)
     watchdog = config.watchdog
     enabled = watchdog.get("enabled", False)
-    interval = watchdog.get("interval", WATCHDOG_INTERVAL_DEFAULT_MS)
+    interval = watchdog.get("interval", _vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS)
     system_queuing = config.system.get("queuing output")
     config.check_applied(system_queuing)
     config.check_applied(config.system.get("network-qos"))
@@ -536,8 +496,8 @@ def parse_config(running: str) -> dict:
         "dscp_map": {},
         "watchdog": {
             "enabled": bool(enabled),
-            "detection_time_ms": interval * watchdog.get("shutdown", WATCHDOG_SHUTDOWN_DEFAULT) if enabled else None,
-            "restoration_time_ms": interval * watchdog.get("restore", WATCHDOG_AUTO_RESTORE_DEFAULT) if enabled else None,
+            "detection_time_ms": interval * watchdog.get("shutdown", _vendor_nxos.WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT) if enabled else None,
+            "restoration_time_ms": interval * watchdog.get("restore", _vendor_nxos.WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT) if enabled else None,
             "action": "drop" if enabled else None,
         },
         "interfaces": {},
@@ -614,9 +574,9 @@ def missing(lines: list[str], running: str) -> list[str]:
             # Its default is unverified: present unless the switch says the other word.
             found = "priority-flow-control watch-dog-interval %s" % ("off" if line.endswith(" on") else "on") not in top
         elif not context and _WD_RESTORE.match(line) and not any(_WD_RESTORE.match(f) for f in top):
-            found = int(_WD_RESTORE.match(line).group(1)) == WATCHDOG_AUTO_RESTORE_DEFAULT  # a default is not printed
+            found = int(_WD_RESTORE.match(line).group(1)) == _vendor_nxos.WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT  # a default is not printed
         elif not context and _WD_INTERVAL.match(line) and not any(_WD_INTERVAL.match(f) for f in top):
-            found = int(_WD_INTERVAL.match(line).group(1)) == WATCHDOG_INTERVAL_DEFAULT_MS
+            found = int(_WD_INTERVAL.match(line).group(1)) == _vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS
         else:
             found = all(fact in facts for fact in _facts(line))
         if not found:

@@ -57,3 +57,34 @@ def test_what_no_source_gives_is_none_not_a_guess():
 def test_status_words_are_disjoint():
     assert not set(_vendor_nxos.STATUS_UP) & set(_vendor_nxos.STATUS_DOWN)
     assert _vendor_nxos.PFC_MODES == ("auto", "on", "off") and _vendor_nxos.WATCHDOG_INTERVAL_WORDS == ("on", "off")
+
+
+def test_system_class_names_read_back_to_their_group_and_nothing_else():
+    for group in range(8):
+        assert _vendor_nxos.queuing_class_group(_vendor_nxos.queuing_class(group)) == group
+        assert _vendor_nxos.network_qos_class_group(_vendor_nxos.network_qos_class(group)) == group
+    for name in ("c-out-8q-q0", "c-out-8q-q8", "c-out-8q-q", "c-out-8q-q10", "c-8q-nq1", "class-default", ""):
+        assert _vendor_nxos.queuing_class_group(name) is None, name
+    for name in ("c-8q-nq0", "c-8q-nq8", "c-out-8q-q1", "c-8q-nq-default ", ""):
+        assert _vendor_nxos.network_qos_class_group(name) is None, name
+
+
+def test_the_watchdog_interval_numbers_are_ndfcs_not_the_clis():
+    # NDFC's fabric setting pfc_watch_int: 101-1000 ms, blank = the system default 100 ms; the CLI's range stays unverified
+    assert _vendor_nxos.NDFC_PFC_WATCH_INT_MS_RANGE == (101, 1000) and _vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS == 100
+    assert _vendor_nxos.WATCHDOG_INTERVAL_MS_RANGE is None
+    assert _vendor_nxos.WATCHDOG_ACTIONS == ("drop",)
+
+
+def test_every_unverified_value_the_driver_needs_is_named_and_exists():
+    assert _vendor_nxos.UNVERIFIED == {"ECN_THRESHOLD_UNITS", "WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT", "WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT"}
+    for name in _vendor_nxos.UNVERIFIED:
+        assert getattr(_vendor_nxos, name) is not None, name
+    assert _vendor_nxos.ECN_THRESHOLD_UNIT in _vendor_nxos.ECN_THRESHOLD_UNITS
+    assert _vendor_nxos.ECN_THRESHOLD_BYTES_PER == {"bytes": 1}  # kbytes/mbytes: 1000 or 1024 is unverified
+
+
+def test_dscp_names_are_the_standard_code_points():
+    names = _vendor_nxos.DSCP_NAMES
+    assert names["ef"] == 46 and names["default"] == 0 and names["cs7"] == 56 and names["af41"] == 34 and names["af11"] == 10
+    assert all(_vendor_nxos.DSCP_RANGE[0] <= code <= _vendor_nxos.DSCP_RANGE[1] for code in names.values())

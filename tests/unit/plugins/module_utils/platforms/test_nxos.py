@@ -133,6 +133,14 @@ boot nxos bootflash:/nxos64-cs.10.3.2.F.bin
 """
 
 
+@pytest.fixture
+def split_plan():
+    """The plan with Ethernet1/2's ECN values differing from Ethernet1/1's (a queuing policy per port)."""
+    p = plan()
+    p["ports"]["Ethernet1/2"]["ecn"] = {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 5}
+    return p
+
+
 # --- render -----------------------------------------------------------------------------------------
 
 
@@ -157,10 +165,8 @@ def test_every_dscp_is_classified_once():
     assert sorted(dscps) == list(range(64))
 
 
-def test_ports_with_different_ecn_values_get_a_queuing_policy_each():
-    p = plan()
-    p["ports"]["Ethernet1/2"]["ecn"] = {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 5}
-    lines = Driver.render(p)
+def test_ports_with_different_ecn_values_get_a_queuing_policy_each(split_plan):
+    lines = Driver.render(split_plan)
     assert "policy-map type queuing LF-QUEUING-1" in lines and "policy-map type queuing LF-QUEUING-2" in lines
     assert "  service-policy type queuing output LF-QUEUING" not in lines  # nothing under system qos
     at = lines.index("interface Ethernet1/2")
@@ -417,10 +423,8 @@ def test_target_config_keeps_crlf_and_adds_a_port_the_device_does_not_show():
     assert Driver.target_config(target, LINES) == target
 
 
-def test_target_config_drops_a_queuing_policy_of_ours_the_plan_no_longer_applies():
-    p = plan()
-    p["ports"]["Ethernet1/2"]["ecn"] = {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 5}
-    split = Driver.render(p)
+def test_target_config_drops_a_queuing_policy_of_ours_the_plan_no_longer_applies(split_plan):
+    split = Driver.render(split_plan)
     first = Driver.target_config(BEFORE, split)
     assert "  service-policy type queuing output LF-QUEUING-2" in first and "policy-map type queuing LF-QUEUING-1" in first
     back = Driver.target_config(first, LINES)
@@ -549,6 +553,16 @@ def session(**kwargs):
     return switch, Driver(switch, "leaf4")
 
 
+@pytest.fixture
+def timed():
+    """A switch and a driver with session s1 loaded and committed with a 300 s commit timer."""
+    switch, driver = session()
+    driver.open_session("s1")
+    driver.load(LINES)
+    driver.commit(300)
+    return switch, driver
+
+
 def test_the_transaction_sends_exactly_these_commands():
     switch, driver = session()
     driver.prepare()
@@ -665,11 +679,8 @@ def test_a_lost_connection_during_a_timed_commit_is_pending():
     assert caught.value.state == _base.PENDING
 
 
-def test_rollback_replaces_with_the_before_file():
-    switch, driver = session()
-    driver.open_session("s1")
-    driver.load(LINES)
-    driver.commit(300)
+def test_rollback_replaces_with_the_before_file(timed):
+    switch, driver = timed
     driver.rollback("s1")
     assert switch.sent[-5:] == ["configure replace bootflash:lf-s1-target.cfg commit-timeout 300", "show config-replace status",
                                 "configure replace bootflash:lf-s1-before.cfg", "delete bootflash:lf-s1-before.cfg",
@@ -677,20 +688,14 @@ def test_rollback_replaces_with_the_before_file():
     assert switch.running == BEFORE.rstrip("\n")
 
 
-def test_rollback_without_a_session_name_uses_the_file_the_switch_names():
-    switch, driver = session()
-    driver.open_session("s1")
-    driver.load(LINES)
-    driver.commit(300)
+def test_rollback_without_a_session_name_uses_the_file_the_switch_names(timed):
+    switch, driver = timed
     Driver(switch, "leaf4").rollback(None)
     assert switch.sent[-3:] == ["configure replace bootflash:lf-s1-before.cfg", "delete bootflash:lf-s1-before.cfg", "delete bootflash:lf-s1-target.cfg"]
 
 
-def test_confirm_after_the_timer_ran_out_reports_rolled_back():
-    switch, driver = session()
-    driver.open_session("s1")
-    driver.load(LINES)
-    driver.commit(300)
+def test_confirm_after_the_timer_ran_out_reports_rolled_back(timed):
+    switch, driver = timed
     switch.timer = None  # the switch restored the configuration by itself
     with pytest.raises(_base.DeviceError, match="has run out") as caught:
         driver.confirm("s1")
@@ -698,11 +703,8 @@ def test_confirm_after_the_timer_ran_out_reports_rolled_back():
     assert "configure replace commit" not in switch.sent
 
 
-def test_rollback_after_the_timer_ran_out_is_done():
-    switch, driver = session()
-    driver.open_session("s1")
-    driver.load(LINES)
-    driver.commit(300)
+def test_rollback_after_the_timer_ran_out_is_done(timed):
+    switch, driver = timed
     switch.timer = None
     driver.rollback("s1")
     assert "configure replace bootflash:lf-s1-before.cfg" not in switch.sent
@@ -716,11 +718,8 @@ def test_a_session_name_of_the_change_window_is_taken():
     assert "copy running-config bootflash:lf-%s-before.cfg" % name in switch.sent
 
 
-def test_confirm_without_a_session_name_confirms_the_timer_the_switch_shows():
-    switch, driver = session()
-    driver.open_session("s1")
-    driver.load(LINES)
-    driver.commit(300)
+def test_confirm_without_a_session_name_confirms_the_timer_the_switch_shows(timed):
+    switch, driver = timed
     fresh = Driver(switch, "leaf4")  # another run: state=confirmed, no session given
     fresh.confirm(None)
     assert switch.sent[-3:] == ["configure replace commit", "delete bootflash:lf-s1-before.cfg", "delete bootflash:lf-s1-target.cfg"]
@@ -792,3 +791,38 @@ def test_the_diff_of_a_plan_the_switch_already_holds_is_empty():
 def test_the_netmiko_classes_are_ciscos():
     assert Driver.connection_class().__name__ == "CiscoNxosSSH"
     assert nxos.Driver.device_type == "cisco_nxos"
+
+
+# --- the vendor table's numbers (_vendor_nxos) -----------------------------------------------------
+
+
+def test_the_driver_reads_its_ranges_and_classes_from_the_vendor_table():
+    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nxos
+
+    assert nxos.WATCHDOG_INTERVAL_MS == (100, 1000)  # NDFC's pfc_watch_int 101-1000 and the system default 100 it names
+    assert nxos.NETQOS_MTU == _vendor_nxos.NETWORK_QOS_MTU_RANGE and nxos.INTERFACE_MTU == _vendor_nxos.MTU_RANGE
+    assert nxos.COMMIT_TIMEOUT_S == _vendor_nxos.COMMIT_TIMEOUT_S_RANGE and nxos.PERCENT == _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
+    queuing = [line.split()[-1] for line in LINES if line.startswith("  class type queuing ")]
+    assert queuing == [_vendor_nxos.queuing_class(3), _vendor_nxos.queuing_class(6), _vendor_nxos.queuing_class(0)]
+
+
+def test_an_auto_restore_multiplier_no_source_bounds_is_rendered_for_the_switch_to_judge():
+    p = plan()
+    p["watchdog"].update(detection_time_ms=100, restoration_time_ms=20000)
+    assert "priority-flow-control auto-restore multiplier 200" in Driver.render(p)
+    p["watchdog"].update(restoration_time_ms=0)
+    with pytest.raises(ValueError, match="^nxos: PFC watchdog auto-restore multiplier 0 .* is not at least 1"):
+        Driver.render(p)
+
+
+def test_a_default_class_other_than_qos_group_0_is_refused():
+    p = plan()
+    p["default_traffic_class"] = 3
+    with pytest.raises(ValueError, match="^nxos: default traffic class 3: NX-OS's default class is qos-group 0"):
+        Driver.render(p)
+
+
+def test_a_system_class_no_source_names_is_not_read_as_a_queue():
+    running = "\n".join(LINES).replace("class type queuing c-out-8q-q-default", "class type queuing c-out-8q-q0")
+    with pytest.raises(ValueError, match="^nxos: policy-map LF-QUEUING: 'class type queuing c-out-8q-q0' is not a system class"):
+        Driver.parse(running)
