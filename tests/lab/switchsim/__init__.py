@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Strict SSH CLI switch simulator (Arista EOS, NVIDIA Cumulus NVUE, Juniper Junos, SONiC).
+"""Strict SSH CLI switch simulator (Arista EOS, NVIDIA Cumulus NVUE, Juniper Junos, SONiC,
+Cisco NX-OS).
 
 Lab/test tooling only; never imported by the collection's plugins.
 See README.md in this directory ("Adding a platform's grammar").
@@ -16,6 +17,7 @@ GRAMMARS: dict[str, str] = {
     "nvue": "nvue:NvueDevice",
     "junos": "junos:JunosDevice",
     "sonic": "sonic:SonicDevice",
+    "nxos": "nxos:NxosDevice",
 }
 
 PLATFORMS: tuple[str, ...] = tuple(GRAMMARS)

@@ -224,6 +224,9 @@ class Listener:
             dev.connections += 1
         shell = dev.new_shell(conn)
         try:
+            if iface.exec_command is not None and _SCP_SINK.match(iface.exec_command):
+                self._scp_sink(conn, chan, _SCP_SINK.match(iface.exec_command).group(1))
+                return
             if iface.exec_command is not None:
                 out = self._process(conn, shell, iface.exec_command, chan, exec_mode=True)
                 if out is not None:
@@ -342,11 +345,85 @@ class Listener:
             return _crlf(out)
         return _crlf(out + self._prompt(shell))
 
+    def _scp_sink(self, conn: Connection, chan: paramiko.Channel, dest: str) -> None:
+        """The receiving side of SCP (`scp -t DEST`, what scp.SCPClient.put execs): the device's optional
+        `scp_sink(dest)` hook gives a function(name, data) that stores a file, or the refusal text. Protocol:
+        the sink acks with a NUL byte; 'C<mode> <size> <name>' then <size> bytes and a NUL per file; 'T...'
+        (times) is acked and ignored; a directory ('D'/'E') is refused. A refusal goes to stderr, exit 1."""
+        dev = self.device
+        hook = getattr(dev, "scp_sink", None)
+        sink = hook(dest) if hook is not None else "scp: command not found"
+        dev.log.append({"time": time.time(), "conn": conn.id, "user": conn.user, "command": "scp -t " + dest})
+        if not callable(sink):
+            dev.record("scp_refused", dest=dest, reason=str(sink))
+            chan.sendall_stderr((str(sink) + "\n").encode())
+            chan.send_exit_status(1)
+            return
+        chan.settimeout(30)
+        reader = _ChannelReader(chan)
+        chan.sendall(b"\0")
+        while True:
+            header = reader.line()
+            if header is None:
+                break
+            if header[:1] == b"T":
+                chan.sendall(b"\0")
+                continue
+            match = re.fullmatch(rb"C([0-7]{4}) (\d+) (.+)", header)
+            if not match:
+                chan.sendall(b"\x01scp: protocol error: unexpected " + header[:40] + b"\n")
+                chan.send_exit_status(1)
+                return
+            chan.sendall(b"\0")
+            data = reader.exact(int(match.group(2)))
+            if data is None or reader.exact(1) != b"\0":
+                dev.record("scp_truncated", dest=dest)
+                chan.send_exit_status(1)
+                return
+            sink(match.group(3).decode("utf-8", "replace"), data)
+            chan.sendall(b"\0")
+        chan.send_exit_status(0)
+
     @staticmethod
     def _prompt(shell: Any) -> str:
         if shell.ask is not None:
             return shell.ask[0]
         return shell.prompt()
+
+
+_SCP_SINK = re.compile(r"^scp(?:\s+-[a-zA-Z]+)*\s+-t\s+(?:--\s+)?(\S+)\s*$")
+
+
+class _ChannelReader:
+    """Buffered reads of an SSH channel for the SCP protocol: a line, or exactly n bytes (None at EOF)."""
+
+    def __init__(self, chan: paramiko.Channel) -> None:
+        self.chan = chan
+        self.buf = b""
+
+    def _fill(self) -> bool:
+        try:
+            data = self.chan.recv(65536)
+        except (TimeoutError, OSError, EOFError):
+            return False
+        if not data:
+            return False
+        self.buf += data
+        return True
+
+    def line(self) -> bytes | None:
+        while b"\n" not in self.buf:
+            if not self._fill():
+                return None
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def exact(self, n: int) -> bytes | None:
+        while len(self.buf) < n:
+            if not self._fill():
+                return None
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
 
 
 def _crlf(text: str) -> str:
