@@ -37,9 +37,9 @@ from .core import Device, Shell, SimError, natural_key
 VERSION = "10.3(2)"
 VERSION_LONG = "10.3(2)F"
 MODEL = "N9K-C9364C-GX"
-# The BIOS version string of the 'version' line: unverified for this model (the 9.3(1) capture prints
-# 'version 9.3(1) Bios:version' with an empty BIOS field on a virtual switch).
-BIOS = "05.47"
+# The 'version' line: Cisco's Nexus 9000 Fundamentals guide shows 'version 10.3(2) Bios:version 07.69' in its
+# 'show running-config sanitized' example (that this BIOS string is the 9364C-GX's: unverified).
+BIOS = "07.69"
 
 # Ranges. Sources (docs/vendor-nxos.md "Simulator"): CiscoDevNet terraform-provider-nxos definitions [DME]
 # for qos-group 0-7, priority level 1-8, bandwidth remaining percent 0-100, network-qos mtu 576-9216,

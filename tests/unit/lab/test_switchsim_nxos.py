@@ -366,3 +366,27 @@ def test_driver_load_reports_the_line_the_switch_refuses(sim):
         assert "  mtu 9214" not in sim.running("leaf4")
     finally:
         conn.disconnect()
+
+
+def test_reject_lines_fault_prints_the_nxos_parser_error(sim):
+    sim.set_faults("leaf4", {"reject_lines": ["^show version$"]})
+    conn = connect(sim)
+    try:
+        out = conn.send_command("show version")
+        assert out.splitlines()[-1] == "% Invalid command at '^' marker." and nxos.rejection(out)
+    finally:
+        conn.disconnect()
+
+
+def test_abbreviations_and_a_line_of_a_parent_mode(sim):
+    conn = connect(sim)
+    try:
+        conn.send_command("conf t", expect_string=r"\(config\)#")
+        conn.send_command("int e1/2", expect_string=r"\(config-if\)#")
+        conn.send_command("mtu 9000", expect_string=r"\(config-if\)#")
+        # not an interface line: NX-OS takes it in the parent mode and leaves the sub-mode
+        assert conn.send_command("system qos", expect_string=r"\(config-sys-qos\)#") == ""
+        conn.send_command("end", expect_string=r"#")
+        assert "interface Ethernet1/2\n  mtu 9000" in conn.send_command("sh run")
+    finally:
+        conn.disconnect()
