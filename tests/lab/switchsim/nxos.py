@@ -837,7 +837,10 @@ class NxosDevice(Device):
         return "\n".join(head + self.config.lines(ipqos=ipqos)) + "\n"
 
     def running_config(self) -> str:
-        return self.running_text()
+        # The control API's text (GET /switches/NAME/running) is what the switch holds: 'show running-config'
+        # without its '!Command:' / '!Running configuration last done at:' / '!Time:' header, which changes with
+        # every read and every replace (a rollback restores the configuration, not the time stamps).
+        return "\n".join(["version %s Bios:version %s" % (VERSION, BIOS)] + self.config.lines()) + "\n"
 
     def startup_lines(self) -> list[str]:
         return list(self.startup or [])
