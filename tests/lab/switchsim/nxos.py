@@ -1096,7 +1096,12 @@ class NxosShell(Shell):
         return hashlib.md5(self._read(b["path"], 2), usedforsecurity=False).hexdigest() + "\n"
 
     def _parsed(self, path: str, pos: int) -> tuple[Config | None, list[str]]:
-        return parse_file(self._read(path, pos).decode("utf-8", "replace"), self.device.hostname, self.device.ports)
+        text = self._read(path, pos).decode("utf-8", "replace")
+        # The reject_lines fault: the switch refuses these lines of the file as it refuses a line it cannot parse.
+        refused = [ln.strip() for ln in text.split("\n") if ln.strip() and self.device.rejected(ln.strip())]
+        if refused:
+            return None, refused
+        return parse_file(text, self.device.hostname, self.device.ports)
 
     def x_show_diff(self, b, tokens, line):
         a, bad_a = self._parsed(b["a"], 4)
