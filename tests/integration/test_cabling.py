@@ -135,7 +135,7 @@ def test_the_infiniband_lab_is_read_on_the_subnet_manager_and_its_faults_found(t
     in_lab = launcher(inventory, tmp_path / "run", tmp_path / "report")
     out = run([*in_lab, os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/cabling.yml"])
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert "Cabling check passed: 10 intended link(s) ok" in out.stdout
+    assert "Cabling check passed: 8 intended link(s) ok" in out.stdout
     # ibsim is plugged at start: the faults go into the inventory of a second lab run.
     with open(os.path.join(inventory, "group_vars", "all", "zz_lab_cabling_faults.yml"), "w", encoding="utf-8") as handle:
         yaml.safe_dump({"lab_cabling_faults": [{"swap": ["gpu1:mlx5_0", "gpu2:mlx5_0"]}, {"downgrade": "gpu4:mlx5_1", "speed": "100G"},
