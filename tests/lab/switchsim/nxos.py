@@ -792,6 +792,8 @@ class NxosDevice(Device):
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
             self.changed_at = None
+        # The switch booted from its startup config: a lab restart must keep it even when no run saves again.
+        self.startup = self.config.lines()
 
     # --- the Device contract ---
     def canonical_port(self, port: str) -> str:

@@ -382,3 +382,11 @@ def test_abbreviations_and_a_line_of_a_parent_mode(sim):
         assert "interface Ethernet1/2\n  mtu 9000" in conn.send_command("sh run")
     finally:
         conn.disconnect()
+
+
+def test_the_switch_boots_from_its_startup_config_and_keeps_it_without_a_save(sim):
+    # The lab launcher stores startup_lines() at every stop: a run that saves nothing must not lose the
+    # configuration the switch booted from (the next lab run would start from an empty switch).
+    assert "feature scp-server" in sim.startup("leaf4")
+    sim.load("leaf4", ["interface Ethernet1/1", "mtu 9216"])
+    assert "  mtu 9216" not in sim.startup("leaf4") and "mtu 9216" not in "\n".join(sim.startup("leaf4"))
