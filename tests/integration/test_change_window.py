@@ -240,9 +240,10 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
             db.pop("bgpraw")
             assert db == json.loads(before[sw]), saved
         elif sw == "leaf4":
-            # NX-OS backups are 'show running-config': its '!Command:' / '!Time:' header changes with each read
+            # NX-OS backups are 'show running-config': its '!Command:' / '!Time:' header (and the blank line after
+            # it) changes with each read; the lab's running text is the configuration alone
             def body(text):
-                return [line for line in text.strip().splitlines() if not line.startswith("!")]
+                return [line for line in text.strip().splitlines() if line.strip() and not line.startswith("!")]
             assert body(saved) == body(before[sw]), saved
         else:
             assert saved.strip() == before[sw].strip()
