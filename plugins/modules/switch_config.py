@@ -52,7 +52,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: [eos, nvue, junos, sonic]
+    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   state:
     description:
@@ -72,7 +72,7 @@ options:
     description:
       - Switch OS. Defaults to the plan's C(platform), then C(lossless_fabric_device.platform).
     type: str
-    choices: [eos, junos, nvue, sonic]
+    choices: [eos, junos, nvue, nxos, sonic]
   running_config:
     description:
       - Captured running configuration for O(state=parsed) (EOS C(show running-config), Junos C(show configuration | display set),

@@ -34,7 +34,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: [eos, nvue, junos, sonic]
+    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   ports:
     description:
@@ -48,7 +48,7 @@ options:
     description:
       - Switch OS. Defaults to C(lossless_fabric_device.platform).
     type: str
-    choices: [eos, junos, nvue, sonic]
+    choices: [eos, junos, nvue, nxos, sonic]
   priorities:
     description:
       - Priorities (and, by the plan's convention queue = traffic class = priority, queues and priority groups) whose

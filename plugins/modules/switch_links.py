@@ -37,7 +37,7 @@ attributes:
   platform:
     description: Target OS/families that can be operated against.
     support: full
-    platforms: [eos, nvue, junos, sonic]
+    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   ports:
     description:
@@ -52,7 +52,7 @@ options:
     description:
       - Switch OS. Defaults to C(lossless_fabric_device.platform).
     type: str
-    choices: [eos, junos, nvue, sonic]
+    choices: [eos, junos, nvue, nxos, sonic]
   fabric:
     description:
       - Fabric-wide mode. Read every listed inventory host from this one task (run it once, e.g. with C(run_once)),

@@ -25,7 +25,12 @@ PLATFORMS = list(SWITCH_PLATFORMS)
 # Two ports per platform for the small labs; a new platform adds its two here.
 PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"],
          # SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
-         "sonic": ["Ethernet0", "Ethernet8"]}
+         "sonic": ["Ethernet0", "Ethernet8"],
+         # NX-OS names a front-panel port Ethernet<slot>/<port> (a fixed Nexus 9364C-GX: slot 1)
+         "nxos": ["Ethernet1/1", "Ethernet1/2"]}
+# What a switch is prepared with before a test (as an operator prepares a real one): NX-OS takes the target
+# configuration by SCP, which needs its SCP server ('feature scp-server'; docs/vendor-nxos.md).
+PREPARED = {"nxos": ["feature scp-server"]}
 if set(PLATFORMS) - set(PORTS):
     raise RuntimeError(f"tests/integration/switchlab.py: PORTS has no lab ports for {sorted(set(PLATFORMS) - set(PORTS))}")
 INTENT = {
@@ -46,7 +51,8 @@ class SwitchLab:
             "time_scale": time_scale,
             "switches": [
                 {"name": name, "platform": platform, "port": 0, "username": "admin", "password": PASSWORD,
-                 "host_key_file": str(tmp_path / "keys" / (name + ".key")), "ports": PORTS[platform]}
+                 "host_key_file": str(tmp_path / "keys" / (name + ".key")), "ports": PORTS[platform],
+                 "initial_config": list(PREPARED.get(platform, []))}
                 for name, platform in switches.items()
             ],
         }

@@ -219,19 +219,22 @@ def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_
 # Where each platform's transaction stops answering, as the command the simulator's 'hang' fault matches
 # (the commands are the ones each driver sends; the step is the one switch_config was in).
 HANG_AT = {
-    "connect": {"eos": "login", "nvue": "login", "junos": "login", "sonic": "login"},
+    "connect": {"eos": "login", "nvue": "login", "junos": "login", "sonic": "login", "nxos": "login"},
     "load": {"eos": "^configure session", "nvue": "^nv set qos mapping", "junos": "^set class-of-service",
-             "sonic": "^sudo config apply-patch --dry-run"},
+             "sonic": "^sudo config apply-patch --dry-run", "nxos": "^copy running-config bootflash:"},
     # NVUE reads 'nv config diff' first while opening its session (staged edits of another run are refused there),
     # so a switch hung on that command stops at 'open session'; the diff after the load sends the same command and
     # cannot be singled out by the fault. EOS and Junos read their diff inside load's round trip.
     # SONiC: the checkpoint opens the session; the rollback timer is armed before the patch (a drop while it
     # applies still rolls back), so commit hangs at systemd-run; confirm stops that timer.
-    "open session": {"nvue": "^nv config diff", "sonic": "^sudo config checkpoint"},
-    "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed", "sonic": "^sudo systemd-run"},
+    # NX-OS: opening the session reads 'show config-replace status' (a timer of another run is refused there).
+    "open session": {"nvue": "^nv config diff", "sonic": "^sudo config checkpoint", "nxos": "^show config-replace status"},
+    "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed", "sonic": "^sudo systemd-run",
+               "nxos": "^configure replace .* commit-timeout"},
     "read-back": {"eos": "^show running-config", "nvue": "^nv config show", "junos": "^run show configuration",
-                  "sonic": "^show runningconfiguration all"},
-    "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$", "sonic": "^sudo systemctl stop"},
+                  "sonic": "^show runningconfiguration all", "nxos": "^show running-config$"},
+    "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$", "sonic": "^sudo systemctl stop",
+                "nxos": "^configure replace commit$"},
 }
 HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
 HANG_STATE = {"connect": "unchanged", "open session": "unchanged", "load": "unchanged", "commit": "unknown",

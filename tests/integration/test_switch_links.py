@@ -18,15 +18,17 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 import wiring  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 
-# The lab inventory's eight links (inventories/lab/host_vars), by hand.
+# The lab inventory's ten links (inventories/lab/host_vars), by hand.
 SWITCHES = {
     "leaf1": ("nvue", {"swp1": {"host": "gpu1", "nic": "mlx5_0"}, "swp2": {"host": "gpu2", "nic": "mlx5_0"},
                        "swp31": {"host": "spine1", "port": "Ethernet1/1"}}),
     "leaf2": ("junos", {"et-0/0/1": {"host": "gpu1", "nic": "mlx5_1"}, "et-0/0/2": {"host": "gpu2", "nic": "mlx5_1"},
                         "et-0/0/31": {"host": "spine1", "port": "Ethernet2/1"}}),
     "leaf3": ("sonic", {"Ethernet0": {"host": "spine1", "port": "Ethernet3/1"}, "Ethernet8": {"host": "spine1", "port": "Ethernet4/1"}}),
+    "leaf4": ("nxos", {"Ethernet1/1": {"host": "spine1", "port": "Ethernet5/1"}, "Ethernet1/2": {"host": "spine1", "port": "Ethernet6/1"}}),
     "spine1": ("eos", {"Ethernet1/1": {"host": "leaf1", "port": "swp31"}, "Ethernet2/1": {"host": "leaf2", "port": "et-0/0/31"},
-                       "Ethernet3/1": {"host": "leaf3", "port": "Ethernet0"}, "Ethernet4/1": {"host": "leaf3", "port": "Ethernet8"}}),
+                       "Ethernet3/1": {"host": "leaf3", "port": "Ethernet0"}, "Ethernet4/1": {"host": "leaf3", "port": "Ethernet8"},
+                       "Ethernet5/1": {"host": "leaf4", "port": "Ethernet1/1"}, "Ethernet6/1": {"host": "leaf4", "port": "Ethernet1/2"}}),
 }
 NICS = {"gpu1": [("mlx5_0", "eth2", "leaf1", "swp1"), ("mlx5_1", "eth3", "leaf2", "et-0/0/1")],
         "gpu2": [("mlx5_0", "eth2", "leaf1", "swp2"), ("mlx5_1", "eth3", "leaf2", "et-0/0/2")]}

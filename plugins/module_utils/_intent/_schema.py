@@ -851,7 +851,7 @@ LEAVES: tuple[Leaf, ...] = (
         check=HAND,
         default_doc="required (switch)",
         range_doc=", ".join(_SUPPORTED),
-        doc="switch OS (%s %s registered, not yet supported)" % (", ".join(_PLANNED), "is" if len(_PLANNED) == 1 else "are"),
+        doc="switch OS" + (" (%s %s registered, not yet supported)" % (", ".join(_PLANNED), "is" if len(_PLANNED) == 1 else "are") if _PLANNED else ""),
     ),
     Leaf(
         "lossless_fabric_device.ports.<ifname>.speed",

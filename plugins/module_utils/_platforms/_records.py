@@ -72,21 +72,11 @@ SONIC = Platform(
     ),
 )
 
-# Platforms with a driver, in the registry's order; each name is also its module under _platforms.
-DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS, SONIC)
-
-# Platforms the intent knows but no driver configures yet (supported=False): the intent
-# refuses them with "not supported yet", and their notes are recorded before the driver
-# exists. A platform's record moves to DRIVEN when its driver lands.
-# nxos: its driver (_platforms/nxos.py, unit-tested in test_nxos.py) and show readers (_nxos_show.py) are in,
-# its simulator grammar is not; the record moves to DRIVEN (supported) with the grammar (issue 19), so that
-# every switch test runs it (tests/lab/switch_platforms.py refuses a driven platform without a grammar).
 NXOS = Platform(
     "nxos",
     # Nexus 9000 front-panel ports: Ethernet<slot>/<port>, Ethernet<slot>/<port>/<breakout> (NX-OS interface naming).
     r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?",
     "Ethernet1/1",
-    supported=False,
     # Largest interface MTU NX-OS takes on a Nexus 9000: 'mtu' 576-9216, default 1500 (Cisco's NX-OS object model,
     # CiscoDevNet/terraform-provider-nxos gen/definitions/physical_interface.yaml, l1PhysIf mtu; its registry docs:
     # https://registry.terraform.io/providers/ciscodevnet/nxos/latest/docs/resources/physical_interface#mtu).
@@ -96,4 +86,12 @@ NXOS = Platform(
     # Cisco publishes no per-speed ECN starting values (its AI/ML blueprint gives one example queuing policy,
     # not a table): the collection's derived rule (ecn_defaults None).
 )
-PLANNED: tuple[Platform, ...] = (NXOS,)
+
+# Platforms with a driver, in the registry's order; each name is also its module under _platforms.
+DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS, SONIC, NXOS)
+
+# Platforms the intent knows but no driver configures yet (supported=False): the intent
+# refuses them with "not supported yet", and their notes are recorded before the driver
+# exists. A platform's record moves to DRIVEN when its driver lands. None today (nxos was the
+# last, issue 19); tests use a monkeypatched record for the refusal.
+PLANNED: tuple[Platform, ...] = ()

@@ -792,6 +792,8 @@ class NxosDevice(Device):
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
             self.changed_at = None
+        # The switch booted from its startup config: a lab restart must keep it even when no run saves again.
+        self.startup = self.config.lines()
 
     # --- the Device contract ---
     def canonical_port(self, port: str) -> str:
@@ -837,7 +839,10 @@ class NxosDevice(Device):
         return "\n".join(head + self.config.lines(ipqos=ipqos)) + "\n"
 
     def running_config(self) -> str:
-        return self.running_text()
+        # The control API's text (GET /switches/NAME/running) is what the switch holds: 'show running-config'
+        # without its '!Command:' / '!Running configuration last done at:' / '!Time:' header, which changes with
+        # every read and every replace (a rollback restores the configuration, not the time stamps).
+        return "\n".join(["version %s Bios:version %s" % (VERSION, BIOS)] + self.config.lines()) + "\n"
 
     def startup_lines(self) -> list[str]:
         return list(self.startup or [])
@@ -1093,7 +1098,12 @@ class NxosShell(Shell):
         return hashlib.md5(self._read(b["path"], 2), usedforsecurity=False).hexdigest() + "\n"
 
     def _parsed(self, path: str, pos: int) -> tuple[Config | None, list[str]]:
-        return parse_file(self._read(path, pos).decode("utf-8", "replace"), self.device.hostname, self.device.ports)
+        text = self._read(path, pos).decode("utf-8", "replace")
+        # The reject_lines fault: the switch refuses these lines of the file as it refuses a line it cannot parse.
+        refused = [ln.strip() for ln in text.split("\n") if ln.strip() and self.device.rejected(ln.strip())]
+        if refused:
+            return None, refused
+        return parse_file(text, self.device.hostname, self.device.ports)
 
     def x_show_diff(self, b, tokens, line):
         a, bad_a = self._parsed(b["a"], 4)

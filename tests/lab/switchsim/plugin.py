@@ -37,7 +37,9 @@ class Switches:
         for host, hvars in ctx.devices("switch").items():
             device = hvars["lossless_fabric_device"]
             switches.append({
-                "initial_config": _load_startup(ctx.run_dir, host, device.get("platform")),
+                # What the switch saved in an earlier lab run, else what the inventory prepared it with
+                # (lab_switch_initial_config: e.g. NX-OS 'feature scp-server', which the driver's SCP needs).
+                "initial_config": _load_startup(ctx.run_dir, host, device.get("platform")) or list(hvars.get("lab_switch_initial_config") or []),
                 "name": host,
                 "platform": device.get("platform"),
                 "port": 0,

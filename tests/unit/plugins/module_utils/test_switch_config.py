@@ -133,6 +133,7 @@ def _plans():
         "n": {"kind": "switch", "platform": "nvue", "ports": {"swp1": {"speed": "400G"}, "swp2s1": {"speed": "100G"}}},
         "j": {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000, "ports": {"et-0/0/1": {"speed": "400G"}}},
         "s": {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G"}}},
+        "x": {"kind": "switch", "platform": "nxos", "ports": {"Ethernet1/1": {"speed": "400G"}, "Ethernet1/2": {"speed": "100G"}}},
     }
     return _intent.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
 
@@ -143,7 +144,7 @@ def test_the_plans_cover_every_tested_platform():
     assert sorted({plan["platform"] for plan in _plans().values()}) == sorted(SWITCH_PLATFORMS)
 
 
-@pytest.mark.parametrize("host", ["e", "n", "j", "s"])
+@pytest.mark.parametrize("host", ["e", "n", "j", "s", "x"])
 def test_every_plan_fabric_plan_derives_passes_the_check_unchanged(host):
     plan = _plans()[host]
     checked, errors = _switch_config.check_plan(plan, plan["platform"], host)

@@ -15,16 +15,6 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, nxos
 
-
-@pytest.fixture(autouse=True)
-def _nxos_supported(monkeypatch):
-    """nxos is still a planned platform (its record moves to DRIVEN with its simulator grammar, issue 19): the
-    plans these tests render come from the intent with the nxos record marked supported."""
-    registry = dict(_intent.PLATFORMS)
-    registry["nxos"] = registry["nxos"]._replace(supported=True)
-    monkeypatch.setattr(_intent, "PLATFORMS", registry)
-
-
 Driver = nxos.Driver
 
 
