@@ -1220,8 +1220,8 @@ class NxosShell(Shell):
             status = "connected" if up else "notconnec"
             speed = str(seen.get("speed") or "auto") if up else "auto"
             # Vlan '1' (an L2 port) and Type '--': unverified for the 9364C-GX's ports.
-            out.append("%-13s %-18s %-9s %-9s %-7s %-7s %s" % (short_port(port), descr[:18], status, "1",
-                                                                  "full" if up else "auto", speed, "--"))
+            row = (short_port(port), descr[:18], status, "1", "full" if up else "auto", speed, "--")
+            out.append("%-13s %-18s %-9s %-9s %-7s %-7s %s" % row)
         return "\n".join(out) + "\n"
 
     def x_show_lldp(self, b, tokens, line):
