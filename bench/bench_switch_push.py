@@ -45,15 +45,18 @@ _PORT_100G = {"speed": "100G", "cable_length_m": 3}
 PORTS_OF = {"eos": {"Ethernet1": _PORT, "Ethernet2": _PORT}, "sonic": {"Ethernet0": _PORT, "Ethernet8": _PORT},
             "nxos": {"Ethernet1/1": _PORT_100G, "Ethernet1/2": _PORT_100G}}
 # The platforms pushed besides EOS, each set against our EOS push (no baseline collection exists for them);
-# only those with a driver today (nxos is planned: issue 19).
+# only those with a driver.
 OTHERS = tuple(p for p in ("sonic", "nxos") if p in DRIVERS)
 PORTS = PORTS_OF["eos"]
+# Prepared as an operator prepares a real switch: NX-OS takes the target file by SCP ('feature scp-server').
+PREPARED = {"nxos": ["feature scp-server"]}
 
 
 def _sim(workdir, count, platform="eos"):
     cfg = {"time_scale": 1.0, "switches": [
         {"name": "sw%03d" % i, "platform": platform, "port": 0, "username": "admin", "password": PASSWORD,
-         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS_OF[platform])} for i in range(count)]}
+         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS_OF[platform]),
+         "initial_config": list(PREPARED.get(platform, []))} for i in range(count)]}
     os.makedirs(os.path.join(workdir, "keys"), exist_ok=True)
     sim = SimProcess(cfg, os.path.join(workdir, "sim"), start_timeout=60)
     sim.start()
