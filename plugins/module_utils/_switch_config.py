@@ -40,11 +40,20 @@ from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection
 _SECRET_RE = re.compile(r"(?i)\b(secret|password|encrypted-password|community|key|pre-shared-key)(\s+(?:\d\s+|sha512\s+|7\s+)?)(\S+)")
 
 
+# SNMPv3 users carry their keys after 'auth [md5|sha..]' and 'priv [aes-128|des..]', with no secret keyword:
+# NX-OS 'snmp-server user NAME [GROUP] auth md5|sha KEY [priv [aes-128] KEY] [localizedkey]' (Cisco Nexus 9000
+# System Management Configuration Guide, "Configuring SNMP"), EOS 'snmp-server user NAME GROUP v3 [localized ID]
+# auth sha KEY priv aes KEY'. Only on snmp-server user lines: 'auth' and 'priv' mean other things elsewhere.
+_SNMP_USER_RE = re.compile(r"(?im)^[ \t]*snmp-server user\b.*$")
+_SNMP_KEY_RE = re.compile(r"(?i)\b(auth|priv)(\s+(?:(?:md5|sha\S*|aes\S*|3?des)\s+)?)(\S+)")
+
+
 def mask_secrets(text: str | None) -> str | None:
-    """The text with every value that follows a secret keyword replaced by ********."""
+    """The text with every value that follows a secret keyword (or an SNMPv3 user's auth/priv) replaced by ********."""
     if text is None:
         return None
-    return _SECRET_RE.sub(lambda m: m.group(1) + m.group(2) + "********", text)
+    text = _SECRET_RE.sub(lambda m: m.group(1) + m.group(2) + "********", text)
+    return _SNMP_USER_RE.sub(lambda line: _SNMP_KEY_RE.sub(lambda m: m.group(1) + m.group(2) + "********", line.group(0)), text)
 
 
 _SESSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")

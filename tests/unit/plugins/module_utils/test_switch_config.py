@@ -125,6 +125,21 @@ def test_diffs_never_carry_secrets_from_the_running_config():
     assert "priority-flow-control priority 3 no-drop" in masked
 
 
+def test_diffs_never_carry_snmpv3_user_keys():
+    # NX-OS and EOS print SNMPv3 keys after 'auth <algorithm>' / 'priv [<cipher>]', with no secret keyword.
+    text = "\n".join([
+        "snmp-server user admin network-admin auth md5 0x9a1b2c3d4e5f60718293a4b5c6d7e8f9 priv 0x11223344556677889900aabbccddeeff localizedkey",
+        "snmp-server user ops network-operator auth sha 0xabcdefabcdefabcdefabcdefabcdefab priv aes-128 0xfedcbafedcbafedcbafedcbafedcbafe localizedkey",
+        "snmp-server user mon grp v3 localized 0x1234 auth sha 0xc0ffee00 priv aes 0xdecaf000",
+        "  priority-flow-control mode on",
+    ])
+    masked = _switch_config.mask_secrets(text)
+    for secret in ("0x9a1b2c3d4e5f60718293a4b5c6d7e8f9", "0x11223344556677889900aabbccddeeff", "0xabcdefabcdefabcdefabcdefabcdefab",
+                   "0xfedcbafedcbafedcbafedcbafedcbafe", "0xc0ffee00", "0xdecaf000"):
+        assert secret not in masked, masked
+    assert "auth md5 ********" in masked and "priv aes-128 ********" in masked and "priority-flow-control mode on" in masked
+
+
 # --- a hand-written plan is checked with the intent's rules before any device -----------------------
 
 def _plans():
