@@ -12,7 +12,7 @@ record here (``DRIVEN`` or ``PLANNED``) plus its driver module (docs/adding-a-pl
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue, _vendor_sonic
+from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue, _vendor_nxos, _vendor_sonic
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._base import Platform
 
 EOS = Platform(
@@ -75,14 +75,14 @@ SONIC = Platform(
 NXOS = Platform(
     "nxos",
     # Nexus 9000 front-panel ports: Ethernet<slot>/<port>, Ethernet<slot>/<port>/<breakout> (NX-OS interface naming).
-    r"Ethernet[0-9]+/[0-9]+(/[0-9]+)?",
-    "Ethernet1/1",
+    _vendor_nxos.INTERFACE_PATTERN,
+    _vendor_nxos.INTERFACE_EXAMPLE,
     # Largest interface MTU NX-OS takes on a Nexus 9000: 'mtu' 576-9216, default 1500 (Cisco's NX-OS object model,
     # CiscoDevNet/terraform-provider-nxos gen/definitions/physical_interface.yaml, l1PhysIf mtu; its registry docs:
     # https://registry.terraform.io/providers/ciscodevnet/nxos/latest/docs/resources/physical_interface#mtu).
     # A Layer 2 port takes only 1500 or the system jumbo MTU (9216 by default): unverified on N9K (the Nexus
     # 7000's error text). docs/vendor-nxos.md.
-    max_mtu=9216,
+    max_mtu=_vendor_nxos.MAX_MTU,
     # Cisco publishes no per-speed ECN starting values (its AI/ML blueprint gives one example queuing policy,
     # not a table): the collection's derived rule (ecn_defaults None).
 )
