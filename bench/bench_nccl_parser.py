@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Throughput of the nccl-tests parser (plugins/module_utils/_nccl_parse.py) on a large NCCL_DEBUG=INFO log.
+"""Throughput of the nccl-tests parser (plugins/module_utils/_nccl/_parse.py) on a large NCCL_DEBUG=INFO log.
 
 Builds a log of the requested size (default 200 MB) by repeating the real
 lines of the corpus (tests/data/nccl-corpus, mostly the NCCL INFO heavy
@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _import_parser():
     sys.path.insert(0, os.path.join(ROOT, '.deps', 'self'))
-    from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_parse  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse  # pylint: disable=import-outside-toplevel
     return _nccl_parse
 
 

@@ -34,7 +34,8 @@ sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import DRIVERS, driver_class, eos  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms._drivers import DRIVERS, driver_class  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "bench-pw"
 INTENT = {"name": "bench", "transport": "roce"}

@@ -23,7 +23,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _cabling, _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def fabric(units: int, per_unit: int, rails: int, spines: int) -> tuple[dict, dict]:

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Controller side of lossless.fabric.cabling_verify: thin glue over module_utils/_cabling.py (the comparison
+"""Controller side of lossless.fabric.cabling_verify: thin glue over module_utils/_cabling/_compare.py (the comparison
 and the report) and _report.sync_files (the files, as nccl_report and change_report write theirs)."""
 
 from __future__ import annotations
 
 import os
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _cabling, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {

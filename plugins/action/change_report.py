@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.change_report: thin glue over
-module_utils/_change_report.py (the report) and _report.sync_files (the files)."""
+module_utils/_window/_change_report.py (the report) and _report.sync_files (the files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import os
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _change_window, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_report, _change_window
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {

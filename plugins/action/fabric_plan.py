@@ -7,7 +7,9 @@ import os
 
 from ansible import context
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _fabric_lock, _intent, _intent_scope
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _scope as _intent_scope
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _fabric_lock
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import tempfile
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.switch_config: netmiko runs in the
 worker process (no module start-up per switch); the transaction logic is in
-module_utils/_switch_config.py, the per-OS work in module_utils/_platforms."""
+module_utils/_switches/_config.py, the per-OS work in module_utils/_platforms."""
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import with_inventory
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.switch_counters: netmiko runs in the
 worker process; the reading and the snapshot shape are in
-module_utils/_counters.py, the commands and parsing in module_utils/_platforms."""
+module_utils/_switches/_counters.py, the commands and parsing in module_utils/_platforms."""
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import device_vars, with_inventory
 

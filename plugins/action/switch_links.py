@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.switch_links: netmiko runs in the worker
-process; the reading is in module_utils/_switch_links.py, the commands and
+process; the reading is in module_utils/_switches/_links.py, the commands and
 parsing in module_utils/_platforms."""
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _switch_links
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _links as _switch_links
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 from ansible_collections.lossless.fabric.plugins.plugin_utils._switch_action import device_vars, with_inventory
 

@@ -4,7 +4,7 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """The NCCL gate options nccl_result and nccl_compare share.
 
-The argument spec is GATE_ARG_SPEC in plugins/module_utils/_nccl_gate.py; keep the two in step
+The argument spec is GATE_ARG_SPEC in plugins/module_utils/_nccl/_gate.py; keep the two in step
 (validate-modules compares them in every module that uses both).
 """
 

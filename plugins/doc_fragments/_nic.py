@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """The NIC selection and lab options nic_qos and nic_counters share (spec: NIC_ARGUMENT_SPEC in
-module_utils/_nic_task.py; tests/unit/plugins/test_examples.py keeps the two in step)."""
+module_utils/_hosts/_nic_task.py; tests/unit/plugins/test_examples.py keeps the two in step)."""
 
 from __future__ import annotations
 

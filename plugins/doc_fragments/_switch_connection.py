@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""SSH connection options of the switch modules (spec: module_utils/_switch_connection.py)."""
+"""SSH connection options of the switch modules (spec: module_utils/_platforms/_connection.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _cabling
+from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling
 
 DOCUMENTATION = r"""
 name: cabling_exception_errors

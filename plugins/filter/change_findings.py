@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._findings import counter_findings
+from ansible_collections.lossless.fabric.plugins.module_utils._window._findings import counter_findings
 
 DOCUMENTATION = r"""
 name: change_findings

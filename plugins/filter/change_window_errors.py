@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._change_window import setting_errors
+from ansible_collections.lossless.fabric.plugins.module_utils._window._change_window import setting_errors
 
 DOCUMENTATION = r"""
 name: change_window_errors

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._change_window import session_name
+from ansible_collections.lossless.fabric.plugins.module_utils._window._change_window import session_name
 
 DOCUMENTATION = r"""
 name: change_window_session

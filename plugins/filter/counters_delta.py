@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._counters import delta
+from ansible_collections.lossless.fabric.plugins.module_utils._switches._counters import delta
 
 DOCUMENTATION = r"""
 name: counters_delta

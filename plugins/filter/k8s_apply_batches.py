@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _k8s_apply
+from ansible_collections.lossless.fabric.plugins.module_utils._kubernetes import _apply as _k8s_apply
 
 DOCUMENTATION = r"""
 name: k8s_apply_batches

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _role_vars
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _role_vars
 
 DOCUMENTATION = r"""
 name: role_var_errors

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import drift
+from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import drift
 
 DOCUMENTATION = r"""
 name: switch_drift

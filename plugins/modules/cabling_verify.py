@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The work happens on the controller, in plugins/action/cabling_verify.py (the comparison in
-# plugins/module_utils/_cabling.py); this file carries the documentation ansible-doc renders.
+# plugins/module_utils/_cabling/_compare.py); this file carries the documentation ansible-doc renders.
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: sysfs reading and the LLDP parsers are plugins/module_utils/_host_links.py.
+# Thin glue: sysfs reading and the LLDP parsers are plugins/module_utils/_hosts/_links.py.
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _host_links  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _links as _host_links  # noqa: E402
 
 ARGUMENT_SPEC = {
     "nics": {"type": "list", "elements": "dict", "required": True},

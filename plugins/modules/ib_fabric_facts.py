@@ -174,7 +174,7 @@ import time  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib  # noqa: E402
 
 ARGUMENT_SPEC = {
     "diag_bin": {"type": "path"},

@@ -162,7 +162,8 @@ restart_keys:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib_files, _ib_verify  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files as _ib_files  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _verify as _ib_verify  # noqa: E402
 
 _FILE_OPTIONS = {key: {"type": "str"} for key in ("opensm_conf", "partitions_conf", "qos_policy_conf")}
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: parsing is module_utils/_ib.py (parse_ibnetdiscover), naming and the ends module_utils/_ib_links.py.
+# Thin glue: parsing is module_utils/_ib/_facts.py (parse_ibnetdiscover), naming and the ends module_utils/_ib/_links.py.
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib_links  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _links as _ib_links  # noqa: E402
 
 ARGUMENT_SPEC = {
     "diag_bin": {"type": "path"},

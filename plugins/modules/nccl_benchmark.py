@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: options and rendering are plugins/module_utils/_nccl_launch.py, launching is _nccl_runner.py,
+# Thin glue: options and rendering are plugins/module_utils/_nccl/_launch.py, launching is _nccl_runner.py,
 # the launch glue both nccl modules share (runner, hostfile, token) is _nccl_jobs.py.
 
 from __future__ import annotations
@@ -242,7 +242,9 @@ import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_jobs, _nccl_launch, _nccl_runner  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _jobs as _nccl_jobs  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _launch as _nccl_launch  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _runner as _nccl_runner  # noqa: E402
 
 # The launch options are _nccl_jobs.LAUNCH_ARGUMENT_SPEC (doc fragment _nccl_launch); these are this module's own.
 ARGUMENT_SPEC = _nccl_jobs.argument_spec({

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: the statistics and the gate are plugins/module_utils/_nccl_stats.py and _nccl_gate.py.
+# Thin glue: the statistics and the gate are plugins/module_utils/_nccl/_stats.py and _nccl_gate.py.
 
 from __future__ import annotations
 
@@ -256,7 +256,9 @@ unmet:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats  # noqa: E402
 
 ARGUMENT_SPEC = {
     "pre": {"type": "list", "elements": "raw", "required": True},

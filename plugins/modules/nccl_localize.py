@@ -192,13 +192,11 @@ import os  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import (  # noqa: E402
-    _localize,
-    _localize_jobs,
-    _nccl_jobs,
-    _nccl_launch,
-    _nccl_runner,
-)
+from ansible_collections.lossless.fabric.plugins.module_utils import _localize  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._localize import _jobs as _localize_jobs  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _jobs as _nccl_jobs  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _launch as _nccl_launch  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _runner as _nccl_runner  # noqa: E402
 
 ARGUMENT_SPEC = _nccl_jobs.argument_spec({
     "cabling": {"type": "dict", "required": True},

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: argv, parser and the server/client processes are plugins/module_utils/_perftest.py.
+# Thin glue: argv, parser and the server/client processes are plugins/module_utils/_hosts/_perftest.py.
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ failed_nics:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _perftest  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _perftest  # noqa: E402
 
 ARGUMENT_SPEC = {
     "nics": {"type": "list", "elements": "raw", "required": True},

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: parsing and the snapshot shape are plugins/module_utils/_nic.py, _nic_task.py and _counters.py.
+# Thin glue: parsing and the snapshot shape are plugins/module_utils/_hosts/_nic.py, _nic_task.py and _counters.py.
 
 from __future__ import annotations
 
@@ -109,8 +109,8 @@ import socket  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nic_task  # noqa: E402
-from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import NicError  # noqa: E402
 
 ARGUMENT_SPEC = dict(_nic_task.COUNTERS_ARGUMENT_SPEC)
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: discovery, parsers, plan and apply are plugins/module_utils/_nic.py and _nic_task.py.
+# Thin glue: discovery, parsers, plan and apply are plugins/module_utils/_hosts/_nic.py and _nic_task.py.
 
 from __future__ import annotations
 
@@ -246,8 +246,8 @@ reboot_required:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nic_task  # noqa: E402
-from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import NicError  # noqa: E402
 
 ARGUMENT_SPEC = dict(_nic_task.QOS_ARGUMENT_SPEC)
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: validation, the record, the detached timer process and the put-back are plugins/module_utils/_rollback_timer.py.
+# Thin glue: validation, the record, the detached timer process and the put-back are plugins/module_utils/_common/_rollback_timer.py.
 
 from __future__ import annotations
 
@@ -313,7 +313,7 @@ timer:
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer  # noqa: E402
 
 ARGUMENT_SPEC = dict(
     name=dict(type="str", required=True),

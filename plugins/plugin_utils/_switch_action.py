@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ansible import constants as C
 
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import INVENTORY_DEFAULTS
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import INVENTORY_DEFAULTS
 
 
 def with_inventory(args: dict, host_vars, templar) -> dict:

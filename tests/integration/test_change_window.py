@@ -23,7 +23,7 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils._rollback_timer import NAME_RE
+from ansible_collections.lossless.fabric.plugins.module_utils._common._rollback_timer import NAME_RE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labrun import BIN, ROOT, assert_lab_down, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position

@@ -246,7 +246,8 @@ def _direct_args(lab, name, **extra):
     # pylint: disable=import-outside-toplevel
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _switch_config
+    from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+    from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
     inventory = yaml.safe_load((lab.inventory / "hosts.yml").read_text())
     hosts = inventory["all"]["children"]["switches"]["hosts"]
@@ -260,7 +261,7 @@ def _direct_args(lab, name, **extra):
 
 @pytest.mark.parametrize("platform, step", HANG_CASES, ids=["%s-%s" % case for case in HANG_CASES])
 def test_a_hung_switch_fails_at_its_step_naming_the_device_and_the_state_it_is_in(switch_lab, platform, step):
-    from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config  # pylint: disable=import-outside-toplevel
 
     lab = switch_lab({"sw1": platform})
     before = lab.running("sw1")

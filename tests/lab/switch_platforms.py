@@ -22,7 +22,7 @@ from switchsim import GRAMMARS  # noqa: E402  # pylint: disable=wrong-import-pos
 
 def _drivers() -> tuple[str, ...] | None:
     try:
-        from ansible_collections.lossless.fabric.plugins.module_utils._platforms import DRIVERS  # pylint: disable=import-outside-toplevel
+        from ansible_collections.lossless.fabric.plugins.module_utils._platforms._drivers import DRIVERS  # pylint: disable=import-outside-toplevel
     except ImportError:
         return None
     return tuple(DRIVERS)

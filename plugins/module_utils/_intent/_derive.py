@@ -8,8 +8,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS, _platform_registry
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 # ---------------------------------------------------------------------------
 # Public helpers: parsing and derivations

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_junos, _vendor_nvue, _vendor_sonic
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name, unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
@@ -21,6 +20,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     Platform,
     _platform_registry,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
 
 # ---------------------------------------------------------------------------
 # Devices
@@ -253,7 +255,7 @@ def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
     """EOS: the ASIC family (from asic_family or model) that picks the queue sub-mode (_vendor_eos)."""
     if platform.name != "eos":
         return None
-    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos  # pylint: disable=import-outside-toplevel
 
     model, family = raw.get("model"), raw.get("asic_family")
     from_model = None

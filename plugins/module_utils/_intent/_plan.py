@@ -8,8 +8,7 @@ import copy
 import sys
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _topology, _vendor_junos, _vendor_nvue
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
@@ -29,6 +28,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     _platform_registry,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 
 _TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 

@@ -41,7 +41,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     SPEEDS,
     TRANSPORTS,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._topology import _MAX_RAILS, PATTERNS
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._topology import _MAX_RAILS, PATTERNS
 
 # The platform names, from the registry (_platforms): a new driver is listed with no edit here.
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)

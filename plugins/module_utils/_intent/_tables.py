@@ -8,8 +8,8 @@ import re
 import sys
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_vocab, _platforms
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -68,9 +68,9 @@ OPENSM_ROOT_GUID_FILE = "/etc/opensm/root-guids.conf"
 
 
 # The platform record and registry live with the drivers (_platforms/_base.py Platform, each
-# driver's PLATFORM, _platforms.PLANNED): adding a platform needs no edit here.
+# driver's PLATFORM, _records.PLANNED): adding a platform needs no edit here.
 Platform = _base.Platform
-PLATFORMS: dict[str, Platform] = _platforms.platforms()
+PLATFORMS: dict[str, Platform] = _records.registry()
 
 
 def _platform_registry() -> dict[str, Platform]:

@@ -133,7 +133,7 @@ def _natural(text: str) -> list:
 
 
 def topology(cabling: dict, hosts: list[str]) -> Topology:
-    """The topology of ``hosts`` from ``fabric_plan_result.cabling`` (plugins/module_utils/_topology.py ``plan()``)."""
+    """The topology of ``hosts`` from ``fabric_plan_result.cabling`` (plugins/module_utils/_intent/_topology.py ``plan()``)."""
     if not isinstance(cabling, dict) or not isinstance(cabling.get("hosts"), dict) or not isinstance(cabling.get("switches"), dict):
         raise LocalizeError("cabling: expected fabric_plan_result.cabling with 'hosts' and 'switches' mappings, got %r" % (type(cabling).__name__,))
     if not isinstance(hosts, list) or len(hosts) < 2:

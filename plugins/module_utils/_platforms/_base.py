@@ -188,7 +188,7 @@ class Driver:
         """Pure: {command: what the device printed} -> ends. LinkFormError on a form it does not read."""
         raise NotImplementedError
 
-    # -- counters (read-only; module_utils/_counters.py calls these and holds the snapshot shape) --
+    # -- counters (read-only; module_utils/_switches/_counters.py calls these and holds the snapshot shape) --
     @staticmethod
     def counter_commands(ports: list[str] | None = None) -> list[str]:
         """The read-only show commands of one counters snapshot of ``ports`` (None: every port, where the
@@ -221,7 +221,7 @@ def check_cli_line(device: str, line: str) -> None:
         raise DeviceError(device, "refusing a configuration line with a control character", line=repr(line), state=UNCHANGED)
 
 
-# -- links (read-only; module_utils/_switch_links.py, docs/cabling contract) --
+# -- links (read-only; module_utils/_switches/_links.py, docs/cabling contract) --
 # Every driver also implements:
 #
 #   link_commands(ports) -> [command]      static: the read-only show commands

@@ -12,8 +12,12 @@ record here (``DRIVEN`` or ``PLANNED``) plus its driver module (docs/adding-a-pl
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_eos, _vendor_junos, _vendor_nvue, _vendor_nxos, _vendor_sonic
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._base import Platform
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
 
 EOS = Platform(
     "eos",
@@ -95,3 +99,15 @@ DRIVEN: tuple[Platform, ...] = (EOS, NVUE, JUNOS, SONIC, NXOS)
 # exists. A platform's record moves to DRIVEN when its driver lands. None today (nxos was the
 # last, issue 19); tests use a monkeypatched record for the refusal.
 PLANNED: tuple[Platform, ...] = ()
+
+
+def registry() -> dict[str, Platform]:
+    """The platform registry, name -> record: every driven platform (in DRIVEN order), then PLANNED.
+    A fresh dict each call; ValueError when a name is twice in it. (That each driver module's
+    PLATFORM is its record is the contract suite's test.)"""
+    found: dict[str, Platform] = {}
+    for record in (*DRIVEN, *PLANNED):
+        if record.name in found:
+            raise ValueError("platform %r is twice in the registry (_platforms/_records.py)" % record.name)
+        found[record.name] = record
+    return found

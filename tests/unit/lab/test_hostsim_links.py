@@ -18,7 +18,7 @@ import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim import tools  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim.plugin import make_host  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _host_links  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _links as _host_links  # noqa: E402
 
 HOSTVARS = {
     "leaf1": {"lossless_fabric_device": {"kind": "switch", "platform": "nvue", "ports": {

@@ -22,7 +22,7 @@ from hostsim import perftest  # noqa: E402  # pylint: disable=wrong-import-posit
 from hostsim.plugin import make_host  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl import perfmodel  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _perftest as pt  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _perftest as pt  # noqa: E402
 
 HOSTVARS = {
     "leaf1": {"lossless_fabric_device": {"kind": "switch", "platform": "nvue", "ports": {

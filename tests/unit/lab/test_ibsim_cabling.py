@@ -21,7 +21,7 @@ import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 from ibsim import topology as t  # noqa: E402  # pylint: disable=wrong-import-position
 from test_ibsim_fabric import _usable  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib_links  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _links as _ib_links  # noqa: E402
 
 INVENTORY = ROOT / "inventories" / "lab-ib"
 

@@ -25,7 +25,8 @@ from k8sim.sim import Simulator  # noqa: E402
 from nccl import perfmodel as pm  # noqa: E402
 from nccl import replay  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse  # noqa: E402
 
 BIN = ROOT / "tests" / "lab" / "nccl" / "bin"
 LINE = 50.0 * pm.EFFICIENCY  # one 400G rail, healthy, no noise

@@ -224,7 +224,9 @@ def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
     """The choices mean what they say against the RoCE lab's intent, with transport and GPUDirect checked."""
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nccl_gate, _nccl_parse
+    from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+    from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+    from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
     group_vars = ROOT / "inventories" / "lab" / "group_vars" / "all"
     intent = yaml.safe_load((group_vars / "lossless_fabric.yml").read_text())["lossless_fabric"]

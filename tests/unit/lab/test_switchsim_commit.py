@@ -21,7 +21,7 @@ from switchsim.commit import ConfirmedCommit  # noqa: E402  # pylint: disable=wr
 from switchsim.core import Device, SimError  # noqa: E402  # pylint: disable=wrong-import-position
 from switchsim.server import Simulator  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import DRIVERS  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms._drivers import DRIVERS  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 class _Timer:

@@ -311,7 +311,7 @@ def test_qos_profile_mode_and_service_profile(jericho):
 def test_counter_text_tables_are_the_sourced_forms(family, request):
     """Without '| json' the simulator prints the text forms docs/vendor-eos.md sources; the
     driver's text parser reads them (and refuses the layouts nobody has published)."""
-    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
 
     sim = request.getfixturevalue(family)
     block = "uc-tx-queue" if family == "sim" else "tx-queue"

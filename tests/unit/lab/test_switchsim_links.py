@@ -15,7 +15,9 @@ sys.path.insert(0, str(ROOT / "tests" / "lab"))
 import wiring  # noqa: E402
 from switchsim.server import Simulator  # noqa: E402
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos, junos, nvue  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos  # noqa: E402
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue  # noqa: E402
 
 HOSTVARS = {
     "leaf1": {"lossless_fabric_device": {"kind": "switch", "platform": "nvue", "ports": {

@@ -17,7 +17,9 @@ sys.path.insert(0, str(ROOT / "tests" / "lab"))
 from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _nxos_show, nxos  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # noqa: E402  # pylint: disable=wrong-import-position
 
 netmiko = pytest.importorskip("netmiko")
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _switch_config
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 # Each converted plugin with the least it accepts (its required options).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Unit tests for plugins/module_utils/_cabling.py: the cabling check's comparison and report (issue 16).
+"""Unit tests for plugins/module_utils/_cabling/_compare.py: the cabling check's comparison and report (issue 16).
 
 The physical truth comes from the lab's own wiring model (tests/lab/wiring.py: the lab inventory's
 links plus the faults a test names), turned into the readers' observation shape the way a switch's
@@ -19,7 +19,7 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _cabling
+from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))

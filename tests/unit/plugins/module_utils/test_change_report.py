@@ -10,7 +10,11 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _change_report, _counters, _nccl_gate, _nccl_parse, _nccl_stats
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPLAYS = os.path.abspath(os.path.join(HERE, "..", "..", "..", "lab", "nccl", "replays"))
@@ -176,7 +180,7 @@ def test_bad_input_is_refused_naming_the_key():
 
 def test_the_report_that_judged_the_window_is_kept_as_is(hdr, roce):
     """role nccl_gate's report (nccl_report) decided the window: the window's report shows it, it does not re-judge."""
-    from ansible_collections.lossless.fabric.plugins.module_utils import _report  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report  # pylint: disable=import-outside-toplevel
 
     judged = _report.benchmark_report([roce] * 2, "nccl-post", None, baseline=[hdr] * 2, phase="post", baseline_label="pre")
     report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",

@@ -9,9 +9,9 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.change_window_errors import change_window_errors
 from ansible_collections.lossless.fabric.plugins.filter.change_window_timer import change_window_timer
-from ansible_collections.lossless.fabric.plugins.module_utils import _change_window
-from ansible_collections.lossless.fabric.plugins.module_utils._change_window import setting_errors, timer_name
-from ansible_collections.lossless.fabric.plugins.module_utils._rollback_timer import NAME_RE
+from ansible_collections.lossless.fabric.plugins.module_utils._common._rollback_timer import NAME_RE
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_window
+from ansible_collections.lossless.fabric.plugins.module_utils._window._change_window import setting_errors, timer_name
 
 GOOD = {"change_window_id": "", "change_window_max_minutes": 30, "change_window_repeats": 5, "change_window_settle_seconds": 0,
         "change_window_confirm_margin_seconds": 30, "change_window_report_dir": "/reports", "change_window_rollback_timer_dir": "",
@@ -125,7 +125,8 @@ def test_nic_devices_from_the_run_once_loops():
 
 
 def test_session_names_are_valid_one_per_run_and_host():
-    from ansible_collections.lossless.fabric.plugins.module_utils import _change_window, _switch_config
+    from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
+    from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_window
 
     a = _change_window.session_name("change-window-w1", "2026-12-01T19:00:00+00:00", "leaf1")
     assert a == _change_window.session_name("change-window-w1", "2026-12-01T19:00:00+00:00", "leaf1")

@@ -10,7 +10,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.lossless.fabric.plugins.filter.counters_delta import FilterModule, counters_delta
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 
 def snap(ports, taken_at="2025-06-01T12:00:00+00:00", device="leaf1", kind="switch"):

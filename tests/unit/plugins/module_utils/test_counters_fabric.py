@@ -4,7 +4,7 @@ per switch with the others kept, warnings named by switch, bad workers refused."
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 
 def _fake_run(results):

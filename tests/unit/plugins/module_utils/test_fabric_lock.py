@@ -11,11 +11,11 @@ import textwrap
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _fabric_lock
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _fabric_lock
 
 HOLD = textwrap.dedent("""
     import os, sys
-    from ansible_collections.lossless.fabric.plugins.module_utils import _fabric_lock
+    from ansible_collections.lossless.fabric.plugins.module_utils._window import _fabric_lock
     taken = _fabric_lock.acquire(sys.argv[1], "lab", os.getpid(), "playbooks/change_window.yml")
     print("taken" if taken["taken"] else "again", flush=True)
     sys.stdin.readline()

@@ -8,7 +8,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.lossless.fabric.plugins.filter.change_findings import FilterModule, change_findings
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters, _findings
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._window import _findings
 
 PLAN = {"kind": "switch", "pfc_priorities": [3], "ecn_queue": 3, "cnp": {"queue": 6}}
 PLANS = {"leaf1": PLAN, "spine1": PLAN}

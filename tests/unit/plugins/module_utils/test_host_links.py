@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _host_links as hl
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _links as hl
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "host_links")
 

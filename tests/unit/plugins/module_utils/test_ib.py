@@ -11,7 +11,9 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib, _ib_verify, _intent
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _verify as _ib_verify
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ib")
 UFM, GPU1, GPU2 = "0x0c42a10300000001", "0x0c42a10300010001", "0x0c42a10300020001"

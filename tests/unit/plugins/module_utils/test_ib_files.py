@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib_files, _intent
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files as _ib_files
 
 GPU1, GPU2 = "0x0c42a10300010001", "0x0c42a10300020001"
 

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _ib, _ib_links
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _links as _ib_links
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 

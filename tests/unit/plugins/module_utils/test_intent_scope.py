@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent_scope
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _scope as _intent_scope
 
 INTENT = {"name": "lab", "roce": {"dscp": 26, "cnp": {"dscp": 48}}, "links": [{"speed": 400}]}
 GROUPS = {"all": ["leaf1", "leaf2", "gpu1", "gpu2"], "switches": ["leaf1", "leaf2"], "gpu_hosts": ["gpu1", "gpu2"], "ungrouped": []}

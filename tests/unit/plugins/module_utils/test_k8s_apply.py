@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.k8s_apply_batches import k8s_apply_batches
-from ansible_collections.lossless.fabric.plugins.module_utils import _k8s_apply
+from ansible_collections.lossless.fabric.plugins.module_utils._kubernetes import _apply as _k8s_apply
 
 
 def obj(kind, name, namespace=None, api="v1"):

@@ -11,7 +11,10 @@ import threading
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _localize, _localize_jobs, _nccl_jobs, _nccl_launch
+from ansible_collections.lossless.fabric.plugins.module_utils import _localize
+from ansible_collections.lossless.fabric.plugins.module_utils._localize import _jobs as _localize_jobs
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _jobs as _nccl_jobs
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _launch as _nccl_launch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import localize_sim  # noqa: E402  # pylint: disable=wrong-import-position,import-error

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests for plugins/module_utils/_nccl_parse.py, _nccl_gate.py and _nccl_stats.py: corpus, synthetic fixtures, gate, compare, fuzz."""
+"""Tests for plugins/module_utils/_nccl/_parse.py, _nccl_gate.py and _nccl_stats.py: corpus, synthetic fixtures, gate, compare, fuzz."""
 from __future__ import annotations
 
 import glob
@@ -10,7 +10,9 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))

@@ -11,7 +11,10 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nccl_gate, _nccl_parse, _nccl_vocab
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, '..', '..', '..', '..', 'tests', 'data', 'nccl-issues')

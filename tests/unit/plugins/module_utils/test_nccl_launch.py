@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_launch as L
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _launch as L
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nic
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nic")
 

@@ -16,8 +16,9 @@ import sys
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.counters_delta import counters_delta
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _nic_task
-from ansible_collections.lossless.fabric.plugins.module_utils._nic import NicError
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import NicError
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
@@ -480,7 +481,7 @@ def _wait(predicate, what, timeout=60):
 
 
 def _record(state_dir, name):
-    from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer  # noqa: PLC0415
+    from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer  # noqa: PLC0415
 
     return _rollback_timer.run({"name": name, "state": "gathered", "state_dir": state_dir})["timer"]
 
@@ -507,7 +508,7 @@ def test_a_change_armed_with_a_timer_is_restored_by_the_timer_itself(host):
 
 
 def test_a_confirmed_timer_keeps_the_change_and_a_roll_back_now_restores(host):
-    from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer  # noqa: PLC0415
+    from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer  # noqa: PLC0415
 
     host.qos()
     kept = host.fingerprint()
@@ -563,7 +564,7 @@ def test_timer_options_are_checked_before_anything_is_written(host, params, said
 
 def test_a_second_run_on_the_host_refuses_while_the_first_holds_the_nic_lock(host):
     holder = subprocess.Popen(  # pylint: disable=consider-using-with
-        [sys.executable, "-c", "import sys\nfrom ansible_collections.lossless.fabric.plugins.module_utils import _nic_task\n"
+        [sys.executable, "-c", "import sys\nfrom ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task\n"
          "with _nic_task.host_lock(sys.argv[1], 'nic_qos state=present (site.yml)'):\n    print('held', flush=True)\n    sys.stdin.readline()\n",
          host.root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     try:

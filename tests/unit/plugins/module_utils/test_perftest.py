@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _perftest as pt
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _perftest as pt
 
 DATA = pathlib.Path(__file__).resolve().parents[3] / "data" / "perftest"
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests for plugins/module_utils/_report.py: series, plot, report dict, Markdown and file sync.
+"""Tests for plugins/module_utils/_nccl/_report.py: series, plot, report dict, Markdown and file sync.
 
 Real logs from the public corpus; the numbers asserted are read off those logs."""
 from __future__ import annotations
@@ -10,7 +10,10 @@ import struct
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_gate, _nccl_parse, _nccl_stats, _report
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))

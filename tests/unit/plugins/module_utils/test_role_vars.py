@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.role_var_errors import role_var_errors
-from ansible_collections.lossless.fabric.plugins.module_utils import _role_vars
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _role_vars
 
 GOOD = [
     ("abs_path", "/etc/opensm/opensm.conf"), ("abs_path_or_empty", ""), ("abs_path_or_empty", "/usr/sbin"),

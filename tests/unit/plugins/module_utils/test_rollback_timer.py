@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""plugins/module_utils/_rollback_timer.py without Ansible and without forking: an injected
+"""plugins/module_utils/_common/_rollback_timer.py without Ansible and without forking: an injected
 clock, a fake process starter, a fake liveness check; real files under tmp_path and real
 (fast) commands."""
 
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer as rt
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer as rt
 
 T0 = 1796032800.0  # 2026-11-30T10:00:00Z
 

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _switch_config
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "lab"))
 from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position,import-error
@@ -254,7 +255,7 @@ class _FakeConn:
 def test_a_step_that_outlasts_its_bound_has_its_connection_shut_and_is_named():
     import time  # pylint: disable=import-outside-toplevel
 
-    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import StepGuard  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import StepGuard  # pylint: disable=import-outside-toplevel
 
     conn = _FakeConn()
     guard = StepGuard(conn, "sw1", 0.05)
@@ -290,7 +291,7 @@ def test_the_state_a_hung_step_leaves(step, before, state, text):
 
 
 def test_netmiko_advice_becomes_one_line():
-    from ansible_collections.lossless.fabric.plugins.module_utils._switch_connection import netmiko_text  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import netmiko_text  # pylint: disable=import-outside-toplevel
 
     raw = ("\nPattern not detected: '[$>#]' in output.\n\nThings you might try to fix this:\n1. Adjust the regex pattern to better identify the "
            "terminating string.\n2. Increase the read_timeout to a larger value.\n\nYou can also look at the Netmiko session_log or debug log.\n")

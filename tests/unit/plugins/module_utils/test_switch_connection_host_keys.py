@@ -8,7 +8,7 @@ import os
 
 import paramiko
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _switch_connection as sc
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _connection as sc
 
 
 def _key():

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""module_utils/_switch_links.py: the task around the drivers' link readers (no device: connect is faked)."""
+"""module_utils/_switches/_links.py: the task around the drivers' link readers (no device: connect is faked)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _switch_links
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _links as _switch_links
 
 STATUS = '{"interfaceStatuses": {"Ethernet1/1": {"linkStatus": "connected", "bandwidth": 400000000000}}}'
 LLDP = '{"lldpNeighbors": {"Ethernet1/1": {"lldpNeighborInfo": [{"systemName": "leaf1", "chassisId": "x", "neighborInterfaceInfo": ' \

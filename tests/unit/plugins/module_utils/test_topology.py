@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Unit tests for plugins/module_utils/_topology.py: the cabling in the intent (issue 16).
+"""Unit tests for plugins/module_utils/_intent/_topology.py: the cabling in the intent (issue 16).
 
 Each validation rule has a test that asserts its error; removing the rule
 makes that intent validate and the test fail.  The generator's output for a
@@ -16,7 +16,8 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _topology
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nxos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
 
 def record():

@@ -12,7 +12,7 @@ import pytest
 from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _nccl_parse
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.modules import nccl_benchmark
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]

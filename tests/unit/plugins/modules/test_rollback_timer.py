@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _rollback_timer as rt
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer as rt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The driver contract (_platforms/_base.py), checked for every driver in the registry.
 
-Parametrised over _platforms.DRIVERS: a platform added there (docs/adding-a-platform.md) is
+Parametrised over _drivers.DRIVERS: a platform added there (docs/adding-a-platform.md) is
 checked by this file with no edit. The per-platform files (test_eos.py, test_nvue.py,
 test_junos.py, test_links.py, test_*_counters.py) keep the exact lines, the real device
 output and the simulator sessions; this file keeps what every driver must do alike.
@@ -15,11 +15,11 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _platforms
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers, _records
 
-NAMES = sorted(_platforms.DRIVERS)
-REGISTRY = _platforms.platforms()
+NAMES = sorted(_drivers.DRIVERS)
+REGISTRY = _records.registry()
 
 # Output no switch prints for any command: every reader must refuse it.
 GARBAGE = "%% this is not output of any known form\nfoo bar 1 2 3\n"
@@ -33,7 +33,7 @@ ABSTRACT = sorted(
 
 
 def _driver(name):
-    return _platforms.driver_class(name)
+    return _drivers.driver_class(name)
 
 
 def _plan(name, **roce):
@@ -52,9 +52,9 @@ def test_the_contract_has_its_methods():
 
 
 def test_the_registry_is_the_drivers_and_the_planned():
-    assert list(REGISTRY) == [*_platforms.DRIVERS, *(record.name for record in _platforms.PLANNED)]
+    assert list(REGISTRY) == [*_drivers.DRIVERS, *(record.name for record in _records.PLANNED)]
     assert _intent.PLATFORMS == REGISTRY
-    assert all(not record.supported for record in _platforms.PLANNED)
+    assert all(not record.supported for record in _records.PLANNED)
 
 
 # --- the record -------------------------------------------------------------------------------------
@@ -62,9 +62,9 @@ def test_the_registry_is_the_drivers_and_the_planned():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_record_is_valid(name):
-    record = importlib.import_module("%s.%s" % (_platforms.__name__, _platforms.DRIVERS[name])).PLATFORM
+    record = importlib.import_module(_drivers.DRIVERS[name]).PLATFORM
     assert isinstance(record, _base.Platform)
-    assert record is _platforms.platforms()[name]  # the driver publishes the registry's record
+    assert record is _records.registry()[name]  # the driver publishes the registry's record
     assert record.name == name == _driver(name).platform
     assert record.supported is True
     assert isinstance(_driver(name).device_type, str) and _driver(name).device_type

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[4]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 PFC, WATCHDOG, ECN, QUEUE, DROPS, DISCARDS = eos.Driver.COUNTER_COMMANDS
 

@@ -12,7 +12,7 @@ import pathlib
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "eos"
 PFC, WATCHDOG, ECN, QUEUE, DROPS, DISCARDS = eos.Driver.COUNTER_COMMANDS

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos
 
 ROOT = pathlib.Path(__file__).resolve().parents[5]
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "junos"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos
 
 EXTENSIVE = """\
 Physical interface: et-0/0/0, Enabled, Physical link is Up

@@ -8,7 +8,10 @@ import pathlib
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, eos, junos, nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
 
 FIX = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "links"
 LLDP, STATUS = eos.Driver.LINK_COMMANDS

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""plugins/module_utils/_platforms/nvue.py: render, parse, and the transaction
+"""plugins/module_utils/_platforms/nvue/_driver.py: render, parse, and the transaction
 against the NVUE switch simulator (tests/lab/switchsim) over real SSH."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import time
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, nvue
-from ansible_collections.lossless.fabric.plugins.module_utils._switch_config import drift
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import drift
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, *[os.pardir] * 5))

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
 
 
 def cmd(port, view):

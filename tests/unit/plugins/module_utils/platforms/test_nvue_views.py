@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nvue")
 

@@ -13,7 +13,8 @@ import re
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, nxos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos
 
 Driver = nxos.Driver
 
@@ -787,7 +788,7 @@ def test_the_netmiko_classes_are_ciscos():
 
 
 def test_the_driver_reads_its_ranges_and_classes_from_the_vendor_table():
-    from ansible_collections.lossless.fabric.plugins.module_utils import _vendor_nxos
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
     assert nxos.WATCHDOG_INTERVAL_MS == (100, 1000)  # NDFC's pfc_watch_int 101-1000 and the system default 100 it names
     assert nxos.NETQOS_MTU == _vendor_nxos.NETWORK_QOS_MTU_RANGE and nxos.INTERFACE_MTU == _vendor_nxos.MTU_RANGE

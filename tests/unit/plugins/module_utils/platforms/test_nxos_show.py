@@ -10,8 +10,9 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _counters
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _nxos_show
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "nxos"
 LLDP, STATUS = _nxos_show.LLDP, _nxos_show.STATUS

@@ -11,7 +11,8 @@ import re
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, sonic
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver as sonic
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "sonic"
 Driver = sonic.Driver

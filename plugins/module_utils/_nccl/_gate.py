@@ -1,0 +1,474 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""The busbw gate: one human line per unmet requirement of one nccl-tests result.
+
+Pure Python standard library; no Ansible imports.  ``gate_settings`` turns the
+module options (GATE_ARG_SPEC, documented in plugins/doc_fragments/_nccl_gate.py)
+into settings; ``gate_report`` judges one ``_nccl_parse.parse`` result under them.
+Missing evidence never passes.
+"""
+from __future__ import annotations
+
+import math
+
+from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as V
+
+human_size = V.human_size
+
+_PLACEMENTS = {'out_of_place': ('out_of_place',), 'in_place': ('in_place',), 'both': ('out_of_place', 'in_place')}
+_PLACEMENT_TEXT = {'out_of_place': 'out-of-place', 'in_place': 'in-place'}
+
+
+def gate_label(coll):
+    """'all_reduce' -> 'all_reduce_perf', the name every gate line starts with."""
+    return ('%s_perf' % coll) if coll else 'nccl-tests'
+
+
+def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,
+         require_correctness=True) -> list:
+    """Return one human line per unmet requirement; an empty list means the log passes.
+
+    A target is {min_size, max_size (None = no upper bound), min_busbw,
+    placement ('out_of_place' | 'in_place' | 'both', default 'both'),
+    collective (optional)}.  Missing data never passes: no rows in the
+    range, a log cut before max_size, N/A cells and crashed runs each give a
+    line.  ``require_transport`` is a name or a list of accepted names and
+    ``require_gdr`` a bool; "unknown" never satisfies either.  ``require_complete`` defaults to true, as in the modules.
+    ``require_correctness=False`` accepts a log without correctness evidence (run with ``-c 0``);
+    a wrong count or a deviation beyond nccl-tests' bound still fails.
+    """
+    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete, require_correctness)
+            if c['line']]
+
+
+def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,  # noqa: C901
+                 require_correctness=True):
+    """Every requirement ``gate`` checks, in its order: {requirement, passed, measured, line}; ``line`` is None when met."""
+    result = result if isinstance(result, dict) else {}
+    rows = result.get('rows') or []
+    coll = result.get('collective')
+    label = gate_label(coll)
+    out = []
+
+    def check(requirement, lines, measured=None):
+        lines = [x for x in lines if x]
+        out.append({'requirement': requirement, 'passed': not lines, 'measured': measured, 'line': None})
+        if lines:
+            out[-1]['line'] = lines[0]
+            out.extend({'requirement': requirement, 'passed': False, 'measured': measured, 'line': x} for x in lines[1:])
+
+    base = []
+    if not rows:
+        base.append('%s: no result rows in the log (run crashed, hung or was cut before the table)' % label)
+    for failure in (result.get('failures') or [])[:3]:
+        base.append('%s: the run reported a failure: %s' % (label, failure))
+    if result.get('independent_runs'):
+        why = '; '.join(result.get('independent_reasons') or []) or 'several headers or device lists'
+        base.append('%s: the log holds several independent runs, not one multi-node benchmark (%s); refusing to gate on it' % (label, why))
+    check('%s: result rows from one run that reported no failure' % label, base,
+          '%d row(s), %d failure(s)' % (len(rows), len(result.get('failures') or [])))
+    for tgt in targets or []:
+        if isinstance(tgt, dict) and tgt.get('collective') and coll is not None and V.collective_name(tgt.get('collective')) != coll:
+            continue    # a target for another collective: not this log's business
+        lines = _gate_target(result, rows, coll, tgt)
+        check(_target_text(tgt, coll), lines if isinstance(lines, list) else [lines], _target_measured(rows, tgt))
+    wrong_cells = [r[k]['wrong'] for r in rows for k in ('out_of_place', 'in_place') if r.get(k) and r[k].get('wrong') is not None]
+    check('%s: #wrong <= %d in every checked cell, and correctness checked' % (label, max_wrong),
+          _gate_wrong(result, rows, label, max_wrong, require_correctness), ('max #wrong %d' % max(wrong_cells)) if wrong_cells else None)
+    if require_transport:
+        accepted = [require_transport] if isinstance(require_transport, str) else list(require_transport)
+        have = result.get('transport') or 'unknown'
+        line = None
+        if have.lower() not in [a.lower() for a in accepted]:
+            line = '%s: transport %s is not proven to be %s (evidence: %s)' % (
+                label, have, ' or '.join(accepted), '; '.join(result.get('transport_evidence') or []) or 'no NCCL_DEBUG=INFO transport lines')
+        check('%s: transport %s' % (label, ' or '.join(accepted)), [line], have)
+    if require_gdr is not None:
+        have = result.get('gdr_active', 'unknown')
+        line = None
+        if have is not bool(require_gdr):
+            line = '%s: GPUDirect RDMA is %s, required %s (evidence: %s)' % (
+                label, {True: 'active', False: 'not active'}.get(have, 'not proven'), 'active' if require_gdr else 'off',
+                '; '.join(result.get('gdr_evidence') or []) or 'no NCCL_DEBUG=INFO GDR lines')
+        check('%s: GPUDirect RDMA %s' % (label, 'active' if require_gdr else 'off'), [line], str(have))
+    if require_complete:
+        line = None
+        if rows and not result.get('complete'):
+            why = list(result.get('truncated_reasons') or [])
+            if result.get('failures'):
+                why.append('the run reported failures')
+            if result.get('independent_runs'):
+                why.append('independent runs')
+            line = '%s: the log is incomplete: %s' % (label, '; '.join(why) or 'not a complete run')
+        check('%s: a complete log' % label, [line], 'complete' if result.get('complete') else 'incomplete')
+    return out
+
+
+def _target_span(tgt):
+    try:
+        lo = int(tgt.get('min_size') or 0)
+        hi = tgt.get('max_size')
+        hi = int(hi) if hi is not None else None
+    except (TypeError, ValueError):
+        return None, None, '?'
+    if hi == lo:
+        return lo, hi, '%d B (%s)' % (lo, human_size(lo))
+    return lo, hi, '%s..%s' % (human_size(lo), human_size(hi) if hi is not None else 'max')
+
+
+def _target_text(tgt, coll):
+    if not isinstance(tgt, dict):
+        return 'invalid target %r' % (tgt,)
+    want = V.collective_name(tgt.get('collective')) if tgt.get('collective') else None
+    _lo, _hi, span = _target_span(tgt)
+    placement = tgt.get('placement') or 'both'
+    halves = ' and '.join(_PLACEMENT_TEXT[k] for k in _PLACEMENTS.get(placement, ()))
+    return '%s %s busbw >= %s GB/s at %s' % (gate_label(want or coll), halves or placement, tgt.get('min_busbw'), span)
+
+
+def _target_measured(rows, tgt):
+    """The lowest busbw in the target's size range and placement, as text (None without data)."""
+    if not isinstance(tgt, dict):
+        return None
+    lo, hi, _span = _target_span(tgt)
+    if lo is None:
+        return None
+    worst = None
+    for r in rows:
+        if r['size'] < lo or (hi is not None and r['size'] > hi):
+            continue
+        for key in _PLACEMENTS.get(tgt.get('placement') or 'both', ()):
+            half = r.get(key)
+            bw = half.get('busbw') if half else None
+            if bw is None:
+                return 'N/A at %d B %s' % (r['size'], _PLACEMENT_TEXT[key])
+            if worst is None or bw < worst[0]:
+                worst = (bw, r['size'], key)
+    if worst is None:
+        return None
+    return 'min %.2f GB/s at %d B (%s) %s' % (worst[0], worst[1], human_size(worst[1]), _PLACEMENT_TEXT[worst[2]])
+
+
+def _gate_target(result, rows, coll, tgt):  # noqa: C901
+    if not isinstance(tgt, dict):
+        return 'invalid target %r' % (tgt,)
+    want_coll = V.collective_name(tgt.get('collective')) if tgt.get('collective') else None
+    label = gate_label(want_coll or coll)
+    if want_coll:
+        if coll is None:
+            return '%s target cannot be checked: the log does not show which collective ran' % label
+        if want_coll != coll:
+            return None
+    try:
+        min_size = int(tgt.get('min_size') or 0)
+        max_size = tgt.get('max_size')
+        max_size = int(max_size) if max_size is not None else None
+        min_bw = float(tgt['min_busbw'])
+    except (KeyError, TypeError, ValueError):
+        return 'invalid target %r' % (tgt,)
+    placement = tgt.get('placement') or 'both'
+    halves = _PLACEMENTS.get(placement)
+    if halves is None:
+        return 'invalid target placement %r' % (placement,)
+    span = '%d B (%s)' % (min_size, human_size(min_size)) if max_size == min_size else \
+        '%s..%s' % (human_size(min_size), human_size(max_size) if max_size is not None else 'max')
+    in_range = [r for r in rows if r['size'] >= min_size and (max_size is None or r['size'] <= max_size)]
+    largest = result.get('largest_size_bytes')
+    evidence = []
+    damaged = [d for d in result.get('damaged_rows') or [] if _damage_in_range(d, rows, min_size, max_size)]
+    if damaged:
+        d = damaged[0]
+        evidence.append('%s busbw at %s: the row at line %s %sis damaged (%s): no evidence < target %.2f GB/s' % (
+            label, span, d.get('line'), ('(%d B) ' % d['size']) if d.get('size') is not None else '', d['reason'], min_bw))
+    gap = _evidence_gap(result, rows, min_size, max_size) if in_range else None   # no row at all: the value line says so
+    if gap:
+        evidence.append('%s busbw at %s: %s < target %.2f GB/s' % (label, span, gap, min_bw))
+    value = _gate_value(label, span, in_range, largest, max_size, min_bw, halves)
+    return evidence + ([value] if value else [])
+
+
+def _damage_in_range(d, rows, lo, hi):
+    """Whether a damaged row may be a row of the range: its printed size cannot be trusted, so where it sits decides -
+    between the intact rows around it (the sizes before and after it in the table) and the range."""
+    line = d.get('line') or 0
+    intact = [r for r in rows if not r.get('damaged') and r.get('line') is not None]
+    before = [r['size'] for r in intact if r['line'] < line]
+    after = [r['size'] for r in intact if r['line'] > line]
+    prev = before[-1] if before else None
+    nxt = after[0] if after else None
+    if prev is not None and nxt is not None and nxt < prev:
+        nxt = None      # the table restarts after it: it may be the last row of the first sweep
+    return (nxt is None or nxt >= lo) and (prev is None or hi is None or prev <= hi)
+
+
+def _gate_value(label, span, in_range, largest, max_size, min_bw, halves):
+    if not in_range:
+        return '%s busbw at %s: no data (the log %s) < target %.2f GB/s' % (
+            label, span, ('ends at %d B (%s)' % (largest, human_size(largest))) if largest is not None else 'has no rows', min_bw)
+    if max_size is not None and (largest is None or largest < max_size):
+        return '%s busbw at %s: no data above %d B (%s): the log stops there < target %.2f GB/s' % (
+            label, span, largest, human_size(largest), min_bw)
+    worst = None
+    bad = 0
+    for r in in_range:
+        for key in halves:
+            half = r.get(key)
+            bw = half.get('busbw') if half else None
+            if bw is None or bw < min_bw:
+                bad += 1
+                score = -1.0 if bw is None else bw
+                if worst is None or score < worst[0]:
+                    worst = (score, r['size'], key, bw)
+    if worst is None:
+        return None
+    _score, size, key, bw = worst
+    more = (' (%d more cell(s) in range below target)' % (bad - 1)) if bad > 1 else ''
+    value = 'N/A (no measurement)' if bw is None else '%.2f GB/s' % bw
+    return '%s %s busbw at %d B (%s): %s < target %.2f GB/s%s' % (
+        label, _PLACEMENT_TEXT[key], size, human_size(size), value, min_bw, more)
+
+
+def _sweep(header):
+    """The sizes nccl-tests was asked for: minBytes, then x step (factor) or + step (bytes), up to maxBytes
+    (src/common.cu TimeTest; the header line prints all three, src/util.cu)."""
+    if not isinstance(header, dict):
+        return None
+    lo = header.get('minBytes')
+    hi = header.get('maxBytes_reduced') or header.get('maxBytes')
+    step = header.get('step') or 2
+    kind = header.get('step_kind') or 'factor'
+    if not isinstance(lo, int) or not isinstance(hi, int) or lo < 0 or hi < lo or not isinstance(step, int) or step < 1:
+        return None
+    if kind == 'factor' and (step < 2 or lo == 0):
+        return None
+    out = []
+    size = lo
+    while size <= hi and len(out) < 4096:
+        out.append(size)
+        size = size * step if kind == 'factor' else size + step
+    return out
+
+
+def _ranges(sizes):
+    return ', '.join(('%s' % human_size(a)) if a == b else ('%s-%s' % (human_size(a), human_size(b))) for a, b in sizes)
+
+
+def _evidence_gap(result, rows, lo, hi):  # noqa: C901
+    """Why the rows do not cover the target's range, or None: requested sizes absent, or a table that starts or
+    ends inside the range where the log cannot say what it requested."""
+    sweep = _sweep(result.get('header'))
+    printed = sorted({r['size'] for r in rows})
+    if sweep:
+        want = [s for s in sweep if s >= lo and (hi is None or s <= hi)]
+        missing = []
+        for n, s in enumerate(want):
+            below = sweep[sweep.index(s) - 1] if sweep.index(s) > 0 else -1
+            # nccl-tests rounds each size down to whole elements (x ranks for all_gather): a printed size in (previous, s] is s
+            if not any(below < p <= s for p in printed):
+                if missing and missing[-1][1] == want[n - 1]:
+                    missing[-1][1] = s
+                else:
+                    missing.append([s, s])
+        if missing:
+            return 'no evidence for sizes %s (requested by the header, minBytes %d maxBytes %d, absent from the log)' % (
+                _ranges(missing), sweep[0], sweep[-1])
+        return None
+    if not printed:
+        return None
+    first, last = printed[0], printed[-1]
+    # after its column header the first row is minBytes (src/common.cu TimeTest); only a paste that lost the header hides it
+    if first > lo and 'the output starts inside the table' in ' '.join(result.get('truncated_reasons') or []):
+        return 'the table starts at %d B (%s), inside the range, and the log does not show what was requested: no evidence for %s-%s' % (
+            first, human_size(first), human_size(lo), human_size(first))
+    if hi is None and result.get('avg_bus_bandwidth') is None and last >= lo:
+        return 'the table ends at %d B (%s) without a footer, inside the range (up to the largest size): later sizes may be missing' % (
+            last, human_size(last))
+    return None
+
+
+# DeltaMaxValue of NVIDIA/nccl-tests src/common.cu before 2.13 (v2.0.0..v2.11.0): the bound a max deviation is held to,
+# times (nranks - 1); above it the run counts an error ("Out of bounds values").  Integer types: any deviation.
+_DELTA_MAX = {'half': 1e-2, 'bfloat16': 1e-2, 'float': 1e-5, 'double': 1e-12}
+
+
+def _gate_wrong(result, rows, label, max_wrong, require_correctness=True):  # noqa: C901
+    out = []
+    bad = []
+    unchecked = []
+    deviations = []
+    coll = result.get('collective')
+    ranks = result.get('ranks')
+    # before 2.13 the footer counts the rows whose deviation broke the bound with the real rank count: "0 OK" vouches
+    # for the delta cells when this log does not show the rank count (a visible violation with known ranks still fails)
+    oob_ok = result.get('out_of_bounds_count') == 0 and result.get('wrong_column', '') and 'deviation' in (result.get('wrong_column') or '')
+
+    def other_checked(r):
+        # only sendrecv and alltoall(v) print N/A in place next to a checked out-of-place cell (src/<coll>.cu reportErrors)
+        oop = r.get('out_of_place') or {}
+        return oop.get('wrong') is not None or oop.get('max_delta') is not None
+    for r in rows:
+        for key in ('out_of_place', 'in_place'):
+            half = r.get(key)
+            if not half:
+                continue
+            wrong = half.get('wrong')
+            never_checked = key == 'in_place' and (coll in V.INPLACE_UNCHECKED or (
+                coll is None and other_checked(r)))
+            if never_checked and coll in V.INPLACE_UNCHECKED:
+                continue    # printed (a count in 2.13.0, a deviation before), but nccl-tests compares it with nothing
+            if wrong is not None:
+                if wrong > max_wrong:
+                    bad.append('%d B %s: %d' % (r['size'], _PLACEMENT_TEXT[key], wrong))
+            elif half.get('max_delta') is not None:
+                if never_checked:
+                    continue    # printed, but nccl-tests compares it with nothing (reportErrors = 0 in place)
+                bound = _DELTA_MAX.get(r.get('type'), 0.0) * max(1, (ranks or 2) - 1)
+                if half['max_delta'] > bound and not (oob_ok and not ranks):
+                    deviations.append('%d B %s: %g (bound %g for %s%s)' % (
+                        r['size'], _PLACEMENT_TEXT[key], half['max_delta'], bound, r.get('type'),
+                        (', %d ranks' % ranks) if ranks else ', ranks unknown: 2 assumed'))
+            elif not never_checked:
+                # N/A where nccl-tests checks: the run had -c 0
+                unchecked.append(r['size'])
+    if bad:
+        out.append('%s: #wrong above %d at %s%s' % (label, max_wrong, ', '.join(bad[:6]), ' ...' if len(bad) > 6 else ''))
+    if deviations:
+        out.append('%s: max deviation above nccl-tests\' bound at %s%s' % (label, ', '.join(deviations[:4]), ' ...' if len(deviations) > 4 else ''))
+    if unchecked and require_correctness:
+        out.append('%s: no correctness evidence: #wrong/error is N/A at %d cell(s), e.g. %d B (run with -c 1, '
+                   'or set require_correctness: false)' % (label, len(unchecked), unchecked[0]))
+    oob = result.get('out_of_bounds_count')
+    if oob and oob > 0 and not bad:
+        out.append('%s: Out of bounds values : %s' % (label, result.get('out_of_bounds')))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# module glue: the gate options nccl_result, nccl_compare and nccl_report share
+# (documented once in plugins/doc_fragments/_nccl_gate.py; keep the two in step)
+PLACEMENTS = V.PLACEMENTS
+
+GATE_ARG_SPEC = {
+    'targets': {
+        'type': 'list', 'elements': 'dict',
+        'options': {
+            'min_size': {'type': 'raw', 'required': True},
+            'max_size': {'type': 'raw'},
+            'min_busbw': {'type': 'float', 'required': True},
+            'placement': {'type': 'str', 'default': 'both', 'choices': list(V.PLACEMENTS)},
+            'collective': {'type': 'str', 'choices': list(V.COLLECTIVES)},
+        },
+    },
+    'fabric_targets': {'type': 'dict'},
+    'require_transport': {'type': 'list', 'elements': 'str', 'choices': list(V.TRANSPORTS)},
+    'require_gdr': {'type': 'bool'},
+    'max_wrong': {'type': 'int', 'default': 0},
+    'require_correctness': {'type': 'bool', 'default': True},
+    'require_complete': {'type': 'bool', 'default': True},
+}
+
+
+def size_option(value, path, errors):
+    if value is None:
+        return None
+    try:
+        return V.parse_size(value)
+    except ValueError as exc:
+        errors.append('%s: %s' % (path, exc))
+        return None
+
+
+def gate_settings(params: dict) -> tuple:
+    """Module parameters (GATE_ARG_SPEC keys) -> (settings, errors).
+
+    settings: targets (normalized, each with collective or None), require_transport (list or None),
+    require_gdr, max_wrong, require_correctness, require_complete, tolerance_percent (from
+    fabric_targets, or None) and active (the gate runs).
+    Explicit options win over fabric_targets; explicit targets add to the intent's.
+    ``require_complete`` defaults to true here, as in GATE_ARG_SPEC, so a caller that leaves it out
+    gets the safe gate; the gate is off only when require_complete is false and nothing else is set.
+    """
+    errors = []
+    targets = []
+    for i, tgt in enumerate(params.get('targets') or []):
+        path = 'targets[%d]' % i
+        lo = size_option(tgt.get('min_size'), path + '.min_size', errors)
+        hi = size_option(tgt.get('max_size'), path + '.max_size', errors)
+        if lo is not None and hi is not None and lo > hi:
+            errors.append('%s: min_size %d B is above max_size %d B' % (path, lo, hi))
+        bw = tgt.get('min_busbw')
+        if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not bw > 0 or math.isinf(bw):
+            errors.append('%s.min_busbw: %r is not a bus bandwidth (GB/s above 0)' % (path, bw))
+        coll = tgt.get('collective')
+        if coll is not None and V.collective_name(coll) is None:
+            errors.append('%s.collective: %r is not one of %s' % (path, coll, ', '.join(V.COLLECTIVES)))
+        targets.append({'min_size': lo, 'max_size': hi, 'min_busbw': bw,
+                        'placement': tgt.get('placement') or 'both', 'collective': V.collective_name(coll) if coll else None})
+    settings = {
+        'require_transport': params.get('require_transport') or None,
+        'require_gdr': params.get('require_gdr'),
+        'max_wrong': params.get('max_wrong') or 0,
+        'require_correctness': params.get('require_correctness') is not False,
+        'require_complete': params.get('require_complete') is not False,
+        'tolerance_percent': None,
+    }
+    if settings['max_wrong'] < 0:
+        errors.append('max_wrong: %d is below 0' % settings['max_wrong'])
+    fabric = params.get('fabric_targets')
+    if fabric is not None:
+        targets.extend(_fabric_targets(fabric, settings, errors))
+    settings['targets'] = targets
+    settings['active'] = bool(params.get('targets') is not None or fabric is not None or settings['require_transport']
+                              or settings['require_gdr'] is not None or settings['require_complete'])
+    return settings, errors
+
+
+def _fabric_targets(fabric, settings, errors):
+    """The fabric intent's ``targets`` section -> gate targets.
+
+    Validated by ``_intent.validate_targets``, the intent's own rules, so a section fabric_plan accepts is
+    exactly a section this accepts (normalized output and the section as written alike).
+    """
+    if not isinstance(fabric, dict):
+        errors.append('fabric_targets: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)')
+        return []
+    section, problems = _intent.validate_targets(fabric, 'fabric_targets')
+    if problems:
+        errors.extend(problems)
+        return []
+    settings['tolerance_percent'] = float(section['tolerance_percent'])
+    if settings['require_transport'] is None and section['require_transport'] is not None:
+        settings['require_transport'] = [section['require_transport']]
+    if settings['require_gdr'] is None:
+        settings['require_gdr'] = section['require_gdr']
+    out = []
+    for binary in sorted(section['collectives']):
+        for ent in section['collectives'][binary]:
+            out.append({'min_size': ent['min_size'], 'max_size': ent['max_size'], 'min_busbw': float(ent['min_busbw']),
+                        'placement': 'both', 'collective': V.collective_name(binary)})
+    return out
+
+
+def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
+    """{passed, unmet (one line each), checked ([{requirement, passed, measured}])} of one result under ``settings``."""
+    checks = _gate_checks(result, settings['targets'], settings['require_transport'], settings['require_gdr'],
+                          settings['max_wrong'], settings['require_complete'], settings.get('require_correctness', True))
+    coll = (result or {}).get('collective')
+    targets = settings['targets']
+    if coll is not None and targets and all(t.get('collective') and t['collective'] != coll for t in targets):
+        # targets exist, but none for this collective: a busbw gate that checks nothing must not pass
+        wanted = sorted({t['collective'] for t in targets})
+        checks.insert(1, {'requirement': '%s: a busbw target for %s' % (gate_label(coll), coll), 'passed': False, 'measured': coll,
+                          'line': '%s: no busbw target applies to %s (targets exist for: %s)' % (gate_label(coll), coll, ', '.join(wanted))})
+    unmet = [prefix + c['line'] for c in checks if c['line']]
+    checked = []
+    for c in checks:
+        if checked and checked[-1]['requirement'] == c['requirement']:
+            continue    # a requirement with several unmet lines is one entry
+        checked.append({'requirement': prefix + c['requirement'], 'passed': c['passed'], 'measured': c['measured']})
+    return {'passed': not unmet, 'unmet': unmet, 'checked': checked}
+
+
+# ---------------------------------------------------------------------------
+# module glue: launches for nccl_compare
