@@ -22,10 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import DEFAULT_PKEY
 
 # One check per section of the ib_fabric_facts snapshot, named as the section it reads.
 CHECKS: tuple[str, ...] = _ib.SECTIONS
-DEFAULT_PKEY = 0x7FFF
 
 
 def expected_hosts(devices: dict) -> dict[str, str]:

@@ -169,33 +169,23 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     _BAD,  # noqa: F401
     _DESCRIPTION_MAX,  # noqa: F401
     _DESCRIPTION_RE,  # noqa: F401
-    _FORBIDDEN_CHARS,  # noqa: F401
     _GUID_RE,  # noqa: F401
     _NAME_RE,  # noqa: F401
     _NETDEV_RE,  # noqa: F401
     _RDMA_DEV_RE,  # noqa: F401
-    _ROOTED_ENGINES,  # noqa: F401
     _SPEED_RE,  # noqa: F401
     _UINT32_MAX,  # noqa: F401
     COLLECTIVES,  # noqa: F401
-    DEFAULT_PKEY,  # noqa: F401
     DEVICE_KINDS,  # noqa: F401
-    IB_MTU_CODES,  # noqa: F401
     K8S_ATTACH_STRATEGIES,  # noqa: F401
     K8S_CNIS,  # noqa: F401
     K8S_LINK_TYPES,  # noqa: F401
     K8S_MNC_IPAMS,  # noqa: F401
     K8S_MNC_PLUGINS,  # noqa: F401
     L2_OVERHEAD_BYTES,  # noqa: F401
-    MEMBER_KEYWORDS,  # noqa: F401
-    MEMBERSHIPS,  # noqa: F401
     NCCL_TRANSPORTS,  # noqa: F401
-    OPENSM_PARTITIONS_FILE,  # noqa: F401
-    OPENSM_QOS_POLICY_FILE,  # noqa: F401
-    OPENSM_ROOT_GUID_FILE,  # noqa: F401
     PAUSE_QUANTA,  # noqa: F401
     PLATFORMS,  # noqa: F401
-    ROUTING_ENGINES,  # noqa: F401
     SM_ROLES,  # noqa: F401
     SPEEDS,  # noqa: F401
     TRANSPORTS,  # noqa: F401
@@ -215,7 +205,6 @@ __all__ = [
     "IntentError",
     "PAUSE_QUANTA",
     "PLATFORMS",
-    "ROUTING_ENGINES",
     "SPEEDS",
     "Platform",
     "build_plan",

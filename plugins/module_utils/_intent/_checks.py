@@ -8,12 +8,12 @@ import difflib
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _BAD,
     _DESCRIPTION_MAX,
     _DESCRIPTION_RE,
-    _FORBIDDEN_CHARS,
     _GUID_RE,
     _NAME_RE,
 )
@@ -45,18 +45,6 @@ def _key_repr(key: Any) -> str:
     if isinstance(key, str) and text and unsafe_reason(text) is None and not set(text) & set("[] "):
         return text
     return repr(key)
-
-
-def unsafe_reason(value: str) -> str | None:
-    """Why a string must not reach a device CLI or file, or None when it may."""
-    for char in value:
-        if char in "\r\n\x85\u2028\u2029":
-            return "a newline"
-        if not char.isprintable() and char != " ":
-            return f"a control character ({char!r})"
-        if char in _FORBIDDEN_CHARS:
-            return f"{char!r}, which could start a second command or a comment"
-    return None
 
 
 def _suggest(word: Any, choices: tuple[str, ...] | list[str]) -> str:

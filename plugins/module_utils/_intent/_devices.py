@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name, unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf

@@ -8,17 +8,11 @@ import copy
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROOTED_ENGINES, ROUTING_ENGINES
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok, _suggest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
-    _ROOTED_ENGINES,
-    IB_MTU_CODES,
-    MEMBER_KEYWORDS,
-    MEMBERSHIPS,
-    ROUTING_ENGINES,
-)
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD
 
 # ---------------------------------------------------------------------------
 # InfiniBand
@@ -156,7 +150,7 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     }
     if _ok(engines, roots) and not roots:
         for engine in engines:
-            if engine in _ROOTED_ENGINES:
+            if engine in ROOTED_ENGINES:
                 consequence = "updn silently becomes minhop" if engine == "updn" else "ftree falls back to the next engine in the list"
                 ctx.warn(
                     f"{sm_path}.routing_engine",

@@ -8,6 +8,13 @@ import copy
 import sys
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import (
+    DEFAULT_PKEY,
+    IB_MTU_CODES,
+    OPENSM_PARTITIONS_FILE,
+    OPENSM_QOS_POLICY_FILE,
+    OPENSM_ROOT_GUID_FILE,
+)
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
@@ -17,12 +24,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernete
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _port_ecn, _roce_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _BAD,
-    DEFAULT_PKEY,
-    IB_MTU_CODES,
     L2_OVERHEAD_BYTES,
-    OPENSM_PARTITIONS_FILE,
-    OPENSM_QOS_POLICY_FILE,
-    OPENSM_ROOT_GUID_FILE,
     TRANSPORTS,
     IntentError,
     _platform_registry,

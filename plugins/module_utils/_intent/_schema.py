@@ -26,15 +26,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBERSHIPS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _UINT32_MAX,
     DEVICE_KINDS,
-    IB_MTU_CODES,
     K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
     K8S_MNC_IPAMS,
     K8S_MNC_PLUGINS,
-    MEMBERSHIPS,
     NCCL_TRANSPORTS,
     PLATFORMS,
     SM_ROLES,

@@ -57,13 +57,28 @@ def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
 def validate_targets(raw: Any, path: str = "targets", transport: Any = None) -> tuple[dict, list[str]]:
     """The intent's ``targets`` section alone -> (normalized section, errors).
 
-    The one validator of benchmark targets: ``validate`` uses it for the intent, and the gate
-    (``_nccl_gate.gate_settings``) for ``fabric_targets``, so both apply the same rules.
+    The one validator of benchmark targets: ``validate`` uses it for the intent, and
+    ``fabric_targets`` for the gate's option of that name, so both apply the same rules.
     ``transport`` (roce/infiniband) gives the default ``require_transport``.
     """
     ctx = _Ctx()
     section = _targets_section(ctx, raw, path, transport)
     return section, ctx.errors
+
+
+def fabric_targets(raw: Any) -> tuple[dict | None, list[str]]:
+    """A module's ``fabric_targets`` option (the intent's targets section) -> (normalized section, errors).
+
+    (None, []) when not given; (None, errors) when invalid. The NCCL gate takes the result
+    (``_nccl_gate.gate_settings(params, section, errors)``): the rules stay here, so a section
+    fabric_plan accepts is exactly a section the gate accepts (normalized output and as written alike).
+    """
+    if raw is None:
+        return None, []
+    if not isinstance(raw, dict):
+        return None, ["fabric_targets: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)"]
+    section, problems = validate_targets(raw, "fabric_targets")
+    return (None if problems else section), problems
 
 
 def _target_entry(ctx: _Ctx, entry: Any, path: str) -> Any:
