@@ -19,8 +19,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     DEVICE_KINDS,
     SM_ROLES,
     Platform,
-    _platform_registry,
+    platforms,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
@@ -84,13 +85,13 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
     platform: Any = _BAD
     if platform_name is None:
         ctx.error(f"{path}.platform", f"required (one of {', '.join(_supported_platforms())})")
-    elif not isinstance(platform_name, str) or platform_name not in _platform_registry():
+    elif not isinstance(platform_name, str) or platform_name not in platforms():
         hint = _suggest(platform_name, _supported_platforms()) if isinstance(platform_name, str) else "one of " + ", ".join(_supported_platforms())
         ctx.error(f"{path}.platform", f"{platform_name!r} is not a platform ({hint})")
-    elif not _platform_registry()[platform_name].supported:
+    elif not platforms()[platform_name].supported:
         ctx.error(f"{path}.platform", f"{platform_name!r} is not supported yet (supported: {', '.join(_supported_platforms())})")
     else:
-        platform = _platform_registry()[platform_name]
+        platform = platforms()[platform_name]
     ports_raw = raw.get("ports", {})
     if ports_raw is None:
         ports_raw = {}
@@ -256,8 +257,6 @@ def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
     """EOS: the ASIC family (from asic_family or model) that picks the queue sub-mode (_vendor_eos)."""
     if platform.name != "eos":
         return None
-    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos  # pylint: disable=import-outside-toplevel
-
     model, family = raw.get("model"), raw.get("asic_family")
     from_model = None
     if model is not None:
@@ -358,7 +357,7 @@ def check_port_names(ctx: _Ctx, platform: Any, names: Any, path: str) -> dict:
 
 
 def _supported_platforms() -> tuple[str, ...]:
-    return tuple(sorted(name for name, p in _platform_registry().items() if p.supported))
+    return tuple(sorted(name for name, p in platforms().items() if p.supported))
 
 
 def _normalize_host(ctx: _Ctx, raw: dict, path: str, transport: Any) -> Any:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
@@ -224,8 +225,6 @@ def _k8s_resources(ctx: _Ctx, raw: Any, path: str) -> Any:
 
 
 def _k8s_cidr(ctx: _Ctx, value: Any, path: str) -> Any:
-    import ipaddress  # pylint: disable=import-outside-toplevel
-
     if isinstance(value, str) and unsafe_reason(value) is None:
         try:
             net = ipaddress.IPv4Network(value, strict=True)

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import copy
-import sys
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import (
@@ -27,7 +26,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     L2_OVERHEAD_BYTES,
     TRANSPORTS,
     IntentError,
-    _platform_registry,
+    platforms,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
@@ -88,7 +87,7 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
-    ctx.cabling = _topology.check(sys.modules[__package__], ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
+    ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
     if "kubernetes" in norm:
         _kubernetes_derive(ctx, norm, norm_devices)
     if norm.get("transport") == "infiniband":
@@ -126,7 +125,7 @@ def _platform_notes(ctx: _Ctx, host: str, device: dict, intent: dict) -> None:
     roce = intent.get("roce")
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return
-    for note in _platform_registry()[device["platform"]].notes:
+    for note in platforms()[device["platform"]].notes:
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 

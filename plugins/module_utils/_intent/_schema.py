@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBERSHIPS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
+    _MAX_RAILS,
     _UINT32_MAX,
     DEVICE_KINDS,
     K8S_ATTACH_STRATEGIES,
@@ -35,12 +36,12 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     K8S_MNC_IPAMS,
     K8S_MNC_PLUGINS,
     NCCL_TRANSPORTS,
+    PATTERNS,
     PLATFORMS,
     SM_ROLES,
     SPEEDS,
     TRANSPORTS,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._topology import _MAX_RAILS, PATTERNS
 
 # The platform names, from the registry (_platforms): a new driver is listed with no edit here.
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)

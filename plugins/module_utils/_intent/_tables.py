@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
@@ -49,6 +48,10 @@ K8S_MNC_IPAMS: tuple[str, ...] = ("multi-nic-ipam", "whereabouts", "host-device-
 K8S_ATTACH_STRATEGIES: tuple[str, ...] = ("none", "costOpt", "perfOpt", "devClass", "topology")
 K8S_LINK_TYPES: tuple[str, ...] = ("ether", "infiniband")
 
+# Cabling patterns lossless_fabric.topology generates (_topology), and the most NICs (rails) a host has.
+PATTERNS: tuple[str, ...] = ("rail_optimized",)
+_MAX_RAILS = 64
+
 # Ethernet header + one 802.1Q tag: a host frame must fit the switch MTU.
 L2_OVERHEAD_BYTES = 18
 
@@ -58,10 +61,10 @@ Platform = _base.Platform
 PLATFORMS: dict[str, Platform] = _records.registry()
 
 
-def _platform_registry() -> dict[str, Platform]:
-    """The package's ``PLATFORMS``, looked up at call time: a test or an extension that replaces
-    ``_intent.PLATFORMS`` (the name every caller uses) is seen by every section."""
-    return getattr(sys.modules.get(__package__ or ""), "PLATFORMS", PLATFORMS)
+def platforms() -> dict[str, Platform]:
+    """The registry every check reads, at call time: a test that monkeypatches ``_tables.PLATFORMS``
+    (a planned platform, say) is seen by every section and by _switches/_config.py."""
+    return PLATFORMS
 
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")

@@ -12,6 +12,7 @@ import copy
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 
@@ -787,9 +788,9 @@ def test_bases_are_valid(base):
 
 def test_a_planned_platform_is_refused_as_not_supported_yet(monkeypatch):
     # No platform is planned today (nxos got its driver, issue 19): a planned record is put in the registry
-    # the intent reads (_intent.PLATFORMS, looked up at call time) for the refusal.
+    # the intent reads (_tables.PLATFORMS, which _tables.platforms() returns at call time) for the refusal.
     planned = _base.Platform("planned", r"Ethernet[0-9]+", "Ethernet1", supported=False)
-    monkeypatch.setattr(_intent, "PLATFORMS", {**_intent.PLATFORMS, "planned": planned})
+    monkeypatch.setattr(_tables, "PLATFORMS", {**_tables.PLATFORMS, "planned": planned})
     intent, devices = apply(roce_base, None, {"leaf1.platform": "planned"})
     expected = "leaf1: lossless_fabric_device.platform: 'planned' is not supported yet (supported: eos, junos, nvue, nxos, sonic)"
     assert _intent.validate(intent, devices)[0] == [expected]
