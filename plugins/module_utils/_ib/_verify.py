@@ -11,7 +11,7 @@ the expectations follow (verified against the lab's ibsim + OpenSM):
   qos-level's SL, and the DEFAULT level's for a P_Key no rule names; a
   partition's own ``sl=`` then does not show (it only counts without QoS).
 - partitions.conf without a 0x7fff rule gets ``Default=0x7fff, ipoib : ALL=full``
-  from the plan (_intent._partitions_conf), so every CA port holds 0xffff.
+  from the plan (_intent/_plan.py _partitions_conf), so every CA port holds 0xffff.
 - VLArb tables are written in the order of ``qos_vlarb_*``, padded with
   weight-0 entries up to the port's capacity; SL2VL rows of a switch's
   external ports follow ``qos_swe_sl2vl``, CA ports ``qos_ca_sl2vl``.

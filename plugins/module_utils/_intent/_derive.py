@@ -9,7 +9,6 @@ from fractions import Fraction
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS, platforms
-from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 # ---------------------------------------------------------------------------
 # Public helpers: parsing and derivations
@@ -23,9 +22,6 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-parse_size = _nccl_vocab.parse_size
 
 
 def parse_speed(value: str) -> int:

@@ -15,14 +15,14 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
     OPENSM_ROOT_GUID_FILE,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._infiniband import _compute_sl, _ib_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernetes import _kubernetes_derive, _kubernetes_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _port_ecn, _roce_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
+    BAD,
     L2_OVERHEAD_BYTES,
     TRANSPORTS,
     IntentError,
@@ -35,26 +35,26 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue im
 _TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 
 
-def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
+def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
     path = "lossless_fabric"
     if intent is None:
         ctx.error(path, "required (the fabric intent is not defined)")
-        return {"name": _BAD, "transport": _BAD}
+        return {"name": BAD, "transport": BAD}
     src = ctx.mapping(intent, path, _TOP_KEYS, required=("name", "transport"))
     out: dict[str, Any] = {}
-    out["name"] = ctx.name(src["name"], f"{path}.name") if src.get("name") is not None else _BAD
+    out["name"] = ctx.name(src["name"], f"{path}.name") if src.get("name") is not None else BAD
     transport = src.get("transport")
     if transport is not None:
         transport = _schema.value(ctx, src, "transport", path)
     else:
-        transport = _BAD
+        transport = BAD
     out["transport"] = transport
     for section in TRANSPORTS:
         if src.get(section) is not None and transport in TRANSPORTS and section != transport:
             ctx.error(f"{path}.{section}", f"present but transport is {transport!r} (remove the section)")
-    if transport == "roce" or (transport is _BAD and src.get("roce") is not None):
+    if transport == "roce" or (transport is BAD and src.get("roce") is not None):
         out["roce"] = _roce_section(ctx, src.get("roce"), f"{path}.roce")
-    if transport == "infiniband" or (transport is _BAD and src.get("infiniband") is not None):
+    if transport == "infiniband" or (transport is BAD and src.get("infiniband") is not None):
         out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband")
     out["targets"] = _targets_section(ctx, src.get("targets"), f"{path}.targets", transport)
     if src.get("kubernetes") is not None:
@@ -67,21 +67,21 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
-    ctx = _Ctx()
+def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
+    ctx = Ctx()
     norm = _normalize_intent(ctx, intent)
     norm_devices: dict[str, Any] = {}
     if devices is None:
         devices = {}
     if not isinstance(devices, dict):
-        ctx.error("devices", f"{_type_name(devices)} is not a mapping of inventory host to lossless_fabric_device")
+        ctx.error("devices", f"{type_name(devices)} is not a mapping of inventory host to lossless_fabric_device")
         devices = {}
     _fabric_mtu_default(ctx, intent, norm, devices)
     for host in sorted(devices, key=str):
         raw = devices[host]
         if raw is None:
             continue  # a host without lossless_fabric_device is not ours
-        ctx.prefix = f"{_key_repr(str(host))}: "
+        ctx.prefix = f"{key_repr(str(host))}: "
         device = _normalize_device(ctx, raw, norm)
         norm_devices[str(host)] = device
         if _ok(device) and device["kind"] == "switch":
@@ -99,7 +99,7 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
     return norm, norm_devices, ctx
 
 
-def _fabric_mtu_default(ctx: _Ctx, intent: Any, norm: dict, devices: dict) -> None:
+def _fabric_mtu_default(ctx: Ctx, intent: Any, norm: dict, devices: dict) -> None:
     """mtu.switch is the IP MTU on every platform (EOS 'mtu' and the NVUE/Linux link MTU count
     the IP packet; Junos' media MTU adds the Ethernet header). Left unset, it is 9214 unless a
     Junos switch is in scope: then 9202 (the largest IP MTU a QFX takes) for every switch, so
@@ -121,7 +121,7 @@ def _fabric_mtu_default(ctx: _Ctx, intent: Any, norm: dict, devices: dict) -> No
         )
 
 
-def _platform_notes(ctx: _Ctx, host: str, device: dict, intent: dict) -> None:
+def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
     roce = intent.get("roce")
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return

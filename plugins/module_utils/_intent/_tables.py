@@ -75,9 +75,9 @@ _DESCRIPTION_RE = re.compile(r"[A-Za-z0-9 ._,:/()@+=-]*")
 _DESCRIPTION_MAX = 240
 _GUID_RE = re.compile(r"0x[0-9A-Fa-f]{16}")
 _SPEED_RE = re.compile(r"(\d+)[Gg]")
-_UINT32_MAX = 2**32 - 1
+UINT32_MAX = 2**32 - 1
 
-_BAD: Any = object()  # marks a value that failed validation; never reaches a plan
+BAD: Any = object()  # marks a value that failed validation; never reaches a plan
 
 
 # ---------------------------------------------------------------------------

@@ -30,9 +30,9 @@ import string
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _key_repr, _ok, _suggest, _type_name
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _speed, canonical_port
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, _MAX_RAILS, _NAME_RE, PATTERNS, platforms
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _ok, _suggest, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import canonical_port, check_speed
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _MAX_RAILS, _NAME_RE, BAD, PATTERNS, platforms
 
 __all__ = ["check", "plan"]
 
@@ -119,25 +119,25 @@ def _err(ctx: Any, prefix: str, path: str, message: str) -> None:
 
 
 def _host_prefix(host: str) -> str:
-    return f"{_key_repr(str(host))}: "
+    return f"{key_repr(str(host))}: "
 
 
 def _template(ctx: Any, value: Any, path: str, fields: tuple[str, ...]) -> Any:
     """A name template such as 'leaf-su{unit}-r{rail}': only the given fields, no format specs."""
     if not isinstance(value, str) or not value:
         ctx.error(path, f"{value!r} is not a name template (a string such as {'{' + fields[0] + '}'!r})")
-        return _BAD
+        return BAD
     try:
         parts = list(string.Formatter().parse(value))
     except ValueError as exc:
         ctx.error(path, f"{value!r} is not a name template ({exc})")
-        return _BAD
+        return BAD
     for _text, field, spec, conv in parts:
         if field is None:
             continue
         if field not in fields or spec or conv:
             ctx.error(path, f"{value!r}: {{{field}}} is not a field of this name (fields: {', '.join('{' + f + '}' for f in fields)})")
-            return _BAD
+            return BAD
     return value
 
 
@@ -165,7 +165,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
         return None
     src = ctx.mapping(raw, path, _TOPOLOGY_KEYS)
     if not isinstance(raw, dict):
-        return _BAD
+        return BAD
     out: dict[str, Any] = {}
     ok = True
     switches = src.get("switches")
@@ -175,7 +175,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
     names_list: list[str] = []
     if switches is not None:
         switches = ctx.sequence(switches, f"{path}.switches")
-        if switches is _BAD:
+        if switches is BAD:
             ok = False
         else:
             for index, name in enumerate(switches):
@@ -188,7 +188,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
     if switch_type is not None:
         if transport == "roce":
             ctx.error(f"{path}.ib_switch_type", "only with transport infiniband")
-            switch_type = _BAD
+            switch_type = BAD
         else:
             switch_type = ctx.name(switch_type, f"{path}.ib_switch_type")
     out["ib_switch_type"] = switch_type
@@ -200,7 +200,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
                 ctx.error(f"{path}.{key}", "needs pattern (rail_optimized)")
                 ok = False
         out["pattern"] = None
-        return out if ok else _BAD
+        return out if ok else BAD
     pattern = ctx.choice(src, "pattern", path, None, PATTERNS, "a topology pattern")
     for key in _PATTERN_REQUIRED:
         if src.get(key) is None:
@@ -212,7 +212,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
     leaves = ctx.integer(src, "leaves_per_rail", path, 1, 1, 64, "a count of leaves per rail and scalable unit")
     spines = ctx.integer(src, "spines", path, 0, 0, 1024, "a count of spines")
     uplinks = ctx.integer(src, "uplinks_per_spine", path, 1, 1, 64, "a count of links from each leaf to each spine")
-    speed = _speed(ctx, src.get("speed"), f"{path}.speed") if src.get("speed") is not None else _BAD
+    speed = check_speed(ctx, src.get("speed"), f"{path}.speed") if src.get("speed") is not None else BAD
     ok = ok and _ok(pattern, units, per_unit, rails, leaves, spines, uplinks, speed)
     if _ok(per_unit, leaves) and per_unit % leaves:
         ctx.error(f"{path}.leaves_per_rail", f"{leaves!r} does not divide hosts_per_unit {per_unit} (each leaf of a rail takes the same number of hosts)")
@@ -251,7 +251,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
         names=names,
         ports=ports,
     )
-    return out if ok else _BAD
+    return out if ok else BAD
 
 
 def generate(topology: dict) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]], list[str]]:
@@ -311,12 +311,12 @@ class _Checker:
         """A peer mapping -> its _End, or None after an error; devices that failed validation give None silently."""
         ctx = self.ctx
         if not isinstance(peer, dict):
-            _err(ctx, prefix, path, f"{_type_name(peer)} is not a peer mapping ({{host: ..., port: ...}} or {{host: ..., nic: ...}})")
+            _err(ctx, prefix, path, f"{type_name(peer)} is not a peer mapping ({{host: ..., port: ...}} or {{host: ..., nic: ...}})")
             return None
         bad = False
         for key in peer:
             if key not in _PEER_KEYS:
-                _err(ctx, prefix, f"{path}.{_key_repr(key)}", f"unknown key ({_suggest(key, _PEER_KEYS)})")
+                _err(ctx, prefix, f"{path}.{key_repr(key)}", f"unknown key ({_suggest(key, _PEER_KEYS)})")
                 bad = True
         host = peer.get("host")
         if host is None:
@@ -412,7 +412,7 @@ class _Checker:
         for ifname, port in (raw.get("ports") or {}).items():
             if not isinstance(port, dict) or port.get("peer") is None:
                 continue
-            path = f"lossless_fabric_device.ports[{_key_repr(ifname)}].peer"
+            path = f"lossless_fabric_device.ports[{key_repr(ifname)}].peer"
             peer = self._resolve(port["peer"], path, prefix, host)
             canonical = canonical_port(platform, ifname)
             if peer is not None and canonical in device["ports"]:
