@@ -13,6 +13,9 @@ import it without Ansible.  This package re-exports nothing: import the module
 that defines a name (``from ...module_utils._intent import _plan``;
 ``_plan.build_plan(intent, devices)``).  Each module imports only those above it:
 
+- ``_contract``: the plan's shape as TypedDicts (``SwitchPlan``, ``SwitchQos``, ``RoceHostPlan``,
+  ``NicQos``, ``IbHostPlan``, ``SubnetManagerPlan`` and their parts; ``keys``, ``required``); it
+  imports nothing of the collection, so host code (``_hosts``) reads it without the rest of the intent;
 - ``_tables``: speeds, pause quanta, vocabularies (``COLLECTIVES``, ``TRANSPORTS``, ``PATTERNS``,
   ``K8S_*``), the platform registry (``PLATFORMS``, read through ``platforms()``), name patterns,
   ``BAD`` (a value that failed validation), ``UINT32_MAX`` and ``IntentError``;
@@ -20,7 +23,7 @@ that defines a name (``from ...module_utils._intent import _plan``;
   keys and the tables of docs/intent.md (tools/intent_docs.py) both come from it;
 - ``_derive``: ``parse_speed``, ``roce_tos``, ``ecn_defaults``, ``headroom``;
 - ``_checks``: the error collector ``Ctx`` and its type/range/text checks, ``key_repr``, ``type_name``;
-- ``_roce`` (``ECN_KEYS``), ``_infiniband``, ``_targets`` (``validate_targets``, ``fabric_targets``
+- ``_roce``, ``_infiniband``, ``_targets`` (``validate_targets``, ``fabric_targets``
   for the NCCL gate), ``_kubernetes`` (``K8S_DEFAULTS``): the sections of ``lossless_fabric``;
 - ``_devices``: ``lossless_fabric_device`` (switches, hosts, subnet managers): ``canonical_port``,
   ``check_port_names``, ``check_speed``;
@@ -31,5 +34,5 @@ that defines a name (``from ...module_utils._intent import _plan``;
 The intent reads only packages below it: ``_nccl`` (``_vocab``), ``_ib`` (``_opensm``: OpenSM's
 vocabulary and files), ``_platforms`` (the registry's records and vendor tables) and ``_common``
 (``_text.unsafe_reason``); none of them imports the intent.  Above it, ``_window``, ``_localize``,
-``_switches``, ``_cabling`` and ``_hosts`` may import it.
+``_switches``, ``_cabling`` and ``_hosts`` may import it (``_hosts`` only ``_contract``).
 """

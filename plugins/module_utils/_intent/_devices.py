@@ -10,7 +10,7 @@ from typing import Any
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import ECN_KEYS, _port_ecn
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _NETDEV_RE,
@@ -287,7 +287,7 @@ def _port_ecn_ok(ctx: Ctx, ecn: dict, speed_gbps: int, path: str, platform: str,
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if not _ok(low, high, ecn.get("max_probability_percent")):
         return True  # the intent's ECN section has its own errors
-    if any(ecn.get(key) is None for key in ECN_KEYS):
+    if any(ecn.get(key) is None for key in _ECN_KEYS):
         try:
             derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
         except ValueError as exc:

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""The entry points (validate, build_plan) and every per-device plan derived from the normalized intent."""
+"""The entry points (validate, build_plan) and every per-device plan derived from the normalized intent.
+
+Each plan is a value of its type in _contract.py (SwitchPlan, RoceHostPlan, IbHostPlan, SubnetManagerPlan),
+the one declaration of its keys that consumers read.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,14 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import (
+    HostNic,
+    IbHostPlan,
+    JunosPlan,
+    RoceHostPlan,
+    SubnetManagerPlan,
+    SwitchPlan,
+)
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._infiniband import _compute_sl, _ib_section
@@ -200,7 +212,7 @@ def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int
         classes[tc]["bandwidth_percent"] = rest // len(others) + (rest % len(others) if index == 0 else 0)
 
 
-def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
     """Switch QoS: DSCP plan (reference 7.3), per-port headroom (7.1) and ECN (7.2)."""
     roce = intent["roce"]
     data_prio, cnp_prio = roce["data"]["priority"], roce["cnp"]["priority"]
@@ -237,7 +249,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
                 "total_bytes": room["size_bytes"] * len(pfc),
             },
         }
-    plan = {
+    plan: SwitchPlan = {
         "kind": "switch",
         "platform": device["platform"],
         "trust": roce["trust"],
@@ -294,7 +306,7 @@ def _split_percent(total: int, fixed: dict[int, int], weights: dict[int, int], f
     return {str(q): out[q] for q in sorted(out)}
 
 
-def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> dict[str, Any]:
+def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> JunosPlan:
     """What only Junos needs, derived here so the driver derives nothing (docs/vendor-junos.md):
     the scheduling form of the model, the media MTU (IP MTU + Ethernet header), the JVD
     shared-buffer partitions, and a transmit-rate for every queue a port uses, Junos' own
@@ -329,11 +341,11 @@ def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> dict[str, 
     }
 
 
-def _nic_list(device: dict) -> list[dict[str, Any]]:
-    return [dict(nic) for nic in device["nics"]]
+def _nic_list(device: dict) -> list[HostNic]:
+    return [HostNic(**nic) for nic in device["nics"]]
 
 
-def _roce_host_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     """NIC side of the same plan (host-ib-k8s a.1-a.5): trust, DSCP map, PFC, DCQCN, CNP, ToS, MTU."""
     roce = intent["roce"]
     pfc = roce["pfc"]["priorities"]
@@ -358,7 +370,7 @@ def _roce_host_plan(intent: dict, device: dict) -> dict[str, Any]:
     }
 
 
-def _ib_host_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _ib_host_plan(intent: dict, device: dict) -> IbHostPlan:
     ib = intent["infiniband"]
     pkey = None
     for part in ib["partitions"]:
@@ -433,7 +445,7 @@ def _level_name(ib: dict, wanted: str) -> str:
     return wanted
 
 
-def _sm_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _sm_plan(intent: dict, device: dict) -> SubnetManagerPlan:
     """opensm.conf keys we own (host-ib-k8s b.1) plus the two policy files."""
     ib = intent["infiniband"]
     sm, qos = ib["sm"], ib["qos"]

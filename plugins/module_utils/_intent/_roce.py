@@ -16,7 +16,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 # ---------------------------------------------------------------------------
 
 _ROCE_KEYS = ("trust", "data", "cnp", "pfc", "ecn", "dcqcn", "mtu", "rdma_cm_tos", "gid_index", "cable_length_m", "headroom")
-ECN_KEYS = ("min_threshold_bytes", "max_threshold_bytes", "max_probability_percent")
+_ECN_KEYS = ("min_threshold_bytes", "max_threshold_bytes", "max_probability_percent")
 _WATCHDOG_KEYS = ("enabled", "detection_time_ms", "restoration_time_ms", "action")
 _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "pipeline_latency_bytes", "mac_phy_delay_bytes")
 
@@ -69,7 +69,7 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
     }
 
     ecn_path = f"{path}.ecn"
-    ecn = ctx.mapping(src.get("ecn"), ecn_path, ECN_KEYS)
+    ecn = ctx.mapping(src.get("ecn"), ecn_path, _ECN_KEYS)
     out["ecn"] = {
         "min_threshold_bytes": leaf(ctx, ecn, "roce.ecn.min_threshold_bytes", ecn_path),
         "max_threshold_bytes": leaf(ctx, ecn, "roce.ecn.max_threshold_bytes", ecn_path),
@@ -155,7 +155,7 @@ def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
 
 def _port_ecn(roce: dict, speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
     """Intent values win; nulls are filled from the platform's defaults for the port speed."""
-    if all(roce["ecn"][key] is not None for key in ECN_KEYS):
-        return {key: roce["ecn"][key] for key in ECN_KEYS}
+    if all(roce["ecn"][key] is not None for key in _ECN_KEYS):
+        return {key: roce["ecn"][key] for key in _ECN_KEYS}
     derived = _platform_ecn_defaults(speed_gbps, platform, queue_buffer_bytes)
-    return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in ECN_KEYS}
+    return {key: roce["ecn"][key] if roce["ecn"][key] is not None else derived[key] for key in _ECN_KEYS}

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _devices, _roce, _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _contract, _devices, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import (
     CONNECTION_SPEC,
@@ -90,13 +90,14 @@ REQUIRED_IF = [
 # or edited one reaches the drivers' templates directly, so it is checked here with the same rules
 # (_intent's checkers and its port-name normalisation) before any device is touched.
 
-_PLAN_KEYS = ("kind", "platform", "trust", "dscp_map", "default_traffic_class", "traffic_classes", "pfc_priorities", "cnp", "ecn_queue",
-              "watchdog", "mtu", "queue_buffer_bytes", "ports")
-_PLAN_REQUIRED = ("trust", "dscp_map", "default_traffic_class", "traffic_classes", "pfc_priorities", "ecn_queue", "watchdog", "mtu", "ports")
-_PORT_KEYS = ("speed", "speed_gbps", "cable_length_m", "description", "pfc_priorities", "ecn", "headroom")
-_PORT_REQUIRED = ("cable_length_m", "description", "pfc_priorities", "ecn")
-_CLASS_KEYS = ("lossless", "ecn", "strict", "bandwidth_percent")
-_HEADROOM_KEYS = ("xoff_bytes", "xon_bytes", "size_bytes", "total_bytes")
+# The key lists come from the plan contract (_intent/_contract.py): the QoS model's keys are checked
+# value by value; every other key (derived views, platform sections, unknown) is walked for unsafe strings.
+_PLAN_KEYS = _contract.keys(_contract.SwitchQos)
+_PLAN_REQUIRED = _contract.required(_contract.SwitchQos)
+_PORT_KEYS = _contract.keys(_contract.SwitchPort)
+_PORT_REQUIRED = _contract.required(_contract.SwitchPort)
+_CLASS_KEYS = _contract.keys(_contract.TrafficClass)
+_HEADROOM_KEYS = _contract.keys(_contract.PortHeadroom)
 _INDEX_RE = re.compile(r"[0-9]{1,2}")
 
 
@@ -132,7 +133,7 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
     if "pfc_priorities" in known:
         _check_priorities(ctx, known["pfc_priorities"], path + ".pfc_priorities")
     if "cnp" in known:
-        cnp = ctx.mapping(known["cnp"], path + ".cnp", ("dscp", "priority", "queue", "strict"))
+        cnp = ctx.mapping(known["cnp"], path + ".cnp", _contract.keys(_contract.Cnp))
         for key, high, what in (("dscp", 63, "a DSCP"), ("priority", 7, "a priority"), ("queue", 7, "a queue")):
             if key in cnp:
                 ctx.check_int(cnp[key], "%s.cnp.%s" % (path, key), 0, high, what)
@@ -140,8 +141,7 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
             ctx.boolean(cnp, "strict", path + ".cnp", True)
     if "watchdog" in known:
         wd_path = path + ".watchdog"
-        watchdog = ctx.mapping(known["watchdog"], wd_path, ("enabled", "detection_time_ms", "restoration_time_ms", "action"),
-                               required=("enabled", "detection_time_ms", "restoration_time_ms", "action"))
+        watchdog = ctx.mapping(known["watchdog"], wd_path, _contract.keys(_contract.Watchdog), required=_contract.required(_contract.Watchdog))
         if watchdog:
             ctx.boolean(watchdog, "enabled", wd_path, True)
             ctx.integer(watchdog, "detection_time_ms", wd_path, 200, 100, 5000, "a detection time in ms")
@@ -187,7 +187,7 @@ def _check_index_map(ctx: Any, value: Any, path: str, high: int, what: str, chec
 
 
 def _check_class(ctx: Any, value: Any, path: str) -> None:
-    cls = ctx.mapping(value, path, _CLASS_KEYS, required=("lossless", "ecn", "strict"))
+    cls = ctx.mapping(value, path, _CLASS_KEYS, required=_contract.required(_contract.TrafficClass))
     for key in ("lossless", "ecn", "strict"):
         if key in cls:
             ctx.boolean(cls, key, path, False)
@@ -222,7 +222,7 @@ def _check_ports(ctx: Any, registry: Any, ports: dict, path: str) -> dict:
             ctx.check_int(src["speed_gbps"], port_path + ".speed_gbps", 1, 1600, "a speed in Gb/s")
         if "ecn" in src:
             ecn_path = port_path + ".ecn"
-            ecn = ctx.mapping(src["ecn"], ecn_path, _roce.ECN_KEYS, required=("min_threshold_bytes", "max_threshold_bytes"))
+            ecn = ctx.mapping(src["ecn"], ecn_path, _contract.keys(_contract.PortEcn), required=_contract.required(_contract.PortEcn))
             for key in ("min_threshold_bytes", "max_threshold_bytes"):
                 if key in ecn:
                     ctx.check_int(ecn[key], "%s.%s" % (ecn_path, key), 1, _tables.UINT32_MAX, "a threshold in bytes")
