@@ -96,10 +96,10 @@ def test_render_groups_consecutive_lossless_priorities_into_one_pg():
 
 def test_buffer_model_is_a_sonic_key():
     errors = _plan.validate({"name": "lab", "transport": "roce", "roce": {}},
-                              {"leaf1": {"kind": "switch", "platform": "eos", "buffer_model": "dynamic", "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
+                            {"leaf1": {"kind": "switch", "platform": "eos", "buffer_model": "dynamic", "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
     assert any("buffer_model" in e and "sonic only" in e for e in errors), errors
     errors = _plan.validate({"name": "lab", "transport": "roce", "roce": {}},
-                              {"leaf1": {"kind": "switch", "platform": "sonic", "buffer_model": "static", "ports": {"Ethernet0": {"speed": "400G"}}}})[0]
+                            {"leaf1": {"kind": "switch", "platform": "sonic", "buffer_model": "static", "ports": {"Ethernet0": {"speed": "400G"}}}})[0]
     assert any("'static' is not a SONiC buffer model" in e for e in errors), errors
 
 
