@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._drivers import DRIVERS, driver_class  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos  # noqa: E402  # pylint: disable=wrong-import-position
 
@@ -162,7 +162,7 @@ def main():
     parser.add_argument("--forks", type=int, default=16)
     parser.add_argument("--platforms", nargs="+", choices=["eos", *OTHERS], default=["eos", *OTHERS])
     args = parser.parse_args()
-    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "eos", "ports": PORTS}})["devices"]["sw"]
+    plan = _plan.build_plan(INTENT, {"sw": {"kind": "switch", "platform": "eos", "ports": PORTS}})["devices"]["sw"]
     lines = eos.Driver.render(plan)
     rows = []
     for count in args.counts if "eos" in args.platforms else []:
@@ -196,7 +196,7 @@ def main():
 def _platform_row(platform, count, forks, eos_rows):
     """Our push to count simulated switches of platform, per-host and fabric-wide, each run twice; set against our
     EOS push of the same size from this run (eos_rows) where there is one."""
-    plan = _intent.build_plan(INTENT, {"sw": {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}})["devices"]["sw"]
+    plan = _plan.build_plan(INTENT, {"sw": {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}})["devices"]["sw"]
     with tempfile.TemporaryDirectory() as tmp:
         (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, forks, platform=platform)
         (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, forks, fabric=True, platform=platform)

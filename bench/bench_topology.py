@@ -23,8 +23,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def fabric(units: int, per_unit: int, rails: int, spines: int) -> tuple[dict, dict]:
@@ -79,13 +79,13 @@ def main() -> int:
     args = parser.parse_args()
     intent, devices = fabric(args.units, args.hosts_per_unit, args.rails, args.spines)
     start = time.perf_counter()
-    errors, _warnings = _intent.validate(intent, devices)
+    errors, _warnings = _plan.validate(intent, devices)
     validate_s = time.perf_counter() - start
     if errors:
         print("\n".join(errors[:20]), file=sys.stderr)
         return 1
     start = time.perf_counter()
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     plan_s = time.perf_counter() - start
     cabling = plan["cabling"]
     timings = {}

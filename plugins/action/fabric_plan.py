@@ -7,7 +7,7 @@ import os
 
 from ansible import context
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _scope as _intent_scope
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _fabric_lock
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
@@ -61,8 +61,8 @@ class ActionModule(ControllerAction):
             return result
 
         try:
-            plan = _intent.build_plan(intent, devices)
-        except _intent.IntentError as exc:
+            plan = _plan.build_plan(intent, devices)
+        except _tables.IntentError as exc:
             errors = list(exc.errors)
             result.update(
                 failed=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
@@ -47,7 +48,8 @@ class ActionModule(ControllerAction):
 
     def run_validated(self, args, task_vars, result):
         errors = _errors(args)
-        settings, gate_errors = _nccl_gate.gate_settings(args)
+        fabric, fabric_errors = _intent_targets.fabric_targets(args.get("fabric_targets"))
+        settings, gate_errors = _nccl_gate.gate_settings(args, fabric, fabric_errors)
         errors.extend(gate_errors)
         results, baseline = [], []
         for key, out in (("results", results), ("baseline", baseline)):

@@ -256,6 +256,7 @@ unmet:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats  # noqa: E402
@@ -274,7 +275,8 @@ ARGUMENT_SPEC = {
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    settings, errors = _nccl_gate.gate_settings(params)
+    fabric, fabric_errors = _intent_targets.fabric_targets(params["fabric_targets"])
+    settings, errors = _nccl_gate.gate_settings(params, fabric, fabric_errors)
     sizes = None
     if params["sizes"] is not None:
         sizes = [_nccl_gate.size_option(s, "sizes[%d]" % i, errors) for i, s in enumerate(params["sizes"])]

@@ -319,6 +319,7 @@ format:
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate  # noqa: E402
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse  # noqa: E402
 
@@ -336,7 +337,8 @@ def main() -> None:
         required_one_of=[("src", "content")],
         supports_check_mode=True,
     )
-    settings, errors = _nccl_gate.gate_settings(module.params)
+    fabric, fabric_errors = _intent_targets.fabric_targets(module.params["fabric_targets"])
+    settings, errors = _nccl_gate.gate_settings(module.params, fabric, fabric_errors)
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 

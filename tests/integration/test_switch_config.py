@@ -246,12 +246,12 @@ def _direct_args(lab, name, **extra):
     # pylint: disable=import-outside-toplevel
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
     from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
     inventory = yaml.safe_load((lab.inventory / "hosts.yml").read_text())
     hosts = inventory["all"]["children"]["switches"]["hosts"]
-    plan = _intent.build_plan(inventory["all"]["vars"]["lossless_fabric"], {h: v["lossless_fabric_device"] for h, v in hosts.items()})["devices"][name]
+    plan = _plan.build_plan(inventory["all"]["vars"]["lossless_fabric"], {h: v["lossless_fabric_device"] for h, v in hosts.items()})["devices"][name]
     args = {key: spec.get("default") for key, spec in _switch_config.ARGUMENT_SPEC.items()}
     args.update(plan=plan, platform=plan["platform"], host="127.0.0.1", port=lab.sim.port(name), username="admin", password=PASSWORD,
                 host_key_checking=True, known_hosts_file=str(lab.known_hosts))

@@ -31,6 +31,8 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _contract
+
 Runner = Callable[[list], tuple]
 
 STACKS = ("mlnx", "upstream")
@@ -407,7 +409,7 @@ def validate_plan(plan: Any) -> None:
         found = (plan.get("kind"), plan.get("transport"))
         raise NicError("plan: kind %r transport %r: nic_qos needs the plan of a RoCE host (kind host, transport roce)" % found)
     errors: list[str] = []
-    for key in ("trust", "dscp_map", "default_priority", "pfc_priorities", "dcqcn", "cnp", "rdma_cm_tos", "traffic_class", "roce_mode", "mtu", "nics"):
+    for key in _contract.keys(_contract.NicQos):  # the plan contract: what nic_qos applies
         if key not in plan:
             errors.append("plan.%s: missing" % key)
     if errors:

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
 
 # opensm.conf keys the role owns -> value check.  Keys only read at start
 # (opensm's opt_tbl can_update 0): a change needs a restart, not SIGHUP.

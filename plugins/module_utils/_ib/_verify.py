@@ -11,7 +11,7 @@ the expectations follow (verified against the lab's ibsim + OpenSM):
   qos-level's SL, and the DEFAULT level's for a P_Key no rule names; a
   partition's own ``sl=`` then does not show (it only counts without QoS).
 - partitions.conf without a 0x7fff rule gets ``Default=0x7fff, ipoib : ALL=full``
-  from the plan (_intent._partitions_conf), so every CA port holds 0xffff.
+  from the plan (_intent/_plan.py _partitions_conf), so every CA port holds 0xffff.
 - VLArb tables are written in the order of ``qos_vlarb_*``, padded with
   weight-0 entries up to the port's capacity; SL2VL rows of a switch's
   external ports follow ``qos_swe_sl2vl``, CA ports ``qos_ca_sl2vl``.
@@ -22,10 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import DEFAULT_PKEY
 
 # One check per section of the ib_fabric_facts snapshot, named as the section it reads.
 CHECKS: tuple[str, ...] = _ib.SECTIONS
-DEFAULT_PKEY = 0x7FFF
 
 
 def expected_hosts(devices: dict) -> dict[str, str]:

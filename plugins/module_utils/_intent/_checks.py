@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""The shared validation machinery: the error/warning collector (_Ctx) and its type, range and text checks."""
+"""The shared validation machinery: the error/warning collector (Ctx) and its type, range and text checks."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import difflib
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
     _DESCRIPTION_MAX,
     _DESCRIPTION_RE,
-    _FORBIDDEN_CHARS,
     _GUID_RE,
     _NAME_RE,
+    BAD,
 )
 
 # ---------------------------------------------------------------------------
@@ -23,7 +23,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 # ---------------------------------------------------------------------------
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -39,24 +39,12 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _key_repr(key: Any) -> str:
+def key_repr(key: Any) -> str:
     """Show a key inside a path: plain when harmless, repr() when it could mislead."""
     text = str(key)
     if isinstance(key, str) and text and unsafe_reason(text) is None and not set(text) & set("[] "):
         return text
     return repr(key)
-
-
-def unsafe_reason(value: str) -> str | None:
-    """Why a string must not reach a device CLI or file, or None when it may."""
-    for char in value:
-        if char in "\r\n\x85\u2028\u2029":
-            return "a newline"
-        if not char.isprintable() and char != " ":
-            return f"a control character ({char!r})"
-        if char in _FORBIDDEN_CHARS:
-            return f"{char!r}, which could start a second command or a comment"
-    return None
 
 
 def _suggest(word: Any, choices: tuple[str, ...] | list[str]) -> str:
@@ -66,7 +54,7 @@ def _suggest(word: Any, choices: tuple[str, ...] | list[str]) -> str:
     return "one of " + ", ".join(choices)
 
 
-class _Ctx:
+class Ctx:
     """Collects every error and warning; ``prefix`` names the inventory host."""
 
     def __init__(self) -> None:
@@ -87,11 +75,11 @@ class _Ctx:
         if value is None:
             value = {}
         if not isinstance(value, dict):
-            self.error(path, f"{_type_name(value)} is not a mapping")
+            self.error(path, f"{type_name(value)} is not a mapping")
             return {}
         for key in value:
             if key not in keys:
-                self.error(f"{path}.{_key_repr(key)}", f"unknown key ({_suggest(key, keys)})")
+                self.error(f"{path}.{key_repr(key)}", f"unknown key ({_suggest(key, keys)})")
         for key in required:
             if value.get(key) is None:
                 self.error(f"{path}.{key}", "required")
@@ -100,11 +88,11 @@ class _Ctx:
     def sequence(self, value: Any, path: str, min_len: int = 0, max_len: int | None = None) -> list | Any:
         if not isinstance(value, list):
             self.error(path, f"{value!r} is not a list")
-            return _BAD
+            return BAD
         if len(value) < min_len or (max_len is not None and len(value) > max_len):
             bound = f"{min_len}-{max_len}" if max_len is not None else f"at least {min_len}"
             self.error(path, f"a list of {len(value)} entries (need {bound})")
-            return _BAD
+            return BAD
         return value
 
     # -- scalars --------------------------------------------------------------
@@ -118,14 +106,14 @@ class _Ctx:
             return None
         if not _is_int(value) or not low <= value <= high:
             self.error(path, f"{value!r} is not {what} ({low}-{high})")
-            return _BAD
+            return BAD
         return value
 
     def boolean(self, src: dict, key: str, path: str, default: bool) -> Any:
         value = src.get(key, default)
         if not isinstance(value, bool):
             self.error(f"{path}.{key}", f"{value!r} is not a boolean (true or false)")
-            return _BAD
+            return BAD
         return value
 
     def choice(self, src: dict, key: str, path: str, default: Any, choices: tuple[str, ...], what: str, nullable: bool = False) -> Any:
@@ -134,21 +122,21 @@ class _Ctx:
             return None
         if not isinstance(value, str) or value not in choices:
             self.error(f"{path}.{key}", f"{value!r} is not {what} ({_suggest(value, choices) if isinstance(value, str) else 'one of ' + ', '.join(choices)})")
-            return _BAD
+            return BAD
         return value
 
     def text(self, value: Any, path: str, pattern: re.Pattern, rule: str) -> Any:
         """Check a string that reaches a device: injection first, then its own pattern."""
         if not isinstance(value, str):
             self.error(path, f"{value!r} is not a string")
-            return _BAD
+            return BAD
         reason = unsafe_reason(value)
         if reason:
             self.error(path, f"{value!r} contains {reason}")
-            return _BAD
+            return BAD
         if not pattern.fullmatch(value):
             self.error(path, f"{value!r} is not {rule}")
-            return _BAD
+            return BAD
         return value
 
     def name(self, value: Any, path: str) -> Any:
@@ -157,18 +145,18 @@ class _Ctx:
     def description(self, value: Any, path: str) -> Any:
         if isinstance(value, str) and len(value) > _DESCRIPTION_MAX:
             self.error(path, f"{value[:40]!r}... is {len(value)} characters long (at most {_DESCRIPTION_MAX})")
-            return _BAD
+            return BAD
         return self.text(value, path, _DESCRIPTION_RE, "a valid description (letters, digits, space and ._,:/()@+=- only)")
 
     def guid(self, value: Any, path: str) -> Any:
         if isinstance(value, str) and _GUID_RE.fullmatch(value):
             return value.lower()
         self.error(path, f"{value!r} is not a GUID (0x followed by 16 hex digits)")
-        return _BAD
+        return BAD
 
 
 def _ok(*values: Any) -> bool:
-    return all(v is not _BAD for v in values)
+    return all(v is not BAD for v in values)
 
 
 def _natural_key(text: str) -> list:

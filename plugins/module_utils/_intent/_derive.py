@@ -8,8 +8,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS, _platform_registry
-from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _SPEED_RE, PAUSE_QUANTA, SPEEDS, platforms
 
 # ---------------------------------------------------------------------------
 # Public helpers: parsing and derivations
@@ -23,9 +22,6 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-parse_size = _nccl_vocab.parse_size
 
 
 def parse_speed(value: str) -> int:
@@ -68,7 +64,7 @@ def _derived_ecn_defaults(speed_gbps: int) -> dict[str, int]:
 def _platform_ecn_defaults(speed_gbps: int, platform: str, queue_buffer_bytes: Any = None) -> dict[str, int]:
     """ecn_defaults, or for a platform that sets ECN in percent of the queue buffer (Junos: the JVD
     fill levels) those percents as bytes of the switch's queue buffer (the record's ecn_defaults_of_buffer)."""
-    record = _platform_registry().get(platform)
+    record = platforms().get(platform)
     if record is not None and record.ecn_in_percent_of_queue_buffer:
         return record.ecn_defaults_of_buffer(queue_buffer_bytes)
     return ecn_defaults(speed_gbps, platform)
@@ -91,7 +87,7 @@ def ecn_defaults(speed_gbps: int, platform: str) -> dict[str, int]:
     """
     if not _is_int(speed_gbps) or speed_gbps <= 0:
         raise ValueError(f"{speed_gbps!r} is not a speed in Gb/s")
-    record = _platform_registry().get(platform)
+    record = platforms().get(platform)
     lookup = record.ecn_defaults if record is not None else None
     if lookup is None:
         return _derived_ecn_defaults(speed_gbps)

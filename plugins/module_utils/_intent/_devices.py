@@ -7,19 +7,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, _type_name, unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
     _NETDEV_RE,
     _RDMA_DEV_RE,
+    BAD,
     DEVICE_KINDS,
     SM_ROLES,
     Platform,
-    _platform_registry,
+    platforms,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
@@ -37,108 +39,108 @@ _PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC
 _NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer")
 
 
-def _speed(ctx: _Ctx, value: Any, path: str) -> Any:
+def check_speed(ctx: Ctx, value: Any, path: str) -> Any:
     if value is None:
         ctx.error(path, "required")
-        return _BAD
+        return BAD
     try:
         return parse_speed(value)
     except ValueError as exc:
         ctx.error(path, str(exc))
-        return _BAD
+        return BAD
 
 
-def _normalize_device(ctx: _Ctx, raw: dict, intent: dict) -> Any:
+def _normalize_device(ctx: Ctx, raw: dict, intent: dict) -> Any:
     path = "lossless_fabric_device"
     transport = intent.get("transport")
     if not isinstance(raw, dict):
-        ctx.error(path, f"{_type_name(raw)} is not a mapping")
-        return _BAD
+        ctx.error(path, f"{type_name(raw)} is not a mapping")
+        return BAD
     kind = raw.get("kind")
     if kind is None:
         ctx.error(f"{path}.kind", f"required (one of {', '.join(DEVICE_KINDS)})")
-        return _BAD
+        return BAD
     if not isinstance(kind, str) or kind not in DEVICE_KINDS:
         ctx.error(f"{path}.kind", f"{kind!r} is not a device kind ({_suggest(kind, DEVICE_KINDS) if isinstance(kind, str) else ', '.join(DEVICE_KINDS)})")
-        return _BAD
+        return BAD
     ctx.mapping(raw, path, _DEVICE_KEYS[kind])
     if kind == "switch":
         if transport == "infiniband":
             ctx.error(f"{path}.kind", "'switch' but transport is 'infiniband': InfiniBand switches are managed by the subnet manager, not by this collection")
-            return _BAD
+            return BAD
         return _normalize_switch(ctx, raw, path, intent)
     if kind == "subnet_manager":
         if transport == "roce":
             ctx.error(f"{path}.kind", "'subnet_manager' but transport is 'roce': a RoCE fabric has no subnet manager")
-            return _BAD
-        role = leaf(ctx, raw, "lossless_fabric_device.role", path) if raw.get("role") is not None else _BAD
+            return BAD
+        role = leaf(ctx, raw, "lossless_fabric_device.role", path) if raw.get("role") is not None else BAD
         if raw.get("role") is None:
             ctx.error(f"{path}.role", f"required (one of {', '.join(SM_ROLES)})")
-        return {"kind": kind, "role": role} if _ok(role) else _BAD
+        return {"kind": kind, "role": role} if _ok(role) else BAD
     return _normalize_host(ctx, raw, path, transport)
 
 
-def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
+def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
     platform_name = raw.get("platform")
-    platform: Any = _BAD
+    platform: Any = BAD
     if platform_name is None:
         ctx.error(f"{path}.platform", f"required (one of {', '.join(_supported_platforms())})")
-    elif not isinstance(platform_name, str) or platform_name not in _platform_registry():
+    elif not isinstance(platform_name, str) or platform_name not in platforms():
         hint = _suggest(platform_name, _supported_platforms()) if isinstance(platform_name, str) else "one of " + ", ".join(_supported_platforms())
         ctx.error(f"{path}.platform", f"{platform_name!r} is not a platform ({hint})")
-    elif not _platform_registry()[platform_name].supported:
+    elif not platforms()[platform_name].supported:
         ctx.error(f"{path}.platform", f"{platform_name!r} is not supported yet (supported: {', '.join(_supported_platforms())})")
     else:
-        platform = _platform_registry()[platform_name]
+        platform = platforms()[platform_name]
     ports_raw = raw.get("ports", {})
     if ports_raw is None:
         ports_raw = {}
     if not isinstance(ports_raw, dict):
-        ctx.error(f"{path}.ports", f"{_type_name(ports_raw)} is not a mapping of interface name to port")
-        return _BAD
+        ctx.error(f"{path}.ports", f"{type_name(ports_raw)} is not a mapping of interface name to port")
+        return BAD
     roce = intent.get("roce") or {}
     switch_mtu = (roce.get("mtu") or {}).get("switch")
-    if platform is not _BAD and _is_int(switch_mtu) and switch_mtu > platform.max_mtu:
+    if platform is not BAD and _is_int(switch_mtu) and switch_mtu > platform.max_mtu:
         why = platform.max_mtu_why
         ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}{why}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
-        platform = _BAD
+        platform = BAD
     default_cable = roce.get("cable_length_m", 5)
     ports: dict[str, Any] = {}
     good = True
     canonical = check_port_names(ctx, platform, ports_raw, f"{path}.ports")
     for ifname in sorted(ports_raw, key=lambda k: _natural_key(str(k))):
-        port_path = f"{path}.ports[{_key_repr(ifname)}]"
+        port_path = f"{path}.ports[{key_repr(ifname)}]"
         if not isinstance(ifname, str) or unsafe_reason(ifname):
             good = False
             continue
-        if canonical[ifname] is _BAD:
+        if canonical[ifname] is BAD:
             good = False
         src = ctx.mapping(ports_raw[ifname], port_path, _PORT_KEYS)
         if not isinstance(ports_raw[ifname], (dict, type(None))):
             good = False
             continue
-        speed = _speed(ctx, src.get("speed"), f"{port_path}.speed")
+        speed = check_speed(ctx, src.get("speed"), f"{port_path}.speed")
         cable = leaf(ctx, src, "lossless_fabric_device.ports.<ifname>.cable_length_m", port_path, default=default_cable if _ok(default_cable) else 5)
         description = src.get("description")
         description = ctx.description("" if description is None else description, f"{port_path}.description")
         good = good and _ok(speed, cable, description)
-        junos_later = platform is not _BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
-        ecn_now = _ok(speed) and roce.get("ecn") and platform is not _BAD and not junos_later
+        junos_later = platform is not BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
+        ecn_now = _ok(speed) and roce.get("ecn") and platform is not BAD and not junos_later
         if ecn_now and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
             good = False
         name = canonical[ifname] if _ok(canonical[ifname]) else ifname
-        ports[name] = {"speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
+        ports[name] = {"speed": f"{speed}G" if _ok(speed) else BAD, "speed_gbps": speed, "cable_length_m": cable, "description": description}
     buffer_path = f"{path}.queue_buffer_bytes"
     queue_buffer = raw.get("queue_buffer_bytes")
     if queue_buffer is not None:
         queue_buffer = ctx.check_int(queue_buffer, buffer_path, 1024, 2**40, "a buffer size in bytes")
-    if platform is not _BAD and platform.ecn_in_percent_of_queue_buffer:
+    if platform is not BAD and platform.ecn_in_percent_of_queue_buffer:
         if queue_buffer is None:
             ctx.error(
                 buffer_path,
                 f"required for {platform.name}: it sets ECN thresholds as a percent of the RoCE queue's buffer, so give that buffer in bytes",
             )
-            queue_buffer = _BAD
+            queue_buffer = BAD
         elif _ok(queue_buffer):
             for ifname, port in ports.items():
                 if not _ok(port["speed_gbps"]):
@@ -146,19 +148,19 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
                 ecn = roce.get("ecn") or {}
                 if not ecn or not _ok(*ecn.values()):
                     break  # the intent's ECN section has its own errors
-                if not _port_ecn_ok(ctx, ecn, port["speed_gbps"], f"{path}.ports[{_key_repr(ifname)}].speed", platform.name, queue_buffer):
-                    queue_buffer = _BAD
+                if not _port_ecn_ok(ctx, ecn, port["speed_gbps"], f"{path}.ports[{key_repr(ifname)}].speed", platform.name, queue_buffer):
+                    queue_buffer = BAD
                     break
                 top = _port_ecn(roce, port["speed_gbps"], platform.name, queue_buffer)["max_threshold_bytes"]
                 if top >= queue_buffer:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
-                    queue_buffer = _BAD
+                    queue_buffer = BAD
                     break
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
     sonic = _sonic_device(ctx, raw.get("buffer_model"), f"{path}.buffer_model", platform)
-    eos = _eos_device(ctx, raw, path, platform) if platform is not _BAD else None
-    if platform is not _BAD:
+    eos = _eos_device(ctx, raw, path, platform) if platform is not BAD else None
+    if platform is not BAD:
         if raw.get("asic_family") is not None and platform.name != "eos":
             ctx.error(f"{path}.asic_family", f"{raw['asic_family']!r}: only platform eos takes asic_family")
             good = False
@@ -166,7 +168,7 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
             ctx.error(f"{path}.model", f"{raw['model']!r}: only platforms eos and junos take model")
             good = False
     if not (good and _ok(platform, queue_buffer, junos, release, eos, sonic)):
-        return _BAD
+        return BAD
     out = {"kind": "switch", "platform": platform.name, "ports": ports, "queue_buffer_bytes": queue_buffer}
     if junos:
         out["junos"] = junos
@@ -179,41 +181,41 @@ def _normalize_switch(ctx: _Ctx, raw: dict, path: str, intent: dict) -> Any:
     return out
 
 
-def _sonic_device(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
+def _sonic_device(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
     """SONiC only: the switch's buffer model (DEVICE_METADATA|localhost buffer_model, _vendor_sonic):
     'dynamic' (the default: the switch computes lossless headroom from speed, cable length and MTU)
     or 'traditional' (static BUFFER_PROFILE with the plan's headroom). The driver does not change it."""
-    if platform is _BAD:
+    if platform is BAD:
         return None
     if platform.name != "sonic":
         if value is not None:
             ctx.error(path, f"applies to platform sonic only (this switch is {platform.name})")
-            return _BAD
+            return BAD
         return None
     if value is None:
         value = _vendor_sonic.DEFAULT_BUFFER_MODEL
     if not isinstance(value, str) or value not in _vendor_sonic.BUFFER_MODELS:
         ctx.error(path, f"{value!r} is not a SONiC buffer model (one of {', '.join(_vendor_sonic.BUFFER_MODELS)})")
-        return _BAD
+        return BAD
     return {"buffer_model": value}
 
 
-def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
+def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
     """model (decides which scheduling forms apply), scheduling (port | ets), dcbx; junos only."""
-    if platform is _BAD:
+    if platform is BAD:
         return None
     if platform.name != "junos":
         for key in ("scheduling", "dcbx"):  # model: eos takes one too (_eos_device)
             if raw.get(key) is not None:
                 ctx.error(f"{path}.{key}", f"is a junos key; platform is {platform.name}")
-                return _BAD
+                return BAD
         return None
     models = tuple(sorted(_vendor_junos.MODELS))
     model = raw.get("model")
     if model is not None and (not isinstance(model, str) or model not in _vendor_junos.MODELS):
         hint = _suggest(model, models) if isinstance(model, str) else "one of " + ", ".join(models)
         ctx.error(f"{path}.model", f"{model!r} is not a Junos model we have a scheduling form for ({hint})")
-        return _BAD
+        return BAD
     # Without a model: port scheduling, which every QFX takes (Juniper: the QFX switches support
     # direct port scheduling and ETS, except QFX5200/QFX5210, which support port scheduling only).
     forms = _vendor_junos.scheduling_forms(model) if model else _vendor_junos.SCHEDULING_FORMS
@@ -222,24 +224,24 @@ def _junos_device(ctx: _Ctx, raw: dict, path: str, platform: Any) -> Any:
         scheduling = forms[0]
     if not isinstance(scheduling, str) or scheduling not in forms:
         ctx.error(f"{path}.scheduling", f"{scheduling!r}: {model or 'junos'} takes {' or '.join(forms)} scheduling")
-        return _BAD
+        return BAD
     dcbx = raw.get("dcbx")
     if dcbx is None:
         dcbx = _vendor_junos.default_dcbx(model)
     if not isinstance(dcbx, str) or dcbx not in _vendor_junos.DCBX_MODES:
         ctx.error(f"{path}.dcbx", f"{dcbx!r} is not a DCBX PFC mode (one of {', '.join(_vendor_junos.DCBX_MODES)})")
-        return _BAD
+        return BAD
     return {"model": model, "scheduling": scheduling, "dcbx": dcbx}
 
 
-def _release(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
+def _release(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
     """NVUE only: the Cumulus Linux release (command spellings and paths differ by release; _vendor_nvue)."""
-    if platform is _BAD:
+    if platform is BAD:
         return None
     if platform.name != "nvue":
         if value is not None:
             ctx.error(path, f"applies to platform nvue only (this switch is {platform.name})")
-            return _BAD
+            return BAD
         return None
     if value is None:
         return _vendor_nvue.DEFAULT_RELEASE
@@ -247,16 +249,14 @@ def _release(ctx: _Ctx, value: Any, path: str, platform: Any) -> Any:
         _vendor_nvue.release_minor(value)
     except ValueError as exc:
         ctx.error(path, str(exc))
-        return _BAD
+        return BAD
     return value
 
 
-def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
+def _eos_device(ctx: Ctx, raw: dict, path: str, platform: Platform) -> Any:
     """EOS: the ASIC family (from asic_family or model) that picks the queue sub-mode (_vendor_eos)."""
     if platform.name != "eos":
         return None
-    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos  # pylint: disable=import-outside-toplevel
-
     model, family = raw.get("model"), raw.get("asic_family")
     from_model = None
     if model is not None:
@@ -264,13 +264,13 @@ def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
             from_model = _vendor_eos.family_of_model(model)
         except ValueError as exc:
             ctx.error(f"{path}.model", str(exc))
-            return _BAD
+            return BAD
     if family is not None and (not isinstance(family, str) or family not in _vendor_eos.ASIC_FAMILIES):
         ctx.error(f"{path}.asic_family", f"{family!r} is not an EOS ASIC family (one of {', '.join(_vendor_eos.ASIC_FAMILIES)})")
-        return _BAD
+        return BAD
     if family is not None and from_model is not None and family != from_model:
         ctx.error(f"{path}.asic_family", f"{family!r} disagrees with model {model!r} ({from_model})")
-        return _BAD
+        return BAD
     family = family or from_model
     if family is None:
         # Not given: Jericho's 'tx-queue', what this collection rendered before issue 13 (so a
@@ -282,7 +282,7 @@ def _eos_device(ctx: _Ctx, raw: dict, path: str, platform: Platform) -> Any:
     return {"model": model, "asic_family": family, "queue_block": _vendor_eos.QUEUE_BLOCK[family]}
 
 
-def _port_ecn_ok(ctx: _Ctx, ecn: dict, speed_gbps: int, path: str, platform: str, queue_buffer_bytes: Any = None) -> bool:
+def _port_ecn_ok(ctx: Ctx, ecn: dict, speed_gbps: int, path: str, platform: str, queue_buffer_bytes: Any = None) -> bool:
     """A threshold given in the intent must still sit on the right side of the one derived for this speed."""
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if not _ok(low, high, ecn.get("max_probability_percent")):
@@ -321,35 +321,35 @@ def canonical_port(platform: Platform, name: str) -> str | None:
     return re.sub(r"[0-9]+", lambda m: str(int(m.group())), name)
 
 
-def check_port_names(ctx: _Ctx, platform: Any, names: Any, path: str) -> dict:
+def check_port_names(ctx: Ctx, platform: Any, names: Any, path: str) -> dict:
     """Every interface name of a switch checked (injection, the platform's
-    pattern) and normalised: {given name: canonical name, or _BAD}. Two names
+    pattern) and normalised: {given name: canonical name, or BAD}. Two names
     of the same port (Ethernet01 beside Ethernet1) are refused, naming both.
     The intent and switch_config's check of a hand-written plan share it."""
     out: dict[Any, Any] = {}
     seen: dict[str, str] = {}
     for ifname in sorted(names, key=lambda k: _natural_key(str(k))):
-        port_path = f"{path}[{_key_repr(ifname)}]"
+        port_path = f"{path}[{key_repr(ifname)}]"
         if not isinstance(ifname, str):
             ctx.error(port_path, f"{ifname!r} is not an interface name")
-            out[ifname] = _BAD
+            out[ifname] = BAD
             continue
         reason = unsafe_reason(ifname)
         if reason:
             ctx.error(port_path, f"interface name {ifname!r} contains {reason}")
-            out[ifname] = _BAD
+            out[ifname] = BAD
             continue
-        if platform is _BAD:
+        if platform is BAD:
             out[ifname] = ifname
             continue
         canonical = canonical_port(platform, ifname)
         if canonical is None:
             ctx.error(port_path, f"{ifname!r} is not a {platform.name} interface name (like {platform.interface_example})")
-            out[ifname] = _BAD
+            out[ifname] = BAD
             continue
         if canonical in seen:
             ctx.error(port_path, f"{ifname!r} is the same port as {seen[canonical]!r} ({canonical}): give each port once")
-            out[ifname] = _BAD
+            out[ifname] = BAD
             continue
         seen[canonical] = ifname
         out[ifname] = canonical
@@ -357,18 +357,18 @@ def check_port_names(ctx: _Ctx, platform: Any, names: Any, path: str) -> dict:
 
 
 def _supported_platforms() -> tuple[str, ...]:
-    return tuple(sorted(name for name, p in _platform_registry().items() if p.supported))
+    return tuple(sorted(name for name, p in platforms().items() if p.supported))
 
 
-def _normalize_host(ctx: _Ctx, raw: dict, path: str, transport: Any) -> Any:
+def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
     gpus = leaf(ctx, raw, "lossless_fabric_device.gpus", path)
     nics_raw = raw.get("nics")
     if nics_raw is None:
         ctx.error(f"{path}.nics", "required (a list of RDMA NICs)")
-        return _BAD
+        return BAD
     nics_raw = ctx.sequence(nics_raw, f"{path}.nics", min_len=1)
-    if nics_raw is _BAD:
-        return _BAD
+    if nics_raw is BAD:
+        return BAD
     required = ("name", "netdev", "speed") if transport == "roce" else ("name", "speed")
     nics = []
     seen: dict[str, dict[str, int]] = {"name": {}, "netdev": {}}
@@ -376,28 +376,28 @@ def _normalize_host(ctx: _Ctx, raw: dict, path: str, transport: Any) -> Any:
         nic_path = f"{path}.nics[{index}]"
         src = ctx.mapping(entry, nic_path, _NIC_KEYS, required=tuple(k for k in required if k != "speed"))
         if not isinstance(entry, dict):
-            nics.append(_BAD)
+            nics.append(BAD)
             continue
-        name = ctx.text(src["name"], f"{nic_path}.name", _RDMA_DEV_RE, "an RDMA device name (like mlx5_0)") if src.get("name") is not None else _BAD
+        name = ctx.text(src["name"], f"{nic_path}.name", _RDMA_DEV_RE, "an RDMA device name (like mlx5_0)") if src.get("name") is not None else BAD
         netdev = src.get("netdev")
         if netdev is not None:
             netdev = ctx.text(netdev, f"{nic_path}.netdev", _NETDEV_RE, "a network interface name (at most 15 of A-Z a-z 0-9 . _ -)")
         elif "netdev" in required:
-            netdev = _BAD
+            netdev = BAD
         for key, value in (("name", name), ("netdev", netdev)):
             if isinstance(value, str):
                 if value in seen[key]:
                     ctx.error(f"{nic_path}.{key}", f"{value!r} duplicates nics[{seen[key][value]}].{key}")
                     if key == "name":
-                        name = _BAD
+                        name = BAD
                     else:
-                        netdev = _BAD
+                        netdev = BAD
                 else:
                     seen[key][value] = index
-        speed = _speed(ctx, src.get("speed"), f"{nic_path}.speed")
+        speed = check_speed(ctx, src.get("speed"), f"{nic_path}.speed")
         guid = ctx.guid(src["guid"], f"{nic_path}.guid") if src.get("guid") is not None else None
-        nic = {"name": name, "netdev": netdev, "speed": f"{speed}G" if _ok(speed) else _BAD, "speed_gbps": speed, "guid": guid}
-        nics.append(nic if _ok(*nic.values()) else _BAD)
+        nic = {"name": name, "netdev": netdev, "speed": f"{speed}G" if _ok(speed) else BAD, "speed_gbps": speed, "guid": guid}
+        nics.append(nic if _ok(*nic.values()) else BAD)
     if not _ok(gpus, *nics):
-        return _BAD
+        return BAD
     return {"kind": "host", "gpus": gpus, "nics": nics}

@@ -8,17 +8,11 @@ import copy
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok, _suggest
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROOTED_ENGINES, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, _suggest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
-    _ROOTED_ENGINES,
-    IB_MTU_CODES,
-    MEMBER_KEYWORDS,
-    MEMBERSHIPS,
-    ROUTING_ENGINES,
-)
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import BAD
 
 # ---------------------------------------------------------------------------
 # InfiniBand
@@ -48,38 +42,38 @@ _DEFAULT_PARTITIONS = [
 ]
 
 
-def _sl2vl(ctx: _Ctx, value: Any, path: str, max_vls: Any) -> Any:
+def _sl2vl(ctx: Ctx, value: Any, path: str, max_vls: Any) -> Any:
     if not isinstance(value, list):
         ctx.error(path, f"{value!r} is not a list of 16 VLs")
-        return _BAD
+        return BAD
     if len(value) != 16:
         ctx.error(path, f"an SL2VL map of the wrong length ({len(value)} entries; need exactly 16, one VL per SL 0-15)")
-        return _BAD
+        return BAD
     out = []
     for index, raw_vl in enumerate(value):
         vl = ctx.check_int(raw_vl, f"{path}[{index}]", 0, 15, "a VL")
         if _ok(vl, max_vls) and vl != 15 and vl >= max_vls:
             ctx.error(f"{path}[{index}]", f"VL {vl} is not below qos.max_vls {max_vls} (use 15 to drop an SL)")
-            vl = _BAD
+            vl = BAD
         out.append(vl)
-    return out if _ok(*out) else _BAD
+    return out if _ok(*out) else BAD
 
 
-def _vlarb(ctx: _Ctx, value: Any, path: str, max_vls: Any) -> Any:
+def _vlarb(ctx: Ctx, value: Any, path: str, max_vls: Any) -> Any:
     entries = ctx.sequence(value, path, min_len=1, max_len=64)
-    if entries is _BAD:
-        return _BAD
+    if entries is BAD:
+        return BAD
     out = []
     for index, entry in enumerate(entries):
         item_path = f"{path}[{index}]"
         src = ctx.mapping(entry, item_path, ("vl", "weight"), required=("vl", "weight"))
-        vl = ctx.check_int(src["vl"], f"{item_path}.vl", 0, 14, "a data VL") if src.get("vl") is not None else _BAD
-        weight = ctx.check_int(src["weight"], f"{item_path}.weight", 0, 255, "a weight") if src.get("weight") is not None else _BAD
+        vl = ctx.check_int(src["vl"], f"{item_path}.vl", 0, 14, "a data VL") if src.get("vl") is not None else BAD
+        weight = ctx.check_int(src["weight"], f"{item_path}.weight", 0, 255, "a weight") if src.get("weight") is not None else BAD
         if _ok(vl, max_vls) and vl >= max_vls:
             ctx.error(f"{item_path}.vl", f"{vl!r} is not below qos.max_vls {max_vls}")
-            vl = _BAD
+            vl = BAD
         out.append({"vl": vl, "weight": weight})
-    return out if all(_ok(e["vl"], e["weight"]) for e in out) else _BAD
+    return out if all(_ok(e["vl"], e["weight"]) for e in out) else BAD
 
 
 def _pkey(value: Any) -> int | None:
@@ -94,28 +88,28 @@ def _pkey(value: Any) -> int | None:
     return number
 
 
-def _member(ctx: _Ctx, value: Any, path: str, default_membership: Any) -> Any:
+def _member(ctx: Ctx, value: Any, path: str, default_membership: Any) -> Any:
     if isinstance(value, str):
         value = {"guid": value} if value.lower().startswith("0x") else {"keyword": value}
     if not isinstance(value, dict):
         ctx.error(path, f"{value!r} is not a member (a GUID, a keyword, or a mapping with guid or keyword and membership)")
-        return _BAD
+        return BAD
     src = ctx.mapping(value, path, ("guid", "keyword", "membership"))
     membership = ctx.choice(src, "membership", path, default_membership, MEMBERSHIPS, "a membership")
     if ("guid" in src) == ("keyword" in src):
         ctx.error(path, f"{value!r} needs exactly one of guid or keyword")
-        return _BAD
+        return BAD
     if "guid" in src:
         guid = ctx.guid(src["guid"], f"{path}.guid")
-        return {"guid": guid, "membership": membership} if _ok(guid, membership) else _BAD
+        return {"guid": guid, "membership": membership} if _ok(guid, membership) else BAD
     keyword = src["keyword"]
     if not isinstance(keyword, str) or keyword not in MEMBER_KEYWORDS:
         ctx.error(f"{path}.keyword", f"{keyword!r} is not a member keyword ({_suggest(keyword, MEMBER_KEYWORDS)})")
-        return _BAD
-    return {"keyword": keyword, "membership": membership} if _ok(membership) else _BAD
+        return BAD
+    return {"keyword": keyword, "membership": membership} if _ok(membership) else BAD
 
 
-def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
+def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _IB_KEYS)
     out: dict[str, Any] = {}
 
@@ -129,24 +123,24 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     if isinstance(engines, str):
         engines = [engines]
     engines = ctx.sequence(engines, f"{sm_path}.routing_engine", min_len=1)
-    if engines is not _BAD:
+    if engines is not BAD:
         checked = []
         for index, engine in enumerate(engines):
             item_path = f"{sm_path}.routing_engine[{index}]"
             if not isinstance(engine, str) or engine not in ROUTING_ENGINES:
                 hint = _suggest(engine, ROUTING_ENGINES) if isinstance(engine, str) else "one of " + ", ".join(ROUTING_ENGINES)
                 ctx.error(item_path, f"{engine!r} is not an OpenSM 3.3.23 routing engine ({hint})")
-                checked.append(_BAD)
+                checked.append(BAD)
             elif engine in checked:
                 ctx.error(item_path, f"{engine!r} is listed twice")
-                checked.append(_BAD)
+                checked.append(BAD)
             else:
                 checked.append(engine)
-        engines = checked if _ok(*checked) else _BAD
+        engines = checked if _ok(*checked) else BAD
     roots = ctx.sequence(sm.get("root_guids", []), f"{sm_path}.root_guids")
-    if roots is not _BAD:
+    if roots is not BAD:
         roots = [ctx.guid(guid, f"{sm_path}.root_guids[{i}]") for i, guid in enumerate(roots)]
-        roots = roots if _ok(*roots) else _BAD
+        roots = roots if _ok(*roots) else BAD
     out["sm"] = {
         "priority": priority,
         "standby_priority": standby,
@@ -156,7 +150,7 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     }
     if _ok(engines, roots) and not roots:
         for engine in engines:
-            if engine in _ROOTED_ENGINES:
+            if engine in ROOTED_ENGINES:
                 consequence = "updn silently becomes minhop" if engine == "updn" else "ftree falls back to the next engine in the list"
                 ctx.warn(
                     f"{sm_path}.routing_engine",
@@ -174,27 +168,27 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     sl2vl_src = ctx.mapping(qos.get("sl2vl"), f"{qos_path}.sl2vl", ("ca", "switch"))
     levels_raw = ctx.sequence(qos.get("levels", copy.deepcopy(_DEFAULT_LEVELS)), f"{qos_path}.levels", min_len=1)
     levels: Any = []
-    if levels_raw is not _BAD:
+    if levels_raw is not BAD:
         seen: dict[str, int] = {}
         for index, entry in enumerate(levels_raw):
             item_path = f"{qos_path}.levels[{index}]"
             lsrc = ctx.mapping(entry, item_path, ("name", "sl"), required=("name",))
-            name = ctx.name(lsrc["name"], f"{item_path}.name") if lsrc.get("name") is not None else _BAD
+            name = ctx.name(lsrc["name"], f"{item_path}.name") if lsrc.get("name") is not None else BAD
             sl = ctx.integer(lsrc, "sl", item_path, 0, 0, 15, "a service level")
             if _ok(name):
                 if name.lower() in seen:
                     ctx.error(f"{item_path}.name", f"{name!r} duplicates levels[{seen[name.lower()]}]")
-                    name = _BAD
+                    name = BAD
                 else:
                     seen[name.lower()] = index
             levels.append({"name": name, "sl": sl})
         if not all(_ok(level["name"], level["sl"]) for level in levels):
-            levels = _BAD
+            levels = BAD
         elif "default" not in seen:
             ctx.error(f"{qos_path}.levels", "no 'default' level: OpenSM requires a DEFAULT QoS level")
-            levels = _BAD
+            levels = BAD
     else:
-        levels = _BAD
+        levels = BAD
     out["qos"] = {
         "enabled": leaf(ctx, qos, "infiniband.qos.enabled", qos_path),
         "max_vls": max_vls,
@@ -211,13 +205,13 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
 
     parts_raw = ctx.sequence(src.get("partitions", copy.deepcopy(_DEFAULT_PARTITIONS)), f"{path}.partitions")
     partitions: Any = []
-    if parts_raw is not _BAD:
+    if parts_raw is not BAD:
         names: dict[str, int] = {}
         pkeys: dict[int, int] = {}
         for index, entry in enumerate(parts_raw):
             partitions.append(_partition(ctx, entry, f"{path}.partitions[{index}]", level_names, names, pkeys, index, parts_raw))
     else:
-        partitions = _BAD
+        partitions = BAD
     out["partitions"] = partitions
 
     compute = src.get("compute_partition")
@@ -227,30 +221,30 @@ def _ib_section(ctx: _Ctx, raw: Any, path: str) -> dict:
         compute = good[0]["name"] if good else None
     elif not isinstance(compute, str):
         ctx.error(cpath, f"{compute!r} is not a partition name")
-        compute = _BAD
+        compute = BAD
     elif _ok(partitions) and all(_ok(p) for p in partitions):
         defined = [p["name"] for p in partitions]
         if compute not in defined:
             hint = _suggest(compute, defined) if defined else "no partitions are defined"
             ctx.error(cpath, f"{compute!r} is not a defined partition ({hint})")
-            compute = _BAD
+            compute = BAD
     out["compute_partition"] = compute
     _ib_cross_checks(ctx, out, path)
     return out
 
 
-def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, names: dict, pkeys: dict, index: int, raw: list) -> Any:
+def _partition(ctx: Ctx, entry: Any, item_path: str, level_names: list | None, names: dict, pkeys: dict, index: int, raw: list) -> Any:
     psrc = ctx.mapping(entry, item_path, _PARTITION_KEYS, required=("name", "pkey", "members"))
     if not isinstance(entry, dict):
-        return _BAD
-    name = ctx.name(psrc["name"], f"{item_path}.name") if psrc.get("name") is not None else _BAD
+        return BAD
+    name = ctx.name(psrc["name"], f"{item_path}.name") if psrc.get("name") is not None else BAD
     if _ok(name):
         if name in names:
             ctx.error(f"{item_path}.name", f"{name!r} duplicates partitions[{names[name]}]")
-            name = _BAD
+            name = BAD
         else:
             names[name] = index
-    pkey: Any = _BAD
+    pkey: Any = BAD
     if psrc.get("pkey") is not None:
         number = _pkey(psrc["pkey"])
         if number is None:
@@ -267,22 +261,22 @@ def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, 
     mtu = psrc.get("mtu", 4096)
     if mtu is not None and (not _is_int(mtu) or mtu not in IB_MTU_CODES):
         ctx.error(f"{item_path}.mtu", f"{mtu!r} is not an IB MTU (one of {', '.join(str(m) for m in IB_MTU_CODES)})")
-        mtu = _BAD
+        mtu = BAD
     level = psrc.get("qos_level")
     if level is not None:
         if not isinstance(level, str):
             ctx.error(f"{item_path}.qos_level", f"{level!r} is not a QoS level name")
-            level = _BAD
+            level = BAD
         elif level_names is not None and level.lower() not in [n.lower() for n in level_names]:
             ctx.error(f"{item_path}.qos_level", f"{level!r} is not a defined QoS level ({_suggest(level, level_names)})")
-            level = _BAD
+            level = BAD
     default_membership = leaf(ctx, psrc, "infiniband.partitions[].default_membership", item_path)
-    members_raw = ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=1) if psrc.get("members") is not None else _BAD
-    members: Any = _BAD
-    if members_raw is not _BAD:
+    members_raw = ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=1) if psrc.get("members") is not None else BAD
+    members: Any = BAD
+    if members_raw is not BAD:
         dm = default_membership if _ok(default_membership) else "limited"
         members = [_member(ctx, m, f"{item_path}.members[{i}]", dm) for i, m in enumerate(members_raw)]
-        members = members if _ok(*members) else _BAD
+        members = members if _ok(*members) else BAD
     part = {
         "name": name,
         "pkey": pkey,
@@ -294,7 +288,7 @@ def _partition(ctx: _Ctx, entry: Any, item_path: str, level_names: list | None, 
         "default_membership": default_membership,
         "members": members,
     }
-    return part if _ok(*part.values()) else _BAD
+    return part if _ok(*part.values()) else BAD
 
 
 def _level_sl(ib: dict, level_name: str | None) -> Any:
@@ -302,7 +296,7 @@ def _level_sl(ib: dict, level_name: str | None) -> Any:
     for level in ib["qos"]["levels"]:
         if level["name"].lower() == wanted:
             return level["sl"]
-    return _BAD
+    return BAD
 
 
 def _compute_sl(ib: dict) -> Any:
@@ -322,7 +316,7 @@ def _compute_sl(ib: dict) -> Any:
     return None
 
 
-def _ib_cross_checks(ctx: _Ctx, ib: dict, path: str) -> None:
+def _ib_cross_checks(ctx: Ctx, ib: dict, path: str) -> None:
     if not (_ok(ib["partitions"], ib["qos"]["levels"]) and all(_ok(p) for p in ib["partitions"])):
         return
     for index, part in enumerate(ib["partitions"]):

@@ -4,16 +4,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _natural_key, _ok, _suggest, unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
     _NETDEV_RE,
+    BAD,
     K8S_CNIS,
     K8S_LINK_TYPES,
 )
@@ -78,31 +80,31 @@ K8S_DEFAULTS: dict[str, Any] = {
 _K8S_NS_RULE = "a namespace name (a DNS label: at most 63 of a-z 0-9 -)"
 
 
-def _k8s_text(ctx: _Ctx, src: dict, key: str, path: str, default: str, pattern: re.Pattern, rule: str) -> Any:
+def _k8s_text(ctx: Ctx, src: dict, key: str, path: str, default: str, pattern: re.Pattern, rule: str) -> Any:
     return ctx.text(src.get(key, default), f"{path}.{key}", pattern, rule)
 
 
-def _k8s_image(ctx: _Ctx, value: Any, path: str) -> Any:
+def _k8s_image(ctx: Ctx, value: Any, path: str) -> Any:
     value = ctx.text(value, path, re.compile(r"\S+"), "an image reference")
     if not _ok(value):
-        return _BAD
+        return BAD
     match = _K8S_IMAGE_RE.fullmatch(value)
     if not match:
         ctx.error(path, f"{value!r} is not an image reference (registry/path:tag or registry/path@sha256:digest, lower-case path)")
-        return _BAD
+        return BAD
     if not (match.group("digest") or (match.group("tag") and match.group("tag") != "latest")):
         ctx.error(path, f"{value!r} is not pinned (give a tag other than 'latest', or a digest @sha256:...)")
-        return _BAD
+        return BAD
     return value
 
 
-def _k8s_label_map(ctx: _Ctx, value: Any, path: str) -> Any:
+def _k8s_label_map(ctx: Ctx, value: Any, path: str) -> Any:
     if not isinstance(value, dict) or not value:
         ctx.error(path, f"{value!r} is not a non-empty mapping of node label to value")
-        return _BAD
+        return BAD
     out: dict[str, str] = {}
     for key in sorted(value, key=str):
-        item = f"{path}[{_key_repr(key)}]"
+        item = f"{path}[{key_repr(key)}]"
         if not isinstance(key, str) or not _K8S_LABEL_KEY_RE.fullmatch(key):
             ctx.error(item, f"{key!r} is not a label key ([prefix/]name, name at most 63 of A-Z a-z 0-9 - _ .)")
             continue
@@ -112,25 +114,25 @@ def _k8s_label_map(ctx: _Ctx, value: Any, path: str) -> Any:
             ctx.error(item, f"{label!r} is not a label value (a string of at most 63 of A-Z a-z 0-9 - _ .){hint}")
             continue
         out[key] = label
-    return out if len(out) == len(value) else _BAD
+    return out if len(out) == len(value) else BAD
 
 
-def _k8s_list(ctx: _Ctx, src: dict, key: str, path: str, check: Any) -> Any:
+def _k8s_list(ctx: Ctx, src: dict, key: str, path: str, check: Any) -> Any:
     value = src.get(key)
     if value is None:
         return []
     items = ctx.sequence(value, f"{path}.{key}")
-    if items is _BAD:
-        return _BAD
+    if items is BAD:
+        return BAD
     out = [check(item, f"{path}.{key}[{index}]") for index, item in enumerate(items)]
-    return out if _ok(*out) else _BAD
+    return out if _ok(*out) else BAD
 
 
-def _k8s_pattern(ctx: _Ctx, pattern: re.Pattern, rule: str) -> Any:
+def _k8s_pattern(ctx: Ctx, pattern: re.Pattern, rule: str) -> Any:
     return lambda value, path: ctx.text(value, path, pattern, rule)
 
 
-def _k8s_mapping(ctx: _Ctx, value: Any, path: str, keys: tuple[str, ...]) -> dict:
+def _k8s_mapping(ctx: Ctx, value: Any, path: str, keys: tuple[str, ...]) -> dict:
     """ctx.mapping, with the plugin's camelCase names pointed at the intent's spelling."""
     if isinstance(value, dict):
         for key in [k for k in value if k in _K8S_PLUGIN_SPELLINGS and _K8S_PLUGIN_SPELLINGS[k] in keys]:
@@ -139,18 +141,18 @@ def _k8s_mapping(ctx: _Ctx, value: Any, path: str, keys: tuple[str, ...]) -> dic
     return ctx.mapping(value, path, keys)
 
 
-def _k8s_selectors(ctx: _Ctx, raw: Any, path: str) -> Any:
+def _k8s_selectors(ctx: Ctx, raw: Any, path: str) -> Any:
     if raw is None:
         ctx.error(path, f"required (a resource needs at least one selector: {', '.join(_K8S_SELECTOR_KEYS)})")
-        return _BAD
+        return BAD
     src = _k8s_mapping(ctx, raw, path, _K8S_SELECTOR_KEYS)
     if not isinstance(raw, dict):
-        return _BAD
+        return BAD
 
     def pci(value: Any, item: str) -> Any:
         if _is_int(value):  # YAML reads 1021 as a number
             ctx.error(item, f"{value!r} is not a PCI ID (quote it: '{value}')")
-            return _BAD
+            return BAD
         return ctx.text(value, item, _K8S_PCI_ID_RE, "a PCI ID (4 lower-case hex digits, like '15b3' or '1021')")
 
     out = {
@@ -161,29 +163,29 @@ def _k8s_selectors(ctx: _Ctx, raw: Any, path: str) -> Any:
         "link_types": _k8s_list(ctx, src, "link_types", path, lambda v, p: _k8s_choice(ctx, v, p, K8S_LINK_TYPES, "a link type")),
     }
     if not _ok(*out.values()):
-        return _BAD
+        return BAD
     if not any(out.values()):
         ctx.error(path, f"{raw!r} selects nothing (a resource needs at least one selector: {', '.join(_K8S_SELECTOR_KEYS)})")
-        return _BAD
+        return BAD
     return out
 
 
-def _k8s_choice(ctx: _Ctx, value: Any, path: str, choices: tuple[str, ...], what: str) -> Any:
+def _k8s_choice(ctx: Ctx, value: Any, path: str, choices: tuple[str, ...], what: str) -> Any:
     if isinstance(value, str) and value in choices:
         return value
     hint = _suggest(value, choices) if isinstance(value, str) else "one of " + ", ".join(choices)
     ctx.error(path, f"{value!r} is not {what} ({hint})")
-    return _BAD
+    return BAD
 
 
-def _k8s_resource(ctx: _Ctx, entry: Any, path: str) -> Any:
+def _k8s_resource(ctx: Ctx, entry: Any, path: str) -> Any:
     src = _k8s_mapping(ctx, entry, path, _K8S_RESOURCE_KEYS)
     if not isinstance(entry, dict):
-        return _BAD
+        return BAD
     name = src.get("name")
     if name is None:
         ctx.error(f"{path}.name", "required")
-        name = _BAD
+        name = BAD
     else:
         name = ctx.text(
             name,
@@ -195,36 +197,34 @@ def _k8s_resource(ctx: _Ctx, entry: Any, path: str) -> Any:
     prefix = ctx.text(src.get("prefix", "rdma"), f"{path}.prefix", _DNS_SUBDOMAIN_RE, "a resource prefix (a DNS subdomain, like rdma)")
     if isinstance(prefix, str) and prefix.split(".")[-2:] in (["kubernetes", "io"], ["k8s", "io"]):
         ctx.error(f"{path}.prefix", f"{prefix!r} is reserved for Kubernetes' own resources")
-        prefix = _BAD
+        prefix = BAD
     out = {
         "name": name,
         "prefix": prefix,
         "rdma_hca_max": leaf(ctx, src, "kubernetes.device_plugin.resources[].rdma_hca_max", path),
         "selectors": _k8s_selectors(ctx, src.get("selectors"), f"{path}.selectors"),
     }
-    return out if _ok(*out.values()) else _BAD
+    return out if _ok(*out.values()) else BAD
 
 
-def _k8s_resources(ctx: _Ctx, raw: Any, path: str) -> Any:
+def _k8s_resources(ctx: Ctx, raw: Any, path: str) -> Any:
     if raw is None:
         return None  # derived from the hosts' NICs once the devices are known
     entries = ctx.sequence(raw, path, min_len=1)
-    if entries is _BAD:
-        return _BAD
+    if entries is BAD:
+        return BAD
     out = [_k8s_resource(ctx, entry, f"{path}[{index}]") for index, entry in enumerate(entries)]
     seen: dict[str, int] = {}
     for index, res in enumerate(out):
         if _ok(res) and _ok(res["name"]):
             if res["name"] in seen:
                 ctx.error(f"{path}[{index}].name", f"{res['name']!r} duplicates resources[{seen[res['name']]}].name")
-                out[index] = _BAD
+                out[index] = BAD
             seen.setdefault(res["name"], index)
-    return out if _ok(*out) else _BAD
+    return out if _ok(*out) else BAD
 
 
-def _k8s_cidr(ctx: _Ctx, value: Any, path: str) -> Any:
-    import ipaddress  # pylint: disable=import-outside-toplevel
-
+def _k8s_cidr(ctx: Ctx, value: Any, path: str) -> Any:
     if isinstance(value, str) and unsafe_reason(value) is None:
         try:
             net = ipaddress.IPv4Network(value, strict=True)
@@ -233,10 +233,10 @@ def _k8s_cidr(ctx: _Ctx, value: Any, path: str) -> Any:
         except ValueError:
             pass
     ctx.error(path, f"{value!r} is not an IPv4 network in CIDR form (like 172.30.0.0/16, host bits zero)")
-    return _BAD
+    return BAD
 
 
-def _k8s_attach_policy(ctx: _Ctx, raw: Any, path: str) -> Any:
+def _k8s_attach_policy(ctx: Ctx, raw: Any, path: str) -> Any:
     src = ctx.mapping(raw, path, _K8S_ATTACH_KEYS)
     strategy = leaf(ctx, src, "kubernetes.multi_nic_cni.network.attach_policy.strategy", path)
     target = src.get("target")
@@ -244,22 +244,22 @@ def _k8s_attach_policy(ctx: _Ctx, raw: Any, path: str) -> Any:
         target = ctx.text(target, f"{path}.target", _K8S_TARGET_RE, "a bandwidth target (like 200Gbps)")
     elif strategy in ("costOpt", "perfOpt"):
         ctx.error(f"{path}.target", f"required for strategy {strategy!r} (a bandwidth like 200Gbps)")
-        target = _BAD
+        target = BAD
     return {"strategy": strategy, "target": target}
 
 
-def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
+def _k8s_network(ctx: Ctx, raw: Any, path: str, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_NET_KEYS)
     plugin = leaf(ctx, src, "kubernetes.multi_nic_cni.network.plugin", path)
     ipam = leaf(ctx, src, "kubernetes.multi_nic_cni.network.ipam", path, default="host-device-ipam" if plugin == "mellanox" else "multi-nic-ipam")
     if (plugin == "mellanox") != (ipam == "host-device-ipam") and _ok(plugin, ipam):
         ctx.error(f"{path}.ipam", f"{ipam!r} does not go with plugin {plugin!r} (host-device-ipam is the IPAM of plugin mellanox, and only of it)")
-        ipam = _BAD
+        ipam = BAD
     subnet = src.get("subnet")
     if ipam == "host-device-ipam":
         if subnet not in (None, ""):
             ctx.error(f"{path}.subnet", f"{subnet!r} is not used by host-device-ipam (it takes the host device's own address): remove it")
-            subnet = _BAD
+            subnet = BAD
         else:
             subnet = ""
     else:
@@ -288,7 +288,7 @@ def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
         out["mtu"] = ctx.check_int(mtu, f"{path}.mtu", 1280, 9216, "an MTU")
         if _ok(out["mtu"]) and _is_int(host_mtu) and out["mtu"] > host_mtu:
             ctx.error(f"{path}.mtu", f"{mtu!r} is above lossless_fabric.roce.mtu.host {host_mtu} (a child interface cannot exceed its parent)")
-            out["mtu"] = _BAD
+            out["mtu"] = BAD
     if plugin == "mellanox":
         ctx.warn(
             f"{path}.plugin",
@@ -298,7 +298,7 @@ def _k8s_network(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
     return out
 
 
-def _k8s_multi_nic(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
+def _k8s_multi_nic(ctx: Ctx, raw: Any, path: str, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_MNC_KEYS)
     version = ctx.text(src.get("version", K8S_DEFAULTS["mnc_version"]), f"{path}.version", _K8S_VERSION_RE, "a release version (like v1.3.1)")
     if _ok(version) and not version.startswith("v"):
@@ -311,12 +311,12 @@ def _k8s_multi_nic(ctx: _Ctx, raw: Any, path: str, roce: Any) -> dict:
     return {
         "namespace": _k8s_text(ctx, src, "namespace", path, K8S_DEFAULTS["mnc_namespace"], _DNS_LABEL_RE, _K8S_NS_RULE),
         "version": version,
-        "controller_image": _k8s_image(ctx, image, f"{path}.controller_image") if image is not None else _BAD,
+        "controller_image": _k8s_image(ctx, image, f"{path}.controller_image") if image is not None else BAD,
         "network": _k8s_network(ctx, src.get("network"), f"{path}.network", roce),
     }
 
 
-def _k8s_network_operator(ctx: _Ctx, raw: Any, path: str) -> dict:
+def _k8s_network_operator(ctx: Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _K8S_NETOP_KEYS)
     return {
         "namespace": _k8s_text(ctx, src, "namespace", path, K8S_DEFAULTS["netop_namespace"], _DNS_LABEL_RE, _K8S_NS_RULE),
@@ -328,7 +328,7 @@ def _k8s_network_operator(ctx: _Ctx, raw: Any, path: str) -> dict:
     }
 
 
-def _kubernetes_section(ctx: _Ctx, raw: Any, path: str, transport: Any, roce: Any) -> dict:
+def _kubernetes_section(ctx: Ctx, raw: Any, path: str, transport: Any, roce: Any) -> dict:
     src = ctx.mapping(raw, path, _K8S_KEYS)
     cni = leaf(ctx, src, "kubernetes.cni", path)
     for section in K8S_CNIS:
@@ -339,7 +339,7 @@ def _kubernetes_section(ctx: _Ctx, raw: Any, path: str, transport: Any, roce: An
             f"{path}.cni",
             "'multi_nic_cni' attaches Ethernet interfaces (macvlan, ipvlan, host-device); transport 'infiniband' needs IPoIB: use 'network_operator'",
         )
-        cni = _BAD
+        cni = BAD
     dp_path = f"{path}.device_plugin"
     dp_src = ctx.mapping(src.get("device_plugin"), dp_path, _K8S_DP_KEYS)
     out: dict[str, Any] = {
@@ -361,12 +361,12 @@ def _kubernetes_section(ctx: _Ctx, raw: Any, path: str, transport: Any, roce: An
     image = _k8s_image(ctx, image, f"{dp_path}.image")
     if cni == "network_operator" and _ok(image) and "@" in image:
         ctx.error(f"{dp_path}.image", f"{image!r}: the NicClusterPolicy image spec needs a tag (repository/image:version), not a digest")
-        image = _BAD
+        image = BAD
     out["device_plugin"]["image"] = image
     return out
 
 
-def _kubernetes_derive(ctx: _Ctx, intent: dict, devices: dict) -> None:
+def _kubernetes_derive(ctx: Ctx, intent: dict, devices: dict) -> None:
     """Fill the defaults that come from the hosts: one resource selecting every host NIC's netdev."""
     k8s = intent["kubernetes"]
     resources = k8s["device_plugin"]["resources"]

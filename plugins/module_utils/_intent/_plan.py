@@ -1,31 +1,44 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""The entry points (validate, build_plan) and every per-device plan derived from the normalized intent."""
+"""The entry points (validate, build_plan) and every per-device plan derived from the normalized intent.
+
+Each plan is a value of its type in _contract.py (SwitchPlan, RoceHostPlan, IbHostPlan, SubnetManagerPlan),
+the one declaration of its keys that consumers read.
+"""
 
 from __future__ import annotations
 
 import copy
-import sys
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import (
+    DEFAULT_PKEY,
+    IB_MTU_CODES,
+    OPENSM_PARTITIONS_FILE,
+    OPENSM_QOS_POLICY_FILE,
+    OPENSM_ROOT_GUID_FILE,
+)
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import (
+    HostNic,
+    IbHostPlan,
+    JunosPlan,
+    RoceHostPlan,
+    SubnetManagerPlan,
+    SwitchPlan,
+)
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._infiniband import _compute_sl, _ib_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernetes import _kubernetes_derive, _kubernetes_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _port_ecn, _roce_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _BAD,
-    DEFAULT_PKEY,
-    IB_MTU_CODES,
+    BAD,
     L2_OVERHEAD_BYTES,
-    OPENSM_PARTITIONS_FILE,
-    OPENSM_QOS_POLICY_FILE,
-    OPENSM_ROOT_GUID_FILE,
     TRANSPORTS,
     IntentError,
-    _platform_registry,
+    platforms,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
@@ -34,26 +47,26 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue im
 _TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 
 
-def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
+def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
     path = "lossless_fabric"
     if intent is None:
         ctx.error(path, "required (the fabric intent is not defined)")
-        return {"name": _BAD, "transport": _BAD}
+        return {"name": BAD, "transport": BAD}
     src = ctx.mapping(intent, path, _TOP_KEYS, required=("name", "transport"))
     out: dict[str, Any] = {}
-    out["name"] = ctx.name(src["name"], f"{path}.name") if src.get("name") is not None else _BAD
+    out["name"] = ctx.name(src["name"], f"{path}.name") if src.get("name") is not None else BAD
     transport = src.get("transport")
     if transport is not None:
         transport = _schema.value(ctx, src, "transport", path)
     else:
-        transport = _BAD
+        transport = BAD
     out["transport"] = transport
     for section in TRANSPORTS:
         if src.get(section) is not None and transport in TRANSPORTS and section != transport:
             ctx.error(f"{path}.{section}", f"present but transport is {transport!r} (remove the section)")
-    if transport == "roce" or (transport is _BAD and src.get("roce") is not None):
+    if transport == "roce" or (transport is BAD and src.get("roce") is not None):
         out["roce"] = _roce_section(ctx, src.get("roce"), f"{path}.roce")
-    if transport == "infiniband" or (transport is _BAD and src.get("infiniband") is not None):
+    if transport == "infiniband" or (transport is BAD and src.get("infiniband") is not None):
         out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband")
     out["targets"] = _targets_section(ctx, src.get("targets"), f"{path}.targets", transport)
     if src.get("kubernetes") is not None:
@@ -66,27 +79,27 @@ def _normalize_intent(ctx: _Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
-    ctx = _Ctx()
+def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
+    ctx = Ctx()
     norm = _normalize_intent(ctx, intent)
     norm_devices: dict[str, Any] = {}
     if devices is None:
         devices = {}
     if not isinstance(devices, dict):
-        ctx.error("devices", f"{_type_name(devices)} is not a mapping of inventory host to lossless_fabric_device")
+        ctx.error("devices", f"{type_name(devices)} is not a mapping of inventory host to lossless_fabric_device")
         devices = {}
     _fabric_mtu_default(ctx, intent, norm, devices)
     for host in sorted(devices, key=str):
         raw = devices[host]
         if raw is None:
             continue  # a host without lossless_fabric_device is not ours
-        ctx.prefix = f"{_key_repr(str(host))}: "
+        ctx.prefix = f"{key_repr(str(host))}: "
         device = _normalize_device(ctx, raw, norm)
         norm_devices[str(host)] = device
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
-    ctx.cabling = _topology.check(sys.modules[__package__], ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
+    ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
     if "kubernetes" in norm:
         _kubernetes_derive(ctx, norm, norm_devices)
     if norm.get("transport") == "infiniband":
@@ -98,7 +111,7 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, _Ctx]:
     return norm, norm_devices, ctx
 
 
-def _fabric_mtu_default(ctx: _Ctx, intent: Any, norm: dict, devices: dict) -> None:
+def _fabric_mtu_default(ctx: Ctx, intent: Any, norm: dict, devices: dict) -> None:
     """mtu.switch is the IP MTU on every platform (EOS 'mtu' and the NVUE/Linux link MTU count
     the IP packet; Junos' media MTU adds the Ethernet header). Left unset, it is 9214 unless a
     Junos switch is in scope: then 9202 (the largest IP MTU a QFX takes) for every switch, so
@@ -120,11 +133,11 @@ def _fabric_mtu_default(ctx: _Ctx, intent: Any, norm: dict, devices: dict) -> No
         )
 
 
-def _platform_notes(ctx: _Ctx, host: str, device: dict, intent: dict) -> None:
+def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
     roce = intent.get("roce")
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return
-    for note in _platform_registry()[device["platform"]].notes:
+    for note in platforms()[device["platform"]].notes:
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 
@@ -199,7 +212,7 @@ def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int
         classes[tc]["bandwidth_percent"] = rest // len(others) + (rest % len(others) if index == 0 else 0)
 
 
-def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
     """Switch QoS: DSCP plan (reference 7.3), per-port headroom (7.1) and ECN (7.2)."""
     roce = intent["roce"]
     data_prio, cnp_prio = roce["data"]["priority"], roce["cnp"]["priority"]
@@ -236,7 +249,7 @@ def _switch_plan(intent: dict, device: dict) -> dict[str, Any]:
                 "total_bytes": room["size_bytes"] * len(pfc),
             },
         }
-    plan = {
+    plan: SwitchPlan = {
         "kind": "switch",
         "platform": device["platform"],
         "trust": roce["trust"],
@@ -293,7 +306,7 @@ def _split_percent(total: int, fixed: dict[int, int], weights: dict[int, int], f
     return {str(q): out[q] for q in sorted(out)}
 
 
-def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> dict[str, Any]:
+def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> JunosPlan:
     """What only Junos needs, derived here so the driver derives nothing (docs/vendor-junos.md):
     the scheduling form of the model, the media MTU (IP MTU + Ethernet header), the JVD
     shared-buffer partitions, and a transmit-rate for every queue a port uses, Junos' own
@@ -328,11 +341,11 @@ def _junos_plan(junos: dict, classes: dict[int, dict], roce: dict) -> dict[str, 
     }
 
 
-def _nic_list(device: dict) -> list[dict[str, Any]]:
-    return [dict(nic) for nic in device["nics"]]
+def _nic_list(device: dict) -> list[HostNic]:
+    return [HostNic(**nic) for nic in device["nics"]]
 
 
-def _roce_host_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     """NIC side of the same plan (host-ib-k8s a.1-a.5): trust, DSCP map, PFC, DCQCN, CNP, ToS, MTU."""
     roce = intent["roce"]
     pfc = roce["pfc"]["priorities"]
@@ -357,7 +370,7 @@ def _roce_host_plan(intent: dict, device: dict) -> dict[str, Any]:
     }
 
 
-def _ib_host_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _ib_host_plan(intent: dict, device: dict) -> IbHostPlan:
     ib = intent["infiniband"]
     pkey = None
     for part in ib["partitions"]:
@@ -432,7 +445,7 @@ def _level_name(ib: dict, wanted: str) -> str:
     return wanted
 
 
-def _sm_plan(intent: dict, device: dict) -> dict[str, Any]:
+def _sm_plan(intent: dict, device: dict) -> SubnetManagerPlan:
     """opensm.conf keys we own (host-ib-k8s b.1) plus the two policy files."""
     ib = intent["infiniband"]
     sm, qos = ib["sm"], ib["qos"]

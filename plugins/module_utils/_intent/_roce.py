@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _ok
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _platform_ecn_defaults, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, L2_OVERHEAD_BYTES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import BAD, L2_OVERHEAD_BYTES
 
 # ---------------------------------------------------------------------------
 # RoCE
@@ -21,7 +21,7 @@ _WATCHDOG_KEYS = ("enabled", "detection_time_ms", "restoration_time_ms", "action
 _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "pipeline_latency_bytes", "mac_phy_delay_bytes")
 
 
-def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
+def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _ROCE_KEYS)
     out: dict[str, Any] = {"trust": leaf(ctx, src, "roce.trust", path)}
 
@@ -43,19 +43,19 @@ def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     pfc_path = f"{path}.pfc"
     pfc = ctx.mapping(src.get("pfc"), pfc_path, ("priorities", "watchdog"))
     priorities = ctx.sequence(pfc.get("priorities", [3]), f"{pfc_path}.priorities", min_len=1, max_len=8)
-    if priorities is not _BAD:
+    if priorities is not BAD:
         checked = []
         for index, raw_prio in enumerate(priorities):
             item_path = f"{pfc_path}.priorities[{index}]"
             prio = ctx.check_int(raw_prio, item_path, 0, 7, "a priority")
-            if prio is _BAD:
-                checked.append(_BAD)
+            if prio is BAD:
+                checked.append(BAD)
             elif prio in checked:
                 ctx.error(item_path, f"{prio!r} is listed twice")
-                checked.append(_BAD)
+                checked.append(BAD)
             else:
                 checked.append(prio)
-        priorities = sorted(p for p in checked if p is not _BAD) if _ok(*checked) else _BAD
+        priorities = sorted(p for p in checked if p is not BAD) if _ok(*checked) else BAD
     wd_path = f"{pfc_path}.watchdog"
     watchdog = ctx.mapping(pfc.get("watchdog"), wd_path, _WATCHDOG_KEYS)
     out["pfc"] = {
@@ -100,7 +100,7 @@ def _roce_section(ctx: _Ctx, raw: Any, path: str) -> dict:
     return out
 
 
-def _roce_cross_checks(ctx: _Ctx, roce: dict, path: str) -> None:
+def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
     data, cnp, pfc, ecn = roce["data"], roce["cnp"], roce["pfc"], roce["ecn"]
     prios = pfc["priorities"]
     if _ok(data["dscp"], cnp["dscp"]) and data["dscp"] == cnp["dscp"]:

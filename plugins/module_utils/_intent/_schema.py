@@ -26,22 +26,22 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBERSHIPS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
-    _UINT32_MAX,
+    _MAX_RAILS,
     DEVICE_KINDS,
-    IB_MTU_CODES,
     K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
     K8S_MNC_IPAMS,
     K8S_MNC_PLUGINS,
-    MEMBERSHIPS,
     NCCL_TRANSPORTS,
+    PATTERNS,
     PLATFORMS,
     SM_ROLES,
     SPEEDS,
     TRANSPORTS,
+    UINT32_MAX,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._topology import _MAX_RAILS, PATTERNS
 
 # The platform names, from the registry (_platforms): a new driver is listed with no edit here.
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
@@ -157,7 +157,7 @@ LEAVES: tuple[Leaf, ...] = (
         "int or null",
         default=None,
         low=1,
-        high=_UINT32_MAX,
+        high=UINT32_MAX,
         what="a threshold in bytes",
         nullable=True,
         default_doc="derived",
@@ -168,7 +168,7 @@ LEAVES: tuple[Leaf, ...] = (
         "int or null",
         default=None,
         low=1,
-        high=_UINT32_MAX,
+        high=UINT32_MAX,
         what="a threshold in bytes",
         nullable=True,
         default_doc="derived",
@@ -962,10 +962,10 @@ def table_of(leaf: Leaf) -> str:
 
 
 def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -> Any:
-    """Check the leaf ``leaf_path`` in the mapping ``src`` found at ``path``; return its value or _BAD.
+    """Check the leaf ``leaf_path`` in the mapping ``src`` found at ``path``; return its value or BAD.
 
     Uses the row's default, range, choices and noun, through the collector's own checks
-    (so the messages are those of _Ctx.integer/boolean/choice).  ``default`` replaces the row's
+    (so the messages are those of Ctx.integer/boolean/choice).  ``default`` replaces the row's
     where it is derived from other keys (its ``default_doc`` says how)."""
     leaf = BY_PATH[leaf_path]
     if leaf.check != SCHEMA:

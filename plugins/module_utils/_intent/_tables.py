@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
@@ -35,15 +34,8 @@ PAUSE_QUANTA: dict[int, int] = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200:
 # the list is the one vocabulary of _nccl_vocab (one binary per NVIDIA/nccl-tests src/<collective>.cu).
 COLLECTIVES: tuple[str, ...] = _nccl_vocab.BINARIES
 
-# OpenSM 3.3.23 routing engines (host-ib-k8s b.1); no ar_* engines upstream.
-ROUTING_ENGINES: tuple[str, ...] = ("minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
-# Engines that need root GUIDs when OpenSM cannot find the roots itself.
-_ROOTED_ENGINES = ("updn", "ftree")
-
-# IBTA MTU codes used by partitions.conf ``mtu=`` (host-ib-k8s b.2).
-IB_MTU_CODES: dict[int, int] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
-MEMBER_KEYWORDS: tuple[str, ...] = ("ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF")
-MEMBERSHIPS: tuple[str, ...] = ("full", "limited", "both")
+# OpenSM's routing engines, partition keywords, MTU codes, default P_Key and file locations are
+# the subnet manager's: _ib/_opensm.py.
 TRANSPORTS: tuple[str, ...] = ("roce", "infiniband")
 NCCL_TRANSPORTS: tuple[str, ...] = _nccl_vocab.TRANSPORTS
 DEVICE_KINDS: tuple[str, ...] = ("switch", "host", "subnet_manager")
@@ -56,16 +48,12 @@ K8S_MNC_IPAMS: tuple[str, ...] = ("multi-nic-ipam", "whereabouts", "host-device-
 K8S_ATTACH_STRATEGIES: tuple[str, ...] = ("none", "costOpt", "perfOpt", "devClass", "topology")
 K8S_LINK_TYPES: tuple[str, ...] = ("ether", "infiniband")
 
+# Cabling patterns lossless_fabric.topology generates (_topology), and the most NICs (rails) a host has.
+PATTERNS: tuple[str, ...] = ("rail_optimized",)
+_MAX_RAILS = 64
+
 # Ethernet header + one 802.1Q tag: a host frame must fit the switch MTU.
 L2_OVERHEAD_BYTES = 18
-# Default-partition P_Key; OpenSM always creates it (partition-config.txt).
-DEFAULT_PKEY = 0x7FFF
-
-# Debian's OpenSM file locations (host-ib-k8s b.1, verified there).
-OPENSM_PARTITIONS_FILE = "/etc/opensm/partitions.conf"
-OPENSM_QOS_POLICY_FILE = "/etc/opensm/qos-policy.conf"
-OPENSM_ROOT_GUID_FILE = "/etc/opensm/root-guids.conf"
-
 
 # The platform record and registry live with the drivers (_platforms/_base.py Platform, each
 # driver's PLATFORM, _records.PLANNED): adding a platform needs no edit here.
@@ -73,15 +61,12 @@ Platform = _base.Platform
 PLATFORMS: dict[str, Platform] = _records.registry()
 
 
-def _platform_registry() -> dict[str, Platform]:
-    """The package's ``PLATFORMS``, looked up at call time: a test or an extension that replaces
-    ``_intent.PLATFORMS`` (the name every caller uses) is seen by every section."""
-    return getattr(sys.modules.get(__package__ or ""), "PLATFORMS", PLATFORMS)
+def platforms() -> dict[str, Platform]:
+    """The registry every check reads, at call time: a test that monkeypatches ``_tables.PLATFORMS``
+    (a planned platform, say) is seen by every section and by _switches/_config.py."""
+    return PLATFORMS
 
 
-# Characters that could end a CLI line, chain a second command, expand a
-# variable or start a comment in some device shell or config file.
-_FORBIDDEN_CHARS = frozenset(";|&$`\\#!\"'{}<>")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 _RDMA_DEV_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 # IFNAMSIZ is 16 including the NUL.
@@ -90,9 +75,9 @@ _DESCRIPTION_RE = re.compile(r"[A-Za-z0-9 ._,:/()@+=-]*")
 _DESCRIPTION_MAX = 240
 _GUID_RE = re.compile(r"0x[0-9A-Fa-f]{16}")
 _SPEED_RE = re.compile(r"(\d+)[Gg]")
-_UINT32_MAX = 2**32 - 1
+UINT32_MAX = 2**32 - 1
 
-_BAD: Any = object()  # marks a value that failed validation; never reaches a plan
+BAD: Any = object()  # marks a value that failed validation; never reaches a plan
 
 
 # ---------------------------------------------------------------------------

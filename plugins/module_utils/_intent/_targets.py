@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _Ctx, _key_repr, _ok, _suggest, _type_name
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_number, parse_size
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, _suggest, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_number
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _BAD, COLLECTIVES, TRANSPORTS
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import BAD, COLLECTIVES, TRANSPORTS
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl._vocab import parse_size  # the one size parser: nccl-tests' -b/-e rules
 
 # ---------------------------------------------------------------------------
 # Targets
@@ -19,12 +20,12 @@ _TARGET_KEYS = ("tolerance_percent", "require_transport", "require_gdr", "collec
 _TARGET_ENTRY_KEYS = ("min_size", "max_size", "min_busbw")
 
 
-def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
+def _targets_section(ctx: Ctx, raw: Any, path: str, transport: Any) -> dict:
     src = ctx.mapping(raw, path, _TARGET_KEYS)
     tolerance = src.get("tolerance_percent", 5)
     if not _is_number(tolerance) or not 0 < tolerance < 100:
         ctx.error(f"{path}.tolerance_percent", f"{tolerance!r} is not a tolerance (0 < x < 100 percent)")
-        tolerance = _BAD
+        tolerance = BAD
     require = leaf(ctx, src, "targets.require_transport", path)
     if require is None and transport in TRANSPORTS:
         require = {"roce": "RoCE", "infiniband": "IB"}[transport]
@@ -34,15 +35,15 @@ def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
     if colls_raw is None:
         colls_raw = {}
     if not isinstance(colls_raw, dict):
-        ctx.error(cpath, f"{_type_name(colls_raw)} is not a mapping")
+        ctx.error(cpath, f"{type_name(colls_raw)} is not a mapping")
         colls_raw = {}
     for coll in sorted(colls_raw, key=str):
-        coll_path = f"{cpath}.{_key_repr(coll)}"
+        coll_path = f"{cpath}.{key_repr(coll)}"
         if coll not in COLLECTIVES:
             ctx.error(coll_path, f"unknown collective ({_suggest(coll, COLLECTIVES)})")
             continue
         entries = ctx.sequence(colls_raw[coll], coll_path, min_len=1)
-        if entries is _BAD:
+        if entries is BAD:
             continue
         collectives[coll] = [_target_entry(ctx, e, f"{coll_path}[{i}]") for i, e in enumerate(entries)]
     return {
@@ -57,39 +58,54 @@ def _targets_section(ctx: _Ctx, raw: Any, path: str, transport: Any) -> dict:
 def validate_targets(raw: Any, path: str = "targets", transport: Any = None) -> tuple[dict, list[str]]:
     """The intent's ``targets`` section alone -> (normalized section, errors).
 
-    The one validator of benchmark targets: ``validate`` uses it for the intent, and the gate
-    (``_nccl_gate.gate_settings``) for ``fabric_targets``, so both apply the same rules.
+    The one validator of benchmark targets: ``validate`` uses it for the intent, and
+    ``fabric_targets`` for the gate's option of that name, so both apply the same rules.
     ``transport`` (roce/infiniband) gives the default ``require_transport``.
     """
-    ctx = _Ctx()
+    ctx = Ctx()
     section = _targets_section(ctx, raw, path, transport)
     return section, ctx.errors
 
 
-def _target_entry(ctx: _Ctx, entry: Any, path: str) -> Any:
+def fabric_targets(raw: Any) -> tuple[dict | None, list[str]]:
+    """A module's ``fabric_targets`` option (the intent's targets section) -> (normalized section, errors).
+
+    (None, []) when not given; (None, errors) when invalid. The NCCL gate takes the result
+    (``_nccl_gate.gate_settings(params, section, errors)``): the rules stay here, so a section
+    fabric_plan accepts is exactly a section the gate accepts (normalized output and as written alike).
+    """
+    if raw is None:
+        return None, []
+    if not isinstance(raw, dict):
+        return None, ["fabric_targets: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)"]
+    section, problems = validate_targets(raw, "fabric_targets")
+    return (None if problems else section), problems
+
+
+def _target_entry(ctx: Ctx, entry: Any, path: str) -> Any:
     src = ctx.mapping(entry, path, _TARGET_ENTRY_KEYS, required=("min_size", "min_busbw"))
     if not isinstance(entry, dict):
-        return _BAD
+        return BAD
     sizes: dict[str, Any] = {}
     for key in ("min_size", "max_size"):
         value = src.get(key)
         if value is None:
-            sizes[key] = None if key == "max_size" else _BAD
+            sizes[key] = None if key == "max_size" else BAD
             continue
         try:
             sizes[key] = parse_size(value)
         except ValueError as exc:
             ctx.error(f"{path}.{key}", str(exc))
-            sizes[key] = _BAD
+            sizes[key] = BAD
             continue
         if sizes[key] == 0:
             ctx.error(f"{path}.{key}", f"{value!r} is not a size above 0")
-            sizes[key] = _BAD
+            sizes[key] = BAD
     low, high = sizes["min_size"], sizes["max_size"]
     if _ok(low, high) and low is not None and high is not None and low > high:
         ctx.error(f"{path}.min_size", f"{src['min_size']!r} is above max_size {src['max_size']!r}")
     busbw = src.get("min_busbw")
     if busbw is not None and (not _is_number(busbw) or busbw <= 0):
         ctx.error(f"{path}.min_busbw", f"{busbw!r} is not a positive bus bandwidth (GB/s > 0)")
-        busbw = _BAD
-    return {"min_size": low, "max_size": high, "min_busbw": busbw if busbw is not None else _BAD}
+        busbw = BAD
+    return {"min_size": low, "max_size": high, "min_busbw": busbw if busbw is not None else BAD}

@@ -18,8 +18,9 @@ NICs, speeds that differ between the two ends, and leaves that mix rails.
 switch's ports in scope with their expected neighbour, and for InfiniBand the
 ibdiagnet topology file.
 
-Pure Python standard library; ``_intent`` calls ``check`` from its
-normalisation and ``plan`` from ``build_plan``.
+Pure Python standard library; ``_plan`` calls ``check`` from its
+normalisation and ``plan`` from ``build_plan``. The checks, tables and port
+names come from the sibling modules (``_checks``, ``_tables``, ``_devices``).
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ import re
 import string
 from typing import Any
 
-__all__ = ["PATTERNS", "check", "plan"]
+from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _ok, _suggest, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import canonical_port, check_speed
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _MAX_RAILS, _NAME_RE, BAD, PATTERNS, platforms
 
-PATTERNS: tuple[str, ...] = ("rail_optimized",)
+__all__ = ["check", "plan"]
+
 _TOPOLOGY_KEYS = (
     "pattern",
     "scalable_units",
@@ -62,7 +67,6 @@ _DEFAULT_PORTS = {
     "leaf_spines": {"name": "swp{n}", "first": None},  # None: right after the host ports
     "spine_leaves": {"name": "swp{n}", "first": 1},
 }
-_MAX_RAILS = 64
 _MAX_HOSTS = 100000
 # An InfiniBand switch port is an 8-bit number; 0 is the switch's management port (ibsim
 # takes 1-254 as well: tests/lab/ibsim/topology.py). Unverified against every switch model.
@@ -104,7 +108,7 @@ class Cabling:
 
 
 # ---------------------------------------------------------------------------
-# Small helpers (the intent's own are passed in as ``ix``: the _intent module)
+# Small helpers
 # ---------------------------------------------------------------------------
 
 
@@ -114,26 +118,26 @@ def _err(ctx: Any, prefix: str, path: str, message: str) -> None:
     ctx.prefix = saved
 
 
-def _host_prefix(ix: Any, host: str) -> str:
-    return f"{ix._key_repr(str(host))}: "
+def _host_prefix(host: str) -> str:
+    return f"{key_repr(str(host))}: "
 
 
-def _template(ix: Any, ctx: Any, value: Any, path: str, fields: tuple[str, ...]) -> Any:
+def _template(ctx: Any, value: Any, path: str, fields: tuple[str, ...]) -> Any:
     """A name template such as 'leaf-su{unit}-r{rail}': only the given fields, no format specs."""
     if not isinstance(value, str) or not value:
         ctx.error(path, f"{value!r} is not a name template (a string such as {'{' + fields[0] + '}'!r})")
-        return ix._BAD
+        return BAD
     try:
         parts = list(string.Formatter().parse(value))
     except ValueError as exc:
         ctx.error(path, f"{value!r} is not a name template ({exc})")
-        return ix._BAD
+        return BAD
     for _text, field, spec, conv in parts:
         if field is None:
             continue
         if field not in fields or spec or conv:
             ctx.error(path, f"{value!r}: {{{field}}} is not a field of this name (fields: {', '.join('{' + f + '}' for f in fields)})")
-            return ix._BAD
+            return BAD
     return value
 
 
@@ -154,14 +158,14 @@ def _is_int(value: Any) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
+def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
     """Normalise lossless_fabric.topology; None when absent."""
     path = "lossless_fabric.topology"
     if raw is None:
         return None
     src = ctx.mapping(raw, path, _TOPOLOGY_KEYS)
     if not isinstance(raw, dict):
-        return ix._BAD
+        return BAD
     out: dict[str, Any] = {}
     ok = True
     switches = src.get("switches")
@@ -171,11 +175,11 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
     names_list: list[str] = []
     if switches is not None:
         switches = ctx.sequence(switches, f"{path}.switches")
-        if switches is ix._BAD:
+        if switches is BAD:
             ok = False
         else:
             for index, name in enumerate(switches):
-                if ix._ok(ctx.name(name, f"{path}.switches[{index}]")):
+                if _ok(ctx.name(name, f"{path}.switches[{index}]")):
                     names_list.append(name)
                 else:
                     ok = False
@@ -184,11 +188,11 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
     if switch_type is not None:
         if transport == "roce":
             ctx.error(f"{path}.ib_switch_type", "only with transport infiniband")
-            switch_type = ix._BAD
+            switch_type = BAD
         else:
             switch_type = ctx.name(switch_type, f"{path}.ib_switch_type")
     out["ib_switch_type"] = switch_type
-    ok = ok and ix._ok(switch_type)
+    ok = ok and _ok(switch_type)
     pattern = src.get("pattern")
     if pattern is None:
         for key in _TOPOLOGY_KEYS:
@@ -196,7 +200,7 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
                 ctx.error(f"{path}.{key}", "needs pattern (rail_optimized)")
                 ok = False
         out["pattern"] = None
-        return out if ok else ix._BAD
+        return out if ok else BAD
     pattern = ctx.choice(src, "pattern", path, None, PATTERNS, "a topology pattern")
     for key in _PATTERN_REQUIRED:
         if src.get(key) is None:
@@ -208,32 +212,32 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
     leaves = ctx.integer(src, "leaves_per_rail", path, 1, 1, 64, "a count of leaves per rail and scalable unit")
     spines = ctx.integer(src, "spines", path, 0, 0, 1024, "a count of spines")
     uplinks = ctx.integer(src, "uplinks_per_spine", path, 1, 1, 64, "a count of links from each leaf to each spine")
-    speed = ix._speed(ctx, src.get("speed"), f"{path}.speed") if src.get("speed") is not None else ix._BAD
-    ok = ok and ix._ok(pattern, units, per_unit, rails, leaves, spines, uplinks, speed)
-    if ix._ok(per_unit, leaves) and per_unit % leaves:
+    speed = check_speed(ctx, src.get("speed"), f"{path}.speed") if src.get("speed") is not None else BAD
+    ok = ok and _ok(pattern, units, per_unit, rails, leaves, spines, uplinks, speed)
+    if _ok(per_unit, leaves) and per_unit % leaves:
         ctx.error(f"{path}.leaves_per_rail", f"{leaves!r} does not divide hosts_per_unit {per_unit} (each leaf of a rail takes the same number of hosts)")
         ok = False
-    if ix._ok(units, per_unit) and units * per_unit > _MAX_HOSTS:
+    if _ok(units, per_unit) and units * per_unit > _MAX_HOSTS:
         ctx.error(f"{path}.hosts_per_unit", f"{units} units of {per_unit} hosts is more than {_MAX_HOSTS} hosts")
         ok = False
     names_src = ctx.mapping(src.get("names"), f"{path}.names", _NAMES_KEYS)
     names = {}
     for key in _NAMES_KEYS:
-        names[key] = _template(ix, ctx, names_src.get(key, _DEFAULT_NAMES[key]), f"{path}.names.{key}", _NAME_FIELDS[key])
-        ok = ok and ix._ok(names[key])
+        names[key] = _template(ctx, names_src.get(key, _DEFAULT_NAMES[key]), f"{path}.names.{key}", _NAME_FIELDS[key])
+        ok = ok and _ok(names[key])
     ports_src = ctx.mapping(src.get("ports"), f"{path}.ports", _PORTS_KEYS)
     ports = {}
     for key in _PORTS_KEYS:
         group_path = f"{path}.ports.{key}"
         group = ctx.mapping(ports_src.get(key), group_path, _PORT_GROUP_KEYS)
-        name = _template(ix, ctx, group.get("name", _DEFAULT_PORTS[key]["name"]), f"{group_path}.name", ("n",))
+        name = _template(ctx, group.get("name", _DEFAULT_PORTS[key]["name"]), f"{group_path}.name", ("n",))
         first = group.get("first", _DEFAULT_PORTS[key]["first"])
-        if first is None and key == "leaf_spines" and ix._ok(per_unit, leaves) and not per_unit % leaves:
+        if first is None and key == "leaf_spines" and _ok(per_unit, leaves) and not per_unit % leaves:
             host_first = ports["leaf_hosts"]["first"]
-            first = host_first + per_unit // leaves if ix._ok(host_first) else 1  # right after the host ports
+            first = host_first + per_unit // leaves if _ok(host_first) else 1  # right after the host ports
         first = ctx.check_int(first, f"{group_path}.first", 0, 100000, "a port number") if first is not None else 1
         ports[key] = {"name": name, "first": first}
-        ok = ok and ix._ok(name, first)
+        ok = ok and _ok(name, first)
     out.update(
         pattern=pattern,
         scalable_units=units,
@@ -242,12 +246,12 @@ def _pattern(ix: Any, ctx: Any, raw: Any, transport: Any) -> Any:
         leaves_per_rail=leaves,
         spines=spines,
         uplinks_per_spine=uplinks,
-        speed=f"{speed}G" if ix._ok(speed) else speed,
+        speed=f"{speed}G" if _ok(speed) else speed,
         speed_gbps=speed,
         names=names,
         ports=ports,
     )
-    return out if ok else ix._BAD
+    return out if ok else BAD
 
 
 def generate(topology: dict) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]], list[str]]:
@@ -292,8 +296,8 @@ def generate(topology: dict) -> tuple[list[tuple[str, int, str, str]], list[tupl
 
 
 class _Checker:
-    def __init__(self, ix: Any, ctx: Any, transport: Any, raw_devices: dict, devices: dict, ib_switches: set[str]) -> None:
-        self.ix, self.ctx, self.transport = ix, ctx, transport
+    def __init__(self, ctx: Any, transport: Any, raw_devices: dict, devices: dict, ib_switches: set[str]) -> None:
+        self.ctx, self.transport = ctx, transport
         self.raw, self.devices = raw_devices, devices
         self.ib_switches = ib_switches
         self.claims: dict[_End, _Claim] = {}
@@ -305,20 +309,20 @@ class _Checker:
 
     def _resolve(self, peer: Any, path: str, prefix: str, own_host: str) -> Any:
         """A peer mapping -> its _End, or None after an error; devices that failed validation give None silently."""
-        ix, ctx = self.ix, self.ctx
+        ctx = self.ctx
         if not isinstance(peer, dict):
-            _err(ctx, prefix, path, f"{ix._type_name(peer)} is not a peer mapping ({{host: ..., port: ...}} or {{host: ..., nic: ...}})")
+            _err(ctx, prefix, path, f"{type_name(peer)} is not a peer mapping ({{host: ..., port: ...}} or {{host: ..., nic: ...}})")
             return None
         bad = False
         for key in peer:
             if key not in _PEER_KEYS:
-                _err(ctx, prefix, f"{path}.{ix._key_repr(key)}", f"unknown key ({ix._suggest(key, _PEER_KEYS)})")
+                _err(ctx, prefix, f"{path}.{key_repr(key)}", f"unknown key ({_suggest(key, _PEER_KEYS)})")
                 bad = True
         host = peer.get("host")
         if host is None:
             _err(ctx, prefix, f"{path}.host", "required (the inventory host at the other end)")
             return None
-        if not isinstance(host, str) or ix.unsafe_reason(host) or not ix._NAME_RE.fullmatch(host):
+        if not isinstance(host, str) or unsafe_reason(host) or not _NAME_RE.fullmatch(host):
             _err(ctx, prefix, f"{path}.host", f"{host!r} is not a host name")
             return None
         given = [key for key in ("port", "nic") if peer.get(key) is not None]
@@ -346,13 +350,13 @@ class _Checker:
             _err(ctx, prefix, f"{path}.host", f"{host!r} is not an inventory host with lossless_fabric_device{hint}")
             return None
         device = self.devices[host]
-        if not ix._ok(device):
+        if not _ok(device):
             return None  # that device's own errors are reported
         if device["kind"] == "switch":
             if kind != "port":
                 _err(ctx, prefix, f"{path}.nic", f"{host!r} is a switch: give its port, not a nic")
                 return None
-            canonical = ix.canonical_port(ix.PLATFORMS[device["platform"]], value) if isinstance(value, str) and not ix.unsafe_reason(value) else None
+            canonical = canonical_port(platforms()[device["platform"]], value) if isinstance(value, str) and not unsafe_reason(value) else None
             if canonical is None:
                 _err(ctx, prefix, f"{path}.port", f"{value!r} is not a {device['platform']} interface name of {host}")
                 return None
@@ -373,7 +377,7 @@ class _Checker:
 
     def speed_of(self, end: _End) -> Any:
         device = self.devices.get(end[0])
-        if end[0] in self.ib_switches or not self.ix._ok(device):
+        if end[0] in self.ib_switches or not _ok(device):
             return None
         if end[1] == "port":
             return device["ports"][end[2]]["speed_gbps"]
@@ -393,26 +397,24 @@ class _Checker:
     # -- hand-written --------------------------------------------------------
 
     def read_devices(self) -> None:
-        ix = self.ix
         for host in sorted(self.devices, key=str):
             device, raw = self.devices[host], self.raw.get(host)
-            if not ix._ok(device) or not isinstance(raw, dict):
+            if not _ok(device) or not isinstance(raw, dict):
                 continue
-            prefix = _host_prefix(ix, host)
+            prefix = _host_prefix(host)
             if device["kind"] == "switch":
                 self._read_switch(host, device, raw, prefix)
             elif device["kind"] == "host":
                 self._read_host(host, device, raw, prefix)
 
     def _read_switch(self, host: str, device: dict, raw: dict, prefix: str) -> None:
-        ix = self.ix
-        platform = ix.PLATFORMS[device["platform"]]
+        platform = platforms()[device["platform"]]
         for ifname, port in (raw.get("ports") or {}).items():
             if not isinstance(port, dict) or port.get("peer") is None:
                 continue
-            path = f"lossless_fabric_device.ports[{ix._key_repr(ifname)}].peer"
+            path = f"lossless_fabric_device.ports[{key_repr(ifname)}].peer"
             peer = self._resolve(port["peer"], path, prefix, host)
-            canonical = ix.canonical_port(platform, ifname)
+            canonical = canonical_port(platform, ifname)
             if peer is not None and canonical in device["ports"]:
                 end = _End(host, "port", canonical)
                 self.claim(_Claim(end, peer, path, prefix, device["ports"][canonical]["speed_gbps"]))
@@ -444,12 +446,12 @@ class _Checker:
     # -- generated -----------------------------------------------------------
 
     def read_pattern(self, topology: dict) -> None:
-        ix, ctx = self.ix, self.ctx
+        ctx = self.ctx
         path = "lossless_fabric.topology"
         host_links, fabric_links, switches = generate(topology)
         ib = self.transport == "infiniband"
         for name in switches:
-            if not ix._NAME_RE.fullmatch(name):
+            if not _NAME_RE.fullmatch(name):
                 ctx.error(f"{path}.names", f"generated switch name {name!r} is not a valid name")
                 return
             if ib:
@@ -473,7 +475,7 @@ class _Checker:
                     ctx.error(f"{path}.names", f"generated switch {switch!r} is not an inventory host with lossless_fabric_device")
                     reported.add(switch)
                 return None
-            if not ix._ok(device):
+            if not _ok(device):
                 return None
             if device["kind"] != "switch":
                 if switch not in reported:
@@ -481,12 +483,12 @@ class _Checker:
                     reported.add(switch)
                 return None
             # Generated names are usually already the one spelling the device's ports carry.
-            canonical = port if port in device["ports"] else ix.canonical_port(ix.PLATFORMS[device["platform"]], port)
+            canonical = port if port in device["ports"] else canonical_port(platforms()[device["platform"]], port)
             if canonical is None or canonical not in device["ports"]:
                 key = f"{switch} {port}"
                 if key not in reported:
                     what = "is not a " + device["platform"] + " interface name" if canonical is None else f"is not in {switch}'s lossless_fabric_device.ports"
-                    _err(ctx, _host_prefix(ix, switch), "lossless_fabric_device.ports", f"{port!r} (generated by {path}) {what}")
+                    _err(ctx, _host_prefix(switch), "lossless_fabric_device.ports", f"{port!r} (generated by {path}) {what}")
                     reported.add(key)
                 return None
             return _End(switch, "port", canonical)
@@ -512,12 +514,12 @@ class _Checker:
 
     def _pattern_nics(self, host: str, rails: int, path: str) -> Any:
         """{rail: nic name} of a generated host: its NICs' rail keys, else its first ``rails`` NICs in order."""
-        ix, ctx = self.ix, self.ctx
+        ctx = self.ctx
         device = self.devices.get(host)
         if host not in self.devices:
             ctx.error(f"{path}.names.host", f"generated host {host!r} is not an inventory host with lossless_fabric_device")
             return None
-        if not ix._ok(device):
+        if not _ok(device):
             return None
         if device["kind"] != "host":
             ctx.error(f"{path}.names.host", f"generated host {host!r} is a {device['kind']} in the inventory")
@@ -527,12 +529,12 @@ class _Checker:
             missing = [r for r in range(rails) if r not in declared]
             if missing:
                 why = f"no NIC with rail {missing[0]} (the topology has {rails} rails: 0-{rails - 1})"
-                _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", why)
+                _err(ctx, _host_prefix(host), "lossless_fabric_device.nics", why)
                 return None
             return declared
         if len(device["nics"]) < rails:
             why = f"{len(device['nics'])} NICs, but the topology has {rails} rails (one NIC per rail)"
-            _err(ctx, _host_prefix(ix, host), "lossless_fabric_device.nics", why)
+            _err(ctx, _host_prefix(host), "lossless_fabric_device.nics", why)
             return None
         for rail in range(rails):
             self.rails.setdefault(host, {})[device["nics"][rail]["name"]] = rail
@@ -564,14 +566,14 @@ class _Checker:
             mine, theirs = claim.speed, (back.speed if back is not None else self.speed_of(peer))
             if theirs is None:
                 theirs = mine  # an InfiniBand switch described only by this end: nothing to compare
-            if self.ix._ok(mine, theirs) and mine is not None and theirs is not None and mine != theirs:
+            if _ok(mine, theirs) and mine is not None and theirs is not None and mine != theirs:
                 _err(ctx, claim.prefix, claim.path, f"{end} is {mine}G but its peer {peer} is {theirs}G: both ends of a link have one speed")
                 continue
             # The device's own speed must match too when the claim came from the pattern.
             for side in (end, peer):
                 own = self.speed_of(side)
                 if own is not None and mine is not None and own != mine:
-                    _err(ctx, _host_prefix(self.ix, side[0]), "lossless_fabric_device", f"{side} is {own}G but the topology pattern cables it at {mine}G")
+                    _err(ctx, _host_prefix(side[0]), "lossless_fabric_device", f"{side} is {own}G but the topology pattern cables it at {mine}G")
                     break
             else:
                 switch, other = (end, peer) if end[1] == "port" and (peer[1] == "nic" or _natural(end) <= _natural(peer)) else (peer, end)
@@ -588,7 +590,7 @@ class _Checker:
         for switch, rails in sorted(self.leaf_rails.items()):
             if len(rails) > 1:
                 detail = "; ".join(f"rail {rail}: {', '.join(sorted(set(what))[:3])}" for rail, what in sorted(rails.items()))
-                prefix = _host_prefix(self.ix, switch) if switch in self.devices else ""
+                prefix = _host_prefix(switch) if switch in self.devices else ""
                 path = "lossless_fabric_device.ports" if switch in self.devices else f"lossless_fabric.topology (switch {switch})"
                 _err(self.ctx, prefix, path, f"NICs of {len(rails)} rails meet on this leaf ({detail}): in a rail-optimized fabric a leaf carries one rail")
 
@@ -597,28 +599,27 @@ def _natural(end: _End) -> list:
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", f"{end[0]}\0{end[2]}")]
 
 
-def check(ix: Any, ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devices: dict) -> Cabling:
+def check(ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devices: dict) -> Cabling:
     """Validate the cabling (hand-written peers and the pattern); errors go to ``ctx``.
 
-    ``ix`` is the _intent module (its checks and tables); ``norm`` gets the
-    normalised ``topology`` when the intent has one.
+    ``norm`` gets the normalised ``topology`` when the intent has one.
     """
     cabling = Cabling()
     transport = norm.get("transport")
     cabling.transport = transport
     raw_topology = raw_intent.get("topology") if isinstance(raw_intent, dict) else None
-    topology = _pattern(ix, ctx, raw_topology, transport)
-    if topology is not None and ix._ok(topology):
+    topology = _pattern(ctx, raw_topology, transport)
+    if topology is not None and _ok(topology):
         norm["topology"] = {k: v for k, v in topology.items() if k != "speed_gbps"}
         cabling.ib_switch_type = topology["ib_switch_type"]
     raw_devices = raw_devices if isinstance(raw_devices, dict) else {}
-    ib_switches = set(topology["switches"]) if topology and ix._ok(topology) else set()
-    checker = _Checker(ix, ctx, transport, {str(k): v for k, v in raw_devices.items()}, devices, ib_switches)
+    ib_switches = set(topology["switches"]) if topology and _ok(topology) else set()
+    checker = _Checker(ctx, transport, {str(k): v for k, v in raw_devices.items()}, devices, ib_switches)
     for name in ib_switches:
         if name in devices:
             ctx.error("lossless_fabric.topology.switches", f"{name!r} is also an inventory host with lossless_fabric_device")
     checker.read_devices()
-    if topology and ix._ok(topology) and topology["pattern"]:
+    if topology and _ok(topology) and topology["pattern"]:
         checker.read_pattern(topology)
     cabling.links = checker.links()
     cabling.nic_rails = checker.rails
@@ -626,8 +627,8 @@ def check(ix: Any, ctx: Any, raw_intent: Any, raw_devices: Any, norm: dict, devi
     if transport == "infiniband":
         # Every system name reaches the topology file: one name, no spaces or newlines.
         for name in sorted({end[0] for link in cabling.links for end in link[:2]}):
-            if not ix._NAME_RE.fullmatch(name):
-                _err(ctx, _host_prefix(ix, name), "lossless_fabric_device", f"{name!r} cannot name a system in the InfiniBand topology file")
+            if not _NAME_RE.fullmatch(name):
+                _err(ctx, _host_prefix(name), "lossless_fabric_device", f"{name!r} cannot name a system in the InfiniBand topology file")
     if transport == "infiniband" and cabling.links and not cabling.ib_switch_type:
         ctx.error(
             "lossless_fabric.topology.ib_switch_type",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as V
 
 human_size = V.human_size
@@ -379,9 +378,13 @@ def size_option(value, path, errors):
         return None
 
 
-def gate_settings(params: dict) -> tuple:
+def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
     """Module parameters (GATE_ARG_SPEC keys) -> (settings, errors).
 
+    ``params['fabric_targets']`` arrives checked by the caller with the intent's own rules
+    (``_intent._targets.fabric_targets``: the gate imports nothing of the intent, so the NCCL
+    modules do not carry it): ``fabric`` is that section normalized (None when not given or
+    invalid) and ``fabric_errors`` what was wrong with it, reported after the gate's own errors.
     settings: targets (normalized, each with collective or None), require_transport (list or None),
     require_gdr, max_wrong, require_correctness, require_complete, tolerance_percent (from
     fabric_targets, or None) and active (the gate runs).
@@ -415,28 +418,17 @@ def gate_settings(params: dict) -> tuple:
     }
     if settings['max_wrong'] < 0:
         errors.append('max_wrong: %d is below 0' % settings['max_wrong'])
-    fabric = params.get('fabric_targets')
-    if fabric is not None:
-        targets.extend(_fabric_targets(fabric, settings, errors))
+    errors.extend(fabric_errors)
+    if fabric is not None and not fabric_errors:
+        targets.extend(_fabric_targets(fabric, settings))
     settings['targets'] = targets
-    settings['active'] = bool(params.get('targets') is not None or fabric is not None or settings['require_transport']
+    settings['active'] = bool(params.get('targets') is not None or params.get('fabric_targets') is not None or settings['require_transport']
                               or settings['require_gdr'] is not None or settings['require_complete'])
     return settings, errors
 
 
-def _fabric_targets(fabric, settings, errors):
-    """The fabric intent's ``targets`` section -> gate targets.
-
-    Validated by ``_intent.validate_targets``, the intent's own rules, so a section fabric_plan accepts is
-    exactly a section this accepts (normalized output and the section as written alike).
-    """
-    if not isinstance(fabric, dict):
-        errors.append('fabric_targets: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)')
-        return []
-    section, problems = _intent.validate_targets(fabric, 'fabric_targets')
-    if problems:
-        errors.extend(problems)
-        return []
+def _fabric_targets(section, settings):
+    """The fabric intent's ``targets`` section, as ``_intent._targets.fabric_targets`` normalized it -> gate targets."""
     settings['tolerance_percent'] = float(section['tolerance_percent'])
     if settings['require_transport'] is None and section['require_transport'] is not None:
         settings['require_transport'] = [section['require_transport']]

@@ -23,7 +23,7 @@ import re
 import shlex
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 LAUNCHERS = ("kubernetes", "mpirun", "slurm")
@@ -92,8 +92,8 @@ class _Errors(list):
 
 
 def _unsafe(errors: _Errors, key: str, value: str) -> bool:
-    """Refuse what could end a command line or start a second command (the intent's rule)."""
-    reason = _intent.unsafe_reason(value)  # one rule for the collection
+    """Refuse what could end a command line or start a second command (_common/_text.py, the intent's rule too)."""
+    reason = _text.unsafe_reason(value)  # one rule for the collection
     if reason:
         errors.bad(key, value, "contains %s" % reason)
         return True
@@ -128,7 +128,7 @@ def _int(errors: _Errors, key: str, value: Any, low: int, high: int | None = Non
 
 def _size(errors: _Errors, key: str, value: Any) -> int | None:
     try:
-        return _intent.parse_size(value)
+        return _nccl_vocab.parse_size(value)
     except ValueError as exc:
         errors.append("%s: %s" % (key, exc))
         return None
@@ -332,7 +332,7 @@ def _pyxis_image(errors: _Errors, value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         errors.bad(key, value, "is not a non-empty string")
         return None
-    reason = _intent.unsafe_reason(value.replace("#", ""))
+    reason = _text.unsafe_reason(value.replace("#", ""))
     if reason:
         errors.bad(key, value, "contains %s" % reason)
         return None

@@ -2,7 +2,7 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """The contract every switch driver keeps, and what is shared between them.
 
-A driver turns a switch plan (the per-device plan _intent.build_plan derives)
+A driver turns a switch plan (the per-device plan _intent/_plan.py build_plan derives)
 into the platform's configuration lines and applies them as a transaction
 over one netmiko connection:
 
@@ -53,7 +53,7 @@ class Platform(NamedTuple):
     ecn_in_percent_of_queue_buffer: bool = False
     # speed_gbps -> {min_threshold_bytes, max_threshold_bytes, max_probability_percent}: the platform's ECN
     # starting values, from its _vendor_<os>.py (ValueError naming the platform for a speed it has none for).
-    # None: the collection's derived rule (_intent._derive._derived_ecn_defaults).
+    # None: the collection's derived rule (_intent/_derive.py _derived_ecn_defaults).
     ecn_defaults: Any = None
     # With ecn_in_percent_of_queue_buffer: queue_buffer_bytes -> the same shape (the percents as bytes of that buffer).
     ecn_defaults_of_buffer: Any = None

@@ -23,7 +23,8 @@ import secrets
 import time
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _contract, _devices, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import (
     CONNECTION_SPEC,
@@ -89,13 +90,14 @@ REQUIRED_IF = [
 # or edited one reaches the drivers' templates directly, so it is checked here with the same rules
 # (_intent's checkers and its port-name normalisation) before any device is touched.
 
-_PLAN_KEYS = ("kind", "platform", "trust", "dscp_map", "default_traffic_class", "traffic_classes", "pfc_priorities", "cnp", "ecn_queue",
-              "watchdog", "mtu", "queue_buffer_bytes", "ports")
-_PLAN_REQUIRED = ("trust", "dscp_map", "default_traffic_class", "traffic_classes", "pfc_priorities", "ecn_queue", "watchdog", "mtu", "ports")
-_PORT_KEYS = ("speed", "speed_gbps", "cable_length_m", "description", "pfc_priorities", "ecn", "headroom")
-_PORT_REQUIRED = ("cable_length_m", "description", "pfc_priorities", "ecn")
-_CLASS_KEYS = ("lossless", "ecn", "strict", "bandwidth_percent")
-_HEADROOM_KEYS = ("xoff_bytes", "xon_bytes", "size_bytes", "total_bytes")
+# The key lists come from the plan contract (_intent/_contract.py): the QoS model's keys are checked
+# value by value; every other key (derived views, platform sections, unknown) is walked for unsafe strings.
+_PLAN_KEYS = _contract.keys(_contract.SwitchQos)
+_PLAN_REQUIRED = _contract.required(_contract.SwitchQos)
+_PORT_KEYS = _contract.keys(_contract.SwitchPort)
+_PORT_REQUIRED = _contract.required(_contract.SwitchPort)
+_CLASS_KEYS = _contract.keys(_contract.TrafficClass)
+_HEADROOM_KEYS = _contract.keys(_contract.PortHeadroom)
 _INDEX_RE = re.compile(r"[0-9]{1,2}")
 
 
@@ -104,18 +106,17 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
     with its port names in their one spelling, and every error (key path and
     value, prefixed by the device). Keys this check does not know are still
     walked: no string in them may carry a newline or a command separator."""
-    # pylint: disable=protected-access  # the intent's own checkers, on purpose
-    ctx = _intent._Ctx()
+    ctx = _checks.Ctx()
     ctx.prefix = "%s: " % device
-    bad = _intent._BAD
+    bad = _tables.BAD
     path = "plan"
     known = {key: plan[key] for key in plan if key in _PLAN_KEYS}
     for key in sorted(set(plan) - set(_PLAN_KEYS), key=str):
-        _check_strings(ctx, key, plan[key], "%s.%s" % (path, _intent._key_repr(key)))
+        _check_strings(ctx, key, plan[key], "%s.%s" % (path, _checks.key_repr(key)))
     for key in _PLAN_REQUIRED:
         if key not in plan:
             ctx.error("%s.%s" % (path, key), "required (a switch plan from lossless.fabric.fabric_plan has it)")
-    registry = _intent.PLATFORMS.get(platform, bad)
+    registry = _tables.platforms().get(platform, bad)
     if plan.get("kind", "switch") != "switch":
         ctx.error(path + ".kind", "%r is not 'switch'" % (plan.get("kind"),))
     if plan.get("platform", platform) != platform:
@@ -132,7 +133,7 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
     if "pfc_priorities" in known:
         _check_priorities(ctx, known["pfc_priorities"], path + ".pfc_priorities")
     if "cnp" in known:
-        cnp = ctx.mapping(known["cnp"], path + ".cnp", ("dscp", "priority", "queue", "strict"))
+        cnp = ctx.mapping(known["cnp"], path + ".cnp", _contract.keys(_contract.Cnp))
         for key, high, what in (("dscp", 63, "a DSCP"), ("priority", 7, "a priority"), ("queue", 7, "a queue")):
             if key in cnp:
                 ctx.check_int(cnp[key], "%s.cnp.%s" % (path, key), 0, high, what)
@@ -140,8 +141,7 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
             ctx.boolean(cnp, "strict", path + ".cnp", True)
     if "watchdog" in known:
         wd_path = path + ".watchdog"
-        watchdog = ctx.mapping(known["watchdog"], wd_path, ("enabled", "detection_time_ms", "restoration_time_ms", "action"),
-                               required=("enabled", "detection_time_ms", "restoration_time_ms", "action"))
+        watchdog = ctx.mapping(known["watchdog"], wd_path, _contract.keys(_contract.Watchdog), required=_contract.required(_contract.Watchdog))
         if watchdog:
             ctx.boolean(watchdog, "enabled", wd_path, True)
             ctx.integer(watchdog, "detection_time_ms", wd_path, 200, 100, 5000, "a detection time in ms")
@@ -155,19 +155,19 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
     if isinstance(known.get("ports"), dict):
         out["ports"] = _check_ports(ctx, registry, known["ports"], path + ".ports")
     elif "ports" in known:
-        ctx.error(path + ".ports", "%s is not a mapping of interface name to port" % _intent._type_name(known["ports"]))
+        ctx.error(path + ".ports", "%s is not a mapping of interface name to port" % _checks.type_name(known["ports"]))
     return out, ctx.errors
 
 
 def _check_strings(ctx: Any, key: Any, value: Any, path: str) -> None:
     """No string anywhere under an unknown key (or the key itself) may reach a CLI unsafe."""
-    if isinstance(key, str) and _intent.unsafe_reason(key):
-        ctx.error(path, "key %r contains %s" % (key, _intent.unsafe_reason(key)))
-    if isinstance(value, str) and _intent.unsafe_reason(value):
-        ctx.error(path, "%r contains %s" % (value, _intent.unsafe_reason(value)))
+    if isinstance(key, str) and _text.unsafe_reason(key):
+        ctx.error(path, "key %r contains %s" % (key, _text.unsafe_reason(key)))
+    if isinstance(value, str) and _text.unsafe_reason(value):
+        ctx.error(path, "%r contains %s" % (value, _text.unsafe_reason(value)))
     elif isinstance(value, dict):
         for sub, item in value.items():
-            _check_strings(ctx, sub, item, "%s.%s" % (path, _intent._key_repr(sub)))  # pylint: disable=protected-access
+            _check_strings(ctx, sub, item, "%s.%s" % (path, _checks.key_repr(sub)))
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
             _check_strings(ctx, None, item, "%s[%d]" % (path, index))
@@ -176,10 +176,10 @@ def _check_strings(ctx: Any, key: Any, value: Any, path: str) -> None:
 def _check_index_map(ctx: Any, value: Any, path: str, high: int, what: str, check_value) -> None:
     """{'26': 3}: keys are decimal strings 0-high (ASCII digits), values checked by check_value."""
     if not isinstance(value, dict):
-        ctx.error(path, "%s is not a mapping" % _intent._type_name(value))  # pylint: disable=protected-access
+        ctx.error(path, "%s is not a mapping" % _checks.type_name(value))
         return
     for key, item in value.items():
-        item_path = "%s[%s]" % (path, _intent._key_repr(key))  # pylint: disable=protected-access
+        item_path = "%s[%s]" % (path, _checks.key_repr(key))
         if not (isinstance(key, str) and _INDEX_RE.fullmatch(key) and int(key) <= high):
             ctx.error(item_path, "%r is not %s (0-%d, as a decimal string)" % (key, what, high))
             continue
@@ -187,7 +187,7 @@ def _check_index_map(ctx: Any, value: Any, path: str, high: int, what: str, chec
 
 
 def _check_class(ctx: Any, value: Any, path: str) -> None:
-    cls = ctx.mapping(value, path, _CLASS_KEYS, required=("lossless", "ecn", "strict"))
+    cls = ctx.mapping(value, path, _CLASS_KEYS, required=_contract.required(_contract.TrafficClass))
     for key in ("lossless", "ecn", "strict"):
         if key in cls:
             ctx.boolean(cls, key, path, False)
@@ -196,20 +196,19 @@ def _check_class(ctx: Any, value: Any, path: str) -> None:
 
 
 def _check_priorities(ctx: Any, value: Any, path: str) -> None:
-    if ctx.sequence(value, path, min_len=1, max_len=8) is _intent._BAD:  # pylint: disable=protected-access
+    if ctx.sequence(value, path, min_len=1, max_len=8) is _tables.BAD:
         return
     for index, prio in enumerate(value):
         checked = ctx.check_int(prio, "%s[%d]" % (path, index), 0, 7, "a priority")
-        if checked is not _intent._BAD and value.index(prio) != index:  # pylint: disable=protected-access
+        if checked is not _tables.BAD and value.index(prio) != index:
             ctx.error("%s[%d]" % (path, index), "%r is listed twice" % (prio,))
 
 
 def _check_ports(ctx: Any, registry: Any, ports: dict, path: str) -> dict:
-    # pylint: disable=protected-access
-    canonical = _intent.check_port_names(ctx, registry, ports, path)
+    canonical = _devices.check_port_names(ctx, registry, ports, path)
     out = {}
     for ifname, port in ports.items():
-        port_path = "%s[%s]" % (path, _intent._key_repr(ifname))
+        port_path = "%s[%s]" % (path, _checks.key_repr(ifname))
         src = ctx.mapping(port, port_path, _PORT_KEYS, required=_PORT_REQUIRED)
         if "cable_length_m" in src:
             ctx.check_int(src["cable_length_m"], port_path + ".cable_length_m", 1, 10000, "a cable length in metres")
@@ -218,15 +217,15 @@ def _check_ports(ctx: Any, registry: Any, ports: dict, path: str) -> dict:
         if "pfc_priorities" in src:
             _check_priorities(ctx, src["pfc_priorities"], port_path + ".pfc_priorities")
         if "speed" in src:
-            _intent._speed(ctx, src["speed"], port_path + ".speed")
+            _devices.check_speed(ctx, src["speed"], port_path + ".speed")
         if "speed_gbps" in src:
             ctx.check_int(src["speed_gbps"], port_path + ".speed_gbps", 1, 1600, "a speed in Gb/s")
         if "ecn" in src:
             ecn_path = port_path + ".ecn"
-            ecn = ctx.mapping(src["ecn"], ecn_path, _intent._ECN_KEYS, required=("min_threshold_bytes", "max_threshold_bytes"))
+            ecn = ctx.mapping(src["ecn"], ecn_path, _contract.keys(_contract.PortEcn), required=_contract.required(_contract.PortEcn))
             for key in ("min_threshold_bytes", "max_threshold_bytes"):
                 if key in ecn:
-                    ctx.check_int(ecn[key], "%s.%s" % (ecn_path, key), 1, _intent._UINT32_MAX, "a threshold in bytes")
+                    ctx.check_int(ecn[key], "%s.%s" % (ecn_path, key), 1, _tables.UINT32_MAX, "a threshold in bytes")
             if ecn.get("max_probability_percent") is not None:
                 ctx.check_int(ecn["max_probability_percent"], ecn_path + ".max_probability_percent", 1, 100, "a percentage")
         if "headroom" in src:

@@ -23,6 +23,7 @@ import tempfile
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl._report import md_cell, md_table
@@ -213,7 +214,10 @@ def _benchmark_section(name: str, benchmark: dict | None) -> dict | None:
         return None
     params = {key: None for key in _nccl_gate.GATE_ARG_SPEC}
     params["fabric_targets"] = benchmark.get("targets")
-    settings, errors = _nccl_gate.gate_settings(params) if benchmark.get("targets") else (None, [])
+    settings, errors = None, []
+    if benchmark.get("targets"):
+        fabric, fabric_errors = _intent_targets.fabric_targets(params["fabric_targets"])
+        settings, errors = _nccl_gate.gate_settings(params, fabric, fabric_errors)
     if errors:
         raise ValueError("benchmark.targets: %s" % "; ".join(errors))
     compare = benchmark.get("compare") if isinstance(benchmark.get("compare"), dict) and "sizes" in benchmark["compare"] else None

@@ -24,7 +24,7 @@ InfiniBand (ib_counter_findings: two ib_fabric_facts snapshots of the fabric's P
     ib_xmit_wait        PortXmitWait grew: the port waited for credits (congestion, no error) (info)
 
 Queue, traffic class and PFC priority are the same number (the plan's contract,
-see _intent._switch_plan), so "the lossless queues" are the plan's pfc_priorities.
+see _intent/_plan.py _switch_plan), so "the lossless queues" are the plan's pfc_priorities.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 if os.path.join(ROOT, ".deps", "self") not in sys.path:
     sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils import _localize  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def rail_optimized(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> dict:
@@ -35,7 +36,7 @@ def rail_optimized(units: int, per_unit: int, rails: int = 8, spines: int = 4) -
     for spine in range(1, spines + 1):
         devices["spine%d" % spine] = {"kind": "switch", "platform": "nvue",
                                       "ports": {"swp%d" % n: dict(port) for n in range(1, units * rails + 1)}}
-    return _intent.build_plan(intent, devices)["cabling"]
+    return _plan.build_plan(intent, devices)["cabling"]
 
 
 def cables(cabling: dict) -> list:

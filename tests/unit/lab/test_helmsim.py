@@ -76,7 +76,7 @@ def test_version_matches_what_kubernetes_core_parses():
 
 
 def test_chart_catalog_and_its_errors():
-    from ansible_collections.lossless.fabric.plugins.module_utils._intent import K8S_DEFAULTS  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernetes import K8S_DEFAULTS  # pylint: disable=import-outside-toplevel
 
     # the version the intent pins by default must be served, or the lab's Network Operator path breaks
     pinned = K8S_DEFAULTS["netop_chart_version"]

@@ -133,12 +133,12 @@ def test_sl2vl_change_and_reload_on_cas_and_switches(fab, topo):
 def test_the_lab_ib_plan_applies_path_sl_per_pkey(tmp_path):
     from test_ibsim_topology import _inventory_hostvars  # pylint: disable=import-outside-toplevel
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # pylint: disable=import-outside-toplevel
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # pylint: disable=import-outside-toplevel
 
     hostvars = _inventory_hostvars()
     topo = t.build(t.spec_from_inventory(hostvars, hostvars["ufm1"]["lab_ib_fabric"]))
     devices = {h: v["lossless_fabric_device"] for h, v in hostvars.items()}
-    sm = _intent.build_plan(hostvars["ufm1"]["lossless_fabric"], devices)["devices"]["ufm1"]
+    sm = _plan.build_plan(hostvars["ufm1"]["lossless_fabric"], devices)["devices"]["ufm1"]
     with Fabric(str(tmp_path / "fabric"), topo) as fab:
         fab.write_partitions(sm["partitions_conf"])
         fab.write_qos_policy(sm["qos_policy_conf"])

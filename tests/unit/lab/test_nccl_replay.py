@@ -224,7 +224,7 @@ def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
     """The choices mean what they say against the RoCE lab's intent, with transport and GPUDirect checked."""
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
     from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
     from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
@@ -232,7 +232,7 @@ def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
     intent = yaml.safe_load((group_vars / "lossless_fabric.yml").read_text())["lossless_fabric"]
     lab = yaml.safe_load((group_vars / "lab_nccl.yml").read_text())
     assert "nccl_gate_check_transport" not in lab   # the role's default (true): transport and GPUDirect gated
-    targets, errors = _intent.validate_targets(intent["targets"], transport=intent["transport"])
+    targets, errors = _intent_targets.validate_targets(intent["targets"], transport=intent["transport"])
     assert errors == []
     # the bandwidth target is the intent's, under collectives.all_reduce_perf: nccl_gate_targets, if the lab sets it
     # for the performance model (lab_perf_faults), renders to no target while no fault is set
@@ -240,7 +240,7 @@ def test_the_roce_labs_default_passes_and_failing_fails_its_intent():
         import jinja2
         rendered = jinja2.Environment().from_string(lab["nccl_gate_targets"]).render(lab_perf_faults=[])
         assert rendered == "[]", rendered
-    settings, errors = _nccl_gate.gate_settings({"fabric_targets": targets})
+    settings, errors = _nccl_gate.gate_settings({"fabric_targets": targets}, *_intent_targets.fabric_targets(targets))
     assert errors == [] and settings["require_transport"] == ["RoCE"] and settings["require_gdr"] is False
     (default,) = replay.resolve(lab["lab_nccl_replay"])
     assert _nccl_gate.gate_report(_nccl_parse.parse(read(default)), settings)["passed"]

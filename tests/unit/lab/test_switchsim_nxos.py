@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # noqa: E402  # pylint: disable=wrong-import-position
@@ -56,7 +56,7 @@ def connect(sim):
 def plan():
     ports = {"Ethernet1/1": {"speed": "400G", "description": "gpu1 mlx5_0"}, "Ethernet1/2": {"speed": "400G"}}
     dev = {"kind": "switch", "platform": "nxos", "ports": ports}
-    return _intent.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf4": dev})["devices"]["leaf4"]
+    return _plan.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf4": dev})["devices"]["leaf4"]
 
 
 def put(conn, name, text):

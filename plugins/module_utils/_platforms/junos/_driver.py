@@ -3,7 +3,7 @@
 """Juniper Junos (QFX) driver: lossless RoCEv2 QoS as ``set`` lines, applied as a transaction.
 
 Sources: docs/vendor-junos.md (every command and parsed form with its Juniper source;
-what is unverified). Plan-side Junos data: _vendor_junos.py, derived in _intent._junos_plan.
+what is unverified). Plan-side Junos data: _vendor_junos.py, derived in _intent/_plan.py _junos_plan.
 
 Transaction (one netmiko JuniperSSH connection, one CLI):
 
@@ -254,7 +254,7 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
         plain.append({"name": SCHEDULER % tc, "strict": cls["strict"], "percent": transmit[tc], "drop_profile": None, "tc": tc})
     # Junos' own classes the classifier does not feed (host-outbound network-control, flooded
     # mcast) still need a scheduler on a port with a scheduler map: one of ours on a queue we
-    # already schedule, else their own (shares from the plan: _intent._junos_plan).
+    # already schedule, else their own (shares from the plan: _intent/_plan.py _junos_plan).
     own: list[dict] = []
     default_entries: list[dict] = []
     for fc_name, queue in sorted(junos["default_classes"].items(), key=lambda kv: kv[1]):

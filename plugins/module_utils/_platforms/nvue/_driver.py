@@ -605,7 +605,7 @@ class Driver(_base.Driver):
         dscp_map: dict[str, int] = {}
         for prof in used_maps:
             dscp_map.update(mapping[prof]["dscp"])
-        # Priority 0 is the plan's implicit "everything else" (_intent._dscp_map).
+        # Priority 0 is the plan's implicit "everything else" (_intent/_plan.py _dscp_map).
         dscp_map = {dscp: prio for dscp, prio in sorted(dscp_map.items(), key=lambda item: int(item[0])) if prio != 0}
         enabled = any(port["watchdog"] for port in interfaces.values())
         explicit = any(value is not None for value in wd_timers.values())

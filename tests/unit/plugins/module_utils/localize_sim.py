@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 from nccl import fabrics  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl.perfmodel import Fabric  # noqa: E402  # pylint: disable=wrong-import-position
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent, _localize  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils import _localize  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 
 
 def rail_fabric(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> dict:
@@ -29,7 +30,7 @@ def lab_cabling() -> dict:
     import test_topology  # pylint: disable=import-outside-toplevel
 
     intent, devices = test_topology.load_inventory("lab", cabled=True)
-    return _intent.build_plan(intent, copy.deepcopy(devices))["cabling"]
+    return _plan.build_plan(intent, copy.deepcopy(devices))["cabling"]
 
 
 def cables(cabling: dict) -> list:

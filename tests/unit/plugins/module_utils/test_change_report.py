@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
@@ -62,7 +63,7 @@ def counters(device, drops_after=0):
 
 
 def kept_report(hdr):
-    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS})
+    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS}, *_intent_targets.fabric_targets(TARGETS))
     compare = _nccl_stats.compare_report([hdr] * 3, [hdr] * 3, settings, allow_inconclusive=True)
     return _change_report.build(
         WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": CONFIRMED, "backup": "/r/leaf1.cfg"},
@@ -89,7 +90,7 @@ def test_a_kept_window_names_every_device_and_what_happened(hdr):
 
 
 def test_the_benchmark_part_is_the_nccl_report_of_post_against_pre(hdr, roce):
-    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS})
+    settings, _errors = _nccl_gate.gate_settings({"fabric_targets": TARGETS}, *_intent_targets.fabric_targets(TARGETS))
     compare = _nccl_stats.compare_report([hdr] * 5, [roce] * 5, settings)
     report = _change_report.build(WINDOW, {"leaf1": {"platform": "eos", "push": pushed(), "settle": ROLLED}}, "failed",
                                   benchmark={"pre": [hdr] * 5, "post": [roce] * 5, "compare": compare, "targets": TARGETS},

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _verify as _ib_verify
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ib")
 UFM, GPU1, GPU2 = "0x0c42a10300000001", "0x0c42a10300010001", "0x0c42a10300020001"
@@ -139,7 +139,7 @@ def ib_intent():
     devices = {"ufm1": {"kind": "subnet_manager", "role": "master"},
                "gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "speed": "200G", "guid": GPU1}]},
                "gpu2": {"kind": "host", "nics": [{"name": "mlx5_0", "speed": "200G", "guid": GPU2}]}}
-    return _intent.build_plan(intent, devices)
+    return _plan.build_plan(intent, devices)
 
 
 @pytest.fixture(name="snapshot")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files as _ib_files
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
 GPU1, GPU2 = "0x0c42a10300010001", "0x0c42a10300020001"
 
@@ -24,7 +24,7 @@ def fixture_sm_plan():
             ],
         },
     }
-    return _intent.build_plan(intent, {"ufm1": {"kind": "subnet_manager", "role": "master"}})["devices"]["ufm1"]
+    return _plan.build_plan(intent, {"ufm1": {"kind": "subnet_manager", "role": "master"}})["devices"]["ufm1"]
 
 
 def conf_text(conf):

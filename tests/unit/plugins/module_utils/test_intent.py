@@ -14,7 +14,8 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _plan, _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 DOC = os.path.join(ROOT, "docs", "intent.md")
@@ -78,35 +79,35 @@ def ib_fabric():
     ],
 )
 def test_parse_size(value, expected):
-    assert _intent.parse_size(value) == expected
+    assert _nccl_vocab.parse_size(value) == expected
 
 
 @pytest.mark.parametrize("value", ["1T", "1GB", "1.5G", "-1", "", "G", True, 1.0, None, -8])
 def test_parse_size_rejects(value):
     with pytest.raises(ValueError):
-        _intent.parse_size(value)
+        _nccl_vocab.parse_size(value)
 
 
 @pytest.mark.parametrize("value, expected", [("400G", 400), ("10G", 10), ("800G", 800), ("100g", 100)])
 def test_parse_speed(value, expected):
-    assert _intent.parse_speed(value) == expected
+    assert _derive.parse_speed(value) == expected
 
 
 @pytest.mark.parametrize("value", ["3G", "400", 400, "400Gb", "1G", None])
 def test_parse_speed_rejects(value):
     with pytest.raises(ValueError, match="is not a link speed"):
-        _intent.parse_speed(value)
+        _derive.parse_speed(value)
 
 
 @pytest.mark.parametrize("dscp, tos", [(26, 106), (0, 2), (24, 98), (48, 194), (63, 254)])
 def test_roce_tos(dscp, tos):
-    assert _intent.roce_tos(dscp) == tos
+    assert _derive.roce_tos(dscp) == tos
 
 
 @pytest.mark.parametrize("dscp", [-1, 64, True, "26"])
 def test_roce_tos_rejects(dscp):
     with pytest.raises(ValueError):
-        _intent.roce_tos(dscp)
+        _derive.roce_tos(dscp)
 
 
 # --- headroom: the worked table of switch reference 7.1 ------------------------------------------
@@ -126,7 +127,7 @@ WORKED = [
 
 @pytest.mark.parametrize("speed, length, xoff_kib, size_kib", WORKED)
 def test_headroom_worked_table(speed, length, xoff_kib, size_kib):
-    result = _intent.headroom(speed, length, port_mtu=9100)
+    result = _derive.headroom(speed, length, port_mtu=9100)
     assert result["xoff_bytes"] == xoff_kib * KIB
     assert result["xon_bytes"] == 18 * KIB
     assert result["size_bytes"] == size_kib * KIB
@@ -135,27 +136,27 @@ def test_headroom_worked_table(speed, length, xoff_kib, size_kib):
 @pytest.mark.parametrize("speed, length, xoff_kib, size_kib", WORKED)
 def test_headroom_worked_table_with_sonic_mac_phy(speed, length, xoff_kib, size_kib):
     # SONiC's ASIC table says 0.8 KB and the lua multiplies by 1024: 819 B gives the same table.
-    result = _intent.headroom(speed, length, mac_phy_delay_bytes=819)
+    result = _derive.headroom(speed, length, mac_phy_delay_bytes=819)
     assert (result["xoff_bytes"], result["size_bytes"]) == (xoff_kib * KIB, size_kib * KIB)
 
 
 def test_headroom_intermediates_100g():
-    result = _intent.headroom(100, 5)
+    result = _derive.headroom(100, 5)
     assert result["peer_response_bytes"] == 25216
     assert result["cable_bytes"] == 632  # 631.3 B round trip, rounded up for display
     assert result["worst_case_factor"] == 3
     assert result["cell_occupancy_percent"] == 300
-    assert _intent.headroom(400, 5)["peer_response_bytes"] == 57920
+    assert _derive.headroom(400, 5)["peer_response_bytes"] == 57920
 
 
 def test_headroom_half_small_packets_follows_current_lua():
     # Reference says "about 108 KiB"; the byte-weighted blend gives 108 KiB and
     # sonic-swss #4757 adds 2 KiB compensation without a shared headroom pool.
-    result = _intent.headroom(400, 40, small_packet_percent=50)
+    result = _derive.headroom(400, 40, small_packet_percent=50)
     assert result["xoff_bytes"] == 110 * KIB
     assert result["small_packet_compensated"] is True
     assert result["size_bytes"] == 128 * KIB
-    shared = _intent.headroom(400, 40, small_packet_percent=50, shared_headroom_pool=True)
+    shared = _derive.headroom(400, 40, small_packet_percent=50, shared_headroom_pool=True)
     assert shared["xoff_bytes"] == 108 * KIB
     assert shared["size_bytes"] == 18 * KIB
 
@@ -163,41 +164,41 @@ def test_headroom_half_small_packets_follows_current_lua():
 def test_headroom_zero_small_packets():
     # The lua's "by byte" share is 64 / mean packet size, 6.25 % even with no small packets:
     # occupancy 1.125 -> 1024 + 88022 x 1.125 -> 98 KiB, +2 KiB compensation.
-    result = _intent.headroom(400, 40, small_packet_percent=0)
+    result = _derive.headroom(400, 40, small_packet_percent=0)
     assert result["cell_occupancy_percent"] == 113  # 112.5 rounded up for display
     assert result["xoff_bytes"] == 100 * KIB
 
 
 def test_headroom_small_cell_factor_is_two():
     # Spectrum-1: 96 B cells -> ceil(2*96/97) = 2, as in the lua.
-    result = _intent.headroom(100, 5, cell_bytes=96)
+    result = _derive.headroom(100, 5, cell_bytes=96)
     assert result["worst_case_factor"] == 2
-    assert result["xoff_bytes"] == _intent._ceil_kib(1024 + 2 * (9100 + 631.3131313131313 + 800 + 25216))
+    assert result["xoff_bytes"] == _derive._ceil_kib(1024 + 2 * (9100 + 631.3131313131313 + 800 + 25216))
 
 
 def test_headroom_eight_lane_and_extras():
-    base = _intent.headroom(400, 5)
-    eight = _intent.headroom(400, 5, eight_lane=True)
+    base = _derive.headroom(400, 5)
+    eight = _derive.headroom(400, 5, eight_lane=True)
     assert eight["xon_bytes"] == 36 * KIB
-    assert eight["size_bytes"] == _intent._ceil_kib(base["xoff_bytes"] + 36 * KIB + 9100)
-    assert _intent.headroom(400, 5, xoff_extra_bytes=18 * KIB)["xoff_bytes"] == base["xoff_bytes"] + 18 * KIB
-    tile = _intent.headroom(400, 5, tile_bytes=400 * 120 // 8)
+    assert eight["size_bytes"] == _derive._ceil_kib(base["xoff_bytes"] + 36 * KIB + 9100)
+    assert _derive.headroom(400, 5, xoff_extra_bytes=18 * KIB)["xoff_bytes"] == base["xoff_bytes"] + 18 * KIB
+    tile = _derive.headroom(400, 5, tile_bytes=400 * 120 // 8)
     assert tile["xoff_bytes"] > base["xoff_bytes"]
 
 
 def test_headroom_gearbox_counts_twice():
-    assert _intent.headroom(100, 5, gearbox_bytes=1000)["propagation_bytes"] == _intent.headroom(100, 5)["propagation_bytes"] + 2000
+    assert _derive.headroom(100, 5, gearbox_bytes=1000)["propagation_bytes"] == _derive.headroom(100, 5)["propagation_bytes"] + 2000
 
 
 @pytest.mark.parametrize("args", [(300, 5), (400, -1), (True, 5), (400, 5.5)])
 def test_headroom_rejects(args):
     with pytest.raises(ValueError):
-        _intent.headroom(*args)
+        _derive.headroom(*args)
 
 
 def test_headroom_rejects_small_packet_percent():
     with pytest.raises(ValueError, match="small_packet_percent"):
-        _intent.headroom(400, 5, small_packet_percent=101)
+        _derive.headroom(400, 5, small_packet_percent=101)
 
 
 # --- ECN -------------------------------------------------------------------------------------------
@@ -208,18 +209,18 @@ def test_headroom_rejects_small_packet_percent():
     [(10, 15000, 150000), (25, 37500, 375000), (100, 150000, 1500000), (200, 300000, 3000000), (400, 600000, 6000000), (800, 1200000, 12000000)],
 )
 def test_ecn_defaults_scale_linearly(speed, kmin, kmax):
-    assert _intent.ecn_defaults(speed, "eos") == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
+    assert _derive.ecn_defaults(speed, "eos") == {"min_threshold_bytes": kmin, "max_threshold_bytes": kmax, "max_probability_percent": 20}
 
 
 def test_ecn_defaults_junos_has_no_byte_table():
     # Juniper publishes fill levels in percent of the queue buffer, not bytes per speed.
     with pytest.raises(ValueError, match=r"junos: no ECN byte defaults for 400G: .*55-90 %"):
-        _intent.ecn_defaults(400, "junos")
+        _derive.ecn_defaults(400, "junos")
 
 
 def test_junos_plan_section_and_jvd_ecn_defaults():
     intent, devices = roce_fabric()
-    leaf2 = _intent.build_plan(intent, devices)["devices"]["leaf2"]
+    leaf2 = _plan.build_plan(intent, devices)["devices"]["leaf2"]
     # JVD drop profile 55-90 % of the 12,000,000-byte queue buffer, drop-probability 100 %
     assert leaf2["ports"]["et-0/0/1:0"]["ecn"] == {"min_threshold_bytes": 6600000, "max_threshold_bytes": 10800000, "max_probability_percent": 100}
     junos = leaf2["junos"]
@@ -229,13 +230,13 @@ def test_junos_plan_section_and_jvd_ecn_defaults():
     # every queue a port uses gets a share; strict CNP queue capped at 5 %; the sum is 100
     assert junos["transmit_percent"] == {"0": 42, "3": 43, "6": 5, "7": 5, "8": 5}
     assert sum(junos["transmit_percent"].values()) == 100
-    assert "junos" not in _intent.build_plan(intent, devices)["devices"]["leaf1"]
+    assert "junos" not in _plan.build_plan(intent, devices)["devices"]["leaf1"]
 
 
 def test_junos_ets_groups():
     intent, devices = roce_fabric()
     devices["leaf2"].update(model="qfx5100")
-    junos = _intent.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
+    junos = _plan.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
     assert junos["scheduling"] == "ets"
     assert junos["group_percent"] == {"unicast": 95, "mcast": 5}
     assert junos["transmit_percent"] == {"0": 45, "3": 45, "6": 5, "7": 5, "8": 100}
@@ -244,25 +245,25 @@ def test_junos_ets_groups():
 def test_junos_evo_model_renders_no_dcbx_by_default():
     intent, devices = roce_fabric()
     devices["leaf2"].update(model="qfx5240")
-    junos = _intent.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
+    junos = _plan.build_plan(intent, devices)["devices"]["leaf2"]["junos"]
     assert (junos["dcbx"], junos["scheduling"]) == ("auto", "port")
 
 
 def test_explicit_mtu_kept_without_junos():
     intent, devices = roce_fabric()
     del devices["leaf2"]
-    assert _intent.build_plan(intent, devices)["devices"]["leaf1"]["mtu"] == 9214
+    assert _plan.build_plan(intent, devices)["devices"]["leaf1"]["mtu"] == 9214
 
 
 def test_ecn_defaults_rejects():
     with pytest.raises(ValueError):
-        _intent.ecn_defaults(0, "eos")
+        _derive.ecn_defaults(0, "eos")
 
 
 def test_ecn_intent_values_override_per_port():
     intent, devices = roce_fabric()
     intent["roce"] = {"ecn": {"max_probability_percent": 5, "min_threshold_bytes": 100000}}
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     port = plan["devices"]["leaf1"]["ports"]["Ethernet2/1"]
     assert port["ecn"] == {"min_threshold_bytes": 100000, "max_threshold_bytes": 6000000, "max_probability_percent": 5}
 
@@ -271,7 +272,7 @@ def test_ecn_intent_values_override_per_port():
 
 
 def test_intent_error_lists_every_error():
-    exc = _intent.IntentError(["a: one", "b: two"])
+    exc = _tables.IntentError(["a: one", "b: two"])
     assert isinstance(exc, ValueError)
     assert exc.errors == ["a: one", "b: two"]
     assert str(exc) == "a: one\nb: two"
@@ -280,8 +281,8 @@ def test_intent_error_lists_every_error():
 def test_build_plan_raises_with_all_errors():
     intent, devices = roce_fabric()
     intent["roce"] = {"data": {"dscp": 64}, "cnp": {"priority": 9}}
-    with pytest.raises(_intent.IntentError) as info:
-        _intent.build_plan(intent, devices)
+    with pytest.raises(_tables.IntentError) as info:
+        _plan.build_plan(intent, devices)
     assert len(info.value.errors) == 2
     assert "lossless_fabric.roce.data.dscp: 64 is not a DSCP (0-63)" in info.value.errors
 
@@ -298,7 +299,7 @@ def test_five_mistakes_give_five_errors():
         },
         "targets": {"collectives": {"all_reduce_perf": [{"min_size": "1G", "min_busbw": -1}]}},  # 5
     }
-    errors, _warnings = _intent.validate(intent, {})
+    errors, _warnings = _plan.validate(intent, {})
     assert len(errors) == 5, errors
     assert errors == [
         "lossless_fabric.roce.pcf: unknown key (did you mean 'pfc'?)",
@@ -315,7 +316,7 @@ def test_errors_across_intent_and_devices_at_once():
     devices["leaf1"]["ports"]["Ethernet1"] = {"speed": "3G"}
     devices["gpu1"]["gpus"] = 17
     devices["leaf2"]["platform"] = "junoss"
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert len(errors) == 4, errors
     assert "leaf1: lossless_fabric_device.ports[Ethernet1].speed: '3G' is not a link speed (one of 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G)" in errors
     assert "gpu1: lossless_fabric_device.gpus: 17 is not a GPU count (1-16)" in errors
@@ -326,7 +327,7 @@ def test_errors_across_intent_and_devices_at_once():
 
 def test_roce_plan_switches():
     intent, devices = roce_fabric()
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert sorted(plan["devices"]) == ["gpu1", "gpu2", "leaf1", "leaf2"]
     leaf1 = plan["devices"]["leaf1"]
     assert leaf1["platform"] == "eos"
@@ -358,15 +359,15 @@ def test_roce_plan_switches():
     }
     # Port MTU in the plan is mtu.switch (9202 here, see above).
     assert leaf1["ports"]["Ethernet2/1"]["cable_length_m"] == 5
-    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _intent.headroom(400, 5, port_mtu=9202)["xoff_bytes"]
+    assert leaf1["ports"]["Ethernet2/1"]["headroom"]["xoff_bytes"] == _derive.headroom(400, 5, port_mtu=9202)["xoff_bytes"]
     leaf2 = plan["devices"]["leaf2"]
     assert leaf2["platform"] == "junos"
-    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _intent.headroom(200, 100, port_mtu=9202)["size_bytes"]
+    assert leaf2["ports"]["et-0/0/1:0"]["headroom"]["size_bytes"] == _derive.headroom(200, 100, port_mtu=9202)["size_bytes"]
 
 
 def test_roce_plan_hosts_and_env():
     intent, devices = roce_fabric()
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     gpu1 = plan["devices"]["gpu1"]
     assert gpu1 == {
         "kind": "host",
@@ -411,7 +412,7 @@ def test_roce_plan_hosts_and_env():
 
 def test_roce_normalized_intent_fills_defaults():
     intent, devices = roce_fabric()
-    norm = _intent.build_plan(intent, devices)["intent"]
+    norm = _plan.build_plan(intent, devices)["intent"]
     assert set(norm) == {"name", "transport", "roce", "targets"}
     assert norm["roce"]["rdma_cm_tos"] == 106
     assert norm["roce"]["gid_index"] is None
@@ -439,7 +440,7 @@ def test_roce_custom_plan_two_lossless_priorities():
         "gid_index": 3,
         "dcqcn": {"enabled": False},
     }
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     leaf = plan["devices"]["leaf1"]
     assert leaf["dscp_map"] == {"16": 3, "24": 2}
     assert leaf["pfc_priorities"] == [2, 4]
@@ -459,12 +460,12 @@ def test_roce_custom_plan_two_lossless_priorities():
 def test_nccl_env_roce_without_hosts_has_no_hca():
     intent, devices = roce_fabric()
     devices = {k: v for k, v in devices.items() if k.startswith("leaf")}
-    assert _intent.build_plan(intent, devices)["nccl_env"] == {"NCCL_IB_TC": "106"}
+    assert _plan.build_plan(intent, devices)["nccl_env"] == {"NCCL_IB_TC": "106"}
 
 
 def test_devices_none_is_an_empty_fabric():
     intent = roce_fabric()[0]
-    plan = _intent.build_plan(intent, None)
+    plan = _plan.build_plan(intent, None)
     assert plan["devices"] == {}
     assert plan["summary"]["max_headroom_bytes"] == 0
 
@@ -474,7 +475,7 @@ def test_devices_none_is_an_empty_fabric():
 
 def test_ib_plan():
     intent, devices = ib_fabric()
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert plan["warnings"] == []
     sm1, sm2 = plan["devices"]["sm1"], plan["devices"]["sm2"]
     assert sm1["sm_priority"] == 14 and sm2["sm_priority"] == 1
@@ -566,7 +567,7 @@ def test_ib_partitions_members_and_default_rule():
             "sm": {"routing_engine": ["updn", "minhop"], "root_guids": ["0x0002C90300000001"]},
         }
     )
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     sm = plan["devices"]["sm1"]
     assert sm["partitions_conf"].splitlines()[1:] == [
         "Default=0x7fff, ipoib, defmember=full : ALL=full, SELF=full ;",
@@ -588,19 +589,19 @@ def test_ib_compute_partition_defaults_to_first():
         {"name": "p1", "pkey": 2, "sl": 5, "members": ["ALL_CAS"]},
         {"name": "p2", "pkey": 3, "members": ["ALL_CAS"]},
     ]
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert plan["intent"]["infiniband"]["compute_partition"] == "p1"
     # QoS is on: the policy matches p1's pkey to the default level, whose SL the SA answers with
     assert plan["nccl_env"]["NCCL_IB_SL"] == "0"
     assert any("partitions[0].sl: 5 differs from qos_level 'default' sl 0" in w for w in plan["warnings"])
     intent["infiniband"]["qos"] = {"enabled": False}
-    assert _intent.build_plan(intent, devices)["nccl_env"]["NCCL_IB_SL"] == "5"
+    assert _plan.build_plan(intent, devices)["nccl_env"]["NCCL_IB_SL"] == "5"
 
 
 def test_ib_no_partitions_no_sl():
     intent, devices = ib_fabric()
     intent["infiniband"]["partitions"] = []
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert "NCCL_IB_SL" not in plan["nccl_env"]
     assert plan["devices"]["sm1"]["partitions_conf"].splitlines()[1:] == ["Default=0x7fff, ipoib : ALL=full ;"]
 
@@ -611,9 +612,9 @@ def test_ib_no_partitions_no_sl():
 @pytest.mark.parametrize("fabric", [roce_fabric, ib_fabric])
 def test_plan_is_deterministic_and_json_clean(fabric):
     intent, devices = fabric()
-    first = _intent.build_plan(copy.deepcopy(intent), copy.deepcopy(devices))
+    first = _plan.build_plan(copy.deepcopy(intent), copy.deepcopy(devices))
     reordered = dict(reversed(list(copy.deepcopy(devices).items())))
-    second = _intent.build_plan(copy.deepcopy(intent), reordered)
+    second = _plan.build_plan(copy.deepcopy(intent), reordered)
     dumped = json.dumps(first, sort_keys=False)
     assert dumped == json.dumps(second, sort_keys=False)
     assert json.loads(dumped) == first
@@ -636,7 +637,7 @@ def test_plan_is_deterministic_and_json_clean(fabric):
 def test_build_plan_does_not_mutate_inputs():
     intent, devices = roce_fabric()
     before = copy.deepcopy((intent, devices))
-    _intent.build_plan(intent, devices)
+    _plan.build_plan(intent, devices)
     assert (intent, devices) == before
 
 
@@ -667,20 +668,20 @@ def test_docs_have_two_examples_covering_every_kind():
 @pytest.mark.parametrize("index", [0, 1])
 def test_docs_examples_validate(index):
     intent, devices = doc_examples()[index]
-    errors, warnings = _intent.validate(intent, devices)
+    errors, warnings = _plan.validate(intent, devices)
     assert errors == []
     assert warnings == []
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert plan["nccl_env"]["NCCL_IB_HCA"] == "=mlx5_0,mlx5_1"
 
 
 def test_docs_example_claims():
     roce, ib = doc_examples()
-    plan = _intent.build_plan(*roce)
+    plan = _plan.build_plan(*roce)
     port = plan["devices"]["switch0"]["ports"]["Ethernet1/1"]["headroom"]
     assert (port["xoff_bytes"], port["xon_bytes"]) == (205 * KIB, 18 * KIB)
     assert plan["nccl_env"]["NCCL_IB_TC"] == "106"
-    plan = _intent.build_plan(*ib)
+    plan = _plan.build_plan(*ib)
     sm = next(p for p in plan["devices"].values() if p["kind"] == "subnet_manager")
     with open(DOC, encoding="utf-8") as handle:
         text = handle.read()
@@ -692,7 +693,7 @@ def test_docs_example_claims():
 def test_ib_qos_defaults_follow_max_vls():
     intent, devices = ib_fabric()
     intent["infiniband"]["qos"] = {"max_vls": 2}
-    conf = _intent.build_plan(intent, devices)["devices"]["sm1"]["opensm_conf"]
+    conf = _plan.build_plan(intent, devices)["devices"]["sm1"]["opensm_conf"]
     assert conf["qos_ca_sl2vl"] == "0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"
     assert conf["qos_vlarb_high"] == "0:64"
     assert conf["qos_vlarb_low"] == "0:64,1:64"
@@ -701,7 +702,7 @@ def test_ib_qos_defaults_follow_max_vls():
 def test_ib_qos_disabled_still_plans_files():
     intent, devices = ib_fabric()
     intent["infiniband"]["qos"] = {"enabled": False}
-    sm = _intent.build_plan(intent, devices)["devices"]["sm1"]
+    sm = _plan.build_plan(intent, devices)["devices"]["sm1"]
     assert sm["opensm_conf"]["qos"] == "FALSE"
     assert sm["qos_policy_conf"].startswith("# lossless.fabric")
 
@@ -710,6 +711,6 @@ def test_ib_qos_disabled_still_plans_files():
 def test_normalized_intent_is_itself_a_valid_intent(fabric):
     # The action plugin may hand the normalised intent back to validate(): it must round-trip.
     intent, devices = fabric()
-    first = _intent.build_plan(intent, devices)
-    second = _intent.build_plan(first["intent"], devices)
+    first = _plan.build_plan(intent, devices)
+    second = _plan.build_plan(first["intent"], devices)
     assert second == first

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos
 
 
@@ -29,7 +29,7 @@ def fabric(**device):
     ],
 )
 def test_queue_block_from_model_or_family(device, family, block):
-    plan = _intent.build_plan(*fabric(**device))["devices"]["leaf1"]
+    plan = _plan.build_plan(*fabric(**device))["devices"]["leaf1"]
     assert plan["eos"] == {"model": device.get("model"), "asic_family": family, "queue_block": block}
 
 
@@ -47,19 +47,19 @@ def test_queue_block_from_model_or_family(device, family, block):
     ],
 )
 def test_bad_model_or_family_is_one_clear_error(device, expected):
-    errors, _warnings = _intent.validate(*fabric(**device))
+    errors, _warnings = _plan.validate(*fabric(**device))
     assert len(errors) == 1 and errors[0].startswith(expected), errors
 
 
 def test_model_is_eos_or_junos_only():
     intent, devices = fabric(model="DCS-7050CX3-32S")
     devices["leaf1"].update(platform="nvue", ports={"swp1": {"speed": "400G"}})
-    errors, _warnings = _intent.validate(intent, devices)
+    errors, _warnings = _plan.validate(intent, devices)
     assert errors == ["leaf1: lossless_fabric_device.model: 'DCS-7050CX3-32S': only platforms eos and junos take model"]
 
 
 def test_full_dscp_map_every_code_point():
-    plan = _intent.build_plan(*fabric())["devices"]["leaf1"]
+    plan = _plan.build_plan(*fabric())["devices"]["leaf1"]
     full = plan["dscp_map_full"]
     assert sorted(full, key=int) == [str(d) for d in range(64)]
     assert full["26"] == 3 and full["48"] == 6
@@ -68,16 +68,16 @@ def test_full_dscp_map_every_code_point():
 
 
 def test_ecn_defaults_per_platform_and_unknown_speed():
-    assert _intent.ecn_defaults(400, "eos") == _vendor_eos.ECN_DEFAULTS[400]
+    assert _derive.ecn_defaults(400, "eos") == _vendor_eos.ECN_DEFAULTS[400]
     assert _vendor_eos.ECN_DEFAULTS_SOURCE is None  # unverified, and docs/vendor-eos.md says so
     with pytest.raises(ValueError, match=r"platform eos: no ECN default for 1600 Gb/s"):
-        _intent.ecn_defaults(1600, "eos")
+        _derive.ecn_defaults(1600, "eos")
     with pytest.raises(ValueError, match="not a speed"):
-        _intent.ecn_defaults(True, "eos")
+        _derive.ecn_defaults(True, "eos")
 
 
 def test_intent_thresholds_skip_the_table():
     intent, devices = fabric()
     intent["roce"] = {"ecn": {"min_threshold_bytes": 100000, "max_threshold_bytes": 900000, "max_probability_percent": 5}}
-    ecn = _intent.build_plan(intent, devices)["devices"]["leaf1"]["ports"]["Ethernet1"]["ecn"]
+    ecn = _plan.build_plan(intent, devices)["devices"]["leaf1"]["ports"]["Ethernet1"]["ecn"]
     assert ecn == {"min_threshold_bytes": 100000, "max_threshold_bytes": 900000, "max_probability_percent": 5}

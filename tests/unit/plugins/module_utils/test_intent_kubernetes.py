@@ -11,7 +11,8 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _kubernetes as _intent_kubernetes
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _tables
 
 K8S = "lossless_fabric.kubernetes"
 DP = K8S + ".device_plugin"
@@ -31,7 +32,7 @@ def fabric(k8s=None, transport="roce"):
 
 
 def k8s_plan(k8s=None, transport="roce"):
-    return _intent.build_plan(*fabric(k8s, transport))["intent"]["kubernetes"]
+    return _plan.build_plan(*fabric(k8s, transport))["intent"]["kubernetes"]
 
 
 def res(**extra):
@@ -46,7 +47,7 @@ def res(**extra):
 def test_no_section_no_kubernetes_plan():
     intent, devices = fabric()
     del intent["kubernetes"]
-    assert "kubernetes" not in _intent.build_plan(intent, devices)["intent"]
+    assert "kubernetes" not in _plan.build_plan(intent, devices)["intent"]
 
 
 def test_defaults_derive_the_resource_from_the_hosts_netdevs():
@@ -75,7 +76,7 @@ def test_defaults_derive_the_resource_from_the_hosts_netdevs():
 def test_mtu_follows_the_intent_host_mtu():
     intent, devices = fabric()
     intent["roce"] = {"mtu": {"switch": 9214, "host": 4200}}
-    assert _intent.build_plan(intent, devices)["intent"]["kubernetes"]["multi_nic_cni"]["network"]["mtu"] == 4200
+    assert _plan.build_plan(intent, devices)["intent"]["kubernetes"]["multi_nic_cni"]["network"]["mtu"] == 4200
 
 
 def test_infiniband_without_netdevs_selects_mellanox_infiniband_ports():
@@ -95,7 +96,7 @@ def test_network_operator_defaults_use_the_operator_build_of_the_plugin():
 
 
 def test_mellanox_host_device_ipam_for_gpudirect():
-    errors, warnings = _intent.validate(*fabric({"multi_nic_cni": {"network": {"plugin": "mellanox"}}}))
+    errors, warnings = _plan.validate(*fabric({"multi_nic_cni": {"network": {"plugin": "mellanox"}}}))
     assert errors == []
     assert len(warnings) == 1 and "NicClusterPolicy sriovDevicePlugin" in warnings[0]
     net = k8s_plan({"multi_nic_cni": {"network": {"plugin": "mellanox"}}})["multi_nic_cni"]["network"]
@@ -105,8 +106,8 @@ def test_mellanox_host_device_ipam_for_gpudirect():
 @pytest.mark.parametrize("k8s", [{}, {"cni": "network_operator"}, res(), {"multi_nic_cni": {"network": {"plugin": "mellanox"}}}])
 def test_normalized_section_is_itself_valid(k8s):
     intent, devices = fabric(k8s)
-    first = _intent.build_plan(intent, devices)
-    assert _intent.build_plan(first["intent"], devices) == first
+    first = _plan.build_plan(intent, devices)
+    assert _plan.build_plan(first["intent"], devices) == first
 
 
 def test_multi_nic_version_gets_its_v():
@@ -120,7 +121,7 @@ def test_digest_pins_too():
 
 
 def test_if_names_matching_no_host_netdev_warn():
-    errors, warnings = _intent.validate(*fabric(res(selectors={"if_names": ["ens9"]})))
+    errors, warnings = _plan.validate(*fabric(res(selectors={"if_names": ["ens9"]})))
     assert errors == []
     assert warnings == [f"{RES0}.selectors.if_names: ['ens9'] match no NIC netdev of the inventory hosts (eth2, eth3)"]
 
@@ -195,14 +196,14 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("k8s, expected", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_one_error(k8s, expected):
-    errors, _warnings = _intent.validate(*fabric(k8s))
+    errors, _warnings = _plan.validate(*fabric(k8s))
     assert errors == [expected]
-    with pytest.raises(_intent.IntentError):
-        _intent.build_plan(*fabric(k8s))
+    with pytest.raises(_tables.IntentError):
+        _plan.build_plan(*fabric(k8s))
 
 
 def test_multi_nic_cni_refused_on_infiniband():
-    errors, _warnings = _intent.validate(*fabric({"cni": "multi_nic_cni"}, transport="infiniband"))
+    errors, _warnings = _plan.validate(*fabric({"cni": "multi_nic_cni"}, transport="infiniband"))
     assert errors == [
         f"{K8S}.cni: 'multi_nic_cni' attaches Ethernet interfaces (macvlan, ipvlan, host-device); "
         "transport 'infiniband' needs IPoIB: use 'network_operator'"
@@ -211,7 +212,7 @@ def test_multi_nic_cni_refused_on_infiniband():
 
 def test_every_kubernetes_error_at_once():
     k8s = {"cni": "flannel", "namespace": "A", "device_plugin": {"resources": [{"name": "a-b", "selectors": {}}]}}
-    errors, _warnings = _intent.validate(*fabric(k8s))
+    errors, _warnings = _plan.validate(*fabric(k8s))
     assert [e.split(":")[0] for e in errors] == [f"{K8S}.cni", f"{K8S}.namespace", f"{RES0}.name", f"{RES0}.selectors"]
 
 
@@ -231,13 +232,13 @@ def _doc_section():
 def test_docs_table_names_every_key_and_only_real_ones():
     keys, _example = _doc_section()
     documented = {k.replace("[]", "") for k in keys}
-    expected = set(_intent._K8S_KEYS) - {"device_plugin", "multi_nic_cni", "network_operator"}
-    expected |= {f"device_plugin.{k}" for k in _intent._K8S_DP_KEYS}
-    expected |= {f"device_plugin.resources.{k}" for k in _intent._K8S_RESOURCE_KEYS}
-    expected |= {f"multi_nic_cni.{k}" for k in _intent._K8S_MNC_KEYS if k != "network"}
-    expected |= {f"multi_nic_cni.network.{k}" for k in _intent._K8S_NET_KEYS if k != "attach_policy"}
-    expected |= {f"multi_nic_cni.network.attach_policy.{k}" for k in _intent._K8S_ATTACH_KEYS}
-    expected |= {f"network_operator.{k}" for k in _intent._K8S_NETOP_KEYS}
+    expected = set(_intent_kubernetes._K8S_KEYS) - {"device_plugin", "multi_nic_cni", "network_operator"}
+    expected |= {f"device_plugin.{k}" for k in _intent_kubernetes._K8S_DP_KEYS}
+    expected |= {f"device_plugin.resources.{k}" for k in _intent_kubernetes._K8S_RESOURCE_KEYS}
+    expected |= {f"multi_nic_cni.{k}" for k in _intent_kubernetes._K8S_MNC_KEYS if k != "network"}
+    expected |= {f"multi_nic_cni.network.{k}" for k in _intent_kubernetes._K8S_NET_KEYS if k != "attach_policy"}
+    expected |= {f"multi_nic_cni.network.attach_policy.{k}" for k in _intent_kubernetes._K8S_ATTACH_KEYS}
+    expected |= {f"network_operator.{k}" for k in _intent_kubernetes._K8S_NETOP_KEYS}
     assert documented == expected
 
 
@@ -246,4 +247,4 @@ def test_docs_example_validates():
     intent = yaml.safe_load(example)["lossless_fabric"]
     nics = [{"name": "mlx5_0", "netdev": "ens1f0np0", "speed": "400G"}, {"name": "mlx5_1", "netdev": "ens2f0np0", "speed": "400G"}]
     devices = {"gpu1": {"kind": "host", "nics": nics}}
-    assert _intent.validate(intent, devices) == ([], [])
+    assert _plan.validate(intent, devices) == ([], [])

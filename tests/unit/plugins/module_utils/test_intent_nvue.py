@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 
 INTENT = {"name": "lab", "transport": "roce"}
 
 
 def plan_of(device: dict) -> dict:
-    return _intent.build_plan(dict(INTENT), {"leaf1": device})["devices"]["leaf1"]
+    return _plan.build_plan(dict(INTENT), {"leaf1": device})["devices"]["leaf1"]
 
 
 def errors_of(device: dict) -> list[str]:
-    with pytest.raises(_intent.IntentError) as info:
-        _intent.build_plan(dict(INTENT), {"leaf1": device})
+    with pytest.raises(_tables.IntentError) as info:
+        _plan.build_plan(dict(INTENT), {"leaf1": device})
     return info.value.errors
 
 
@@ -29,12 +29,12 @@ def switch(**extra):
 
 @pytest.mark.parametrize("speed", [10, 25, 40, 50, 100, 200, 400, 800])
 def test_nvue_ecn_defaults_are_nvidias_roce_numbers_at_every_speed(speed):
-    assert _intent.ecn_defaults(speed, "nvue") == {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 100}
+    assert _derive.ecn_defaults(speed, "nvue") == {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 100}
 
 
 def test_nvue_ecn_defaults_refuse_a_speed_without_an_entry():
     with pytest.raises(ValueError, match="platform nvue has no ECN default for 1 Gb/s"):
-        _intent.ecn_defaults(1, "nvue")
+        _derive.ecn_defaults(1, "nvue")
 
 
 def test_plan_carries_release_pool_and_lldp_tlv():
@@ -54,7 +54,7 @@ def test_plan_carries_release_pool_and_lldp_tlv():
 
 def test_intent_ecn_override_still_wins_on_nvue():
     intent = dict(INTENT, roce={"ecn": {"max_probability_percent": 5}})
-    plan = _intent.build_plan(intent, {"leaf1": switch()})["devices"]["leaf1"]
+    plan = _plan.build_plan(intent, {"leaf1": switch()})["devices"]["leaf1"]
     assert plan["ports"]["swp1"]["ecn"] == {"min_threshold_bytes": 150000, "max_threshold_bytes": 1500000, "max_probability_percent": 5}
 
 

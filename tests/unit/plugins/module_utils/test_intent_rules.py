@@ -11,7 +11,8 @@ import copy
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _devices, _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 
 
@@ -772,35 +773,35 @@ ERROR_CASES = [
 @pytest.mark.parametrize("base, intent_changes, device_changes, expected", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_rule(base, intent_changes, device_changes, expected):
     intent, devices = apply(base, intent_changes, device_changes)
-    errors, _warnings = _intent.validate(intent, devices)
+    errors, _warnings = _plan.validate(intent, devices)
     assert errors == [expected]
-    with pytest.raises(_intent.IntentError) as info:
-        _intent.build_plan(intent, devices)
+    with pytest.raises(_tables.IntentError) as info:
+        _plan.build_plan(intent, devices)
     assert info.value.errors == [expected]
 
 
 @pytest.mark.parametrize("base", [roce_base, ib_base])
 def test_bases_are_valid(base):
     intent, devices = base()
-    assert _intent.validate(intent, devices) == ([], [])
+    assert _plan.validate(intent, devices) == ([], [])
 
 
 def test_a_planned_platform_is_refused_as_not_supported_yet(monkeypatch):
     # No platform is planned today (nxos got its driver, issue 19): a planned record is put in the registry
-    # the intent reads (_intent.PLATFORMS, looked up at call time) for the refusal.
+    # the intent reads (_tables.PLATFORMS, which _tables.platforms() returns at call time) for the refusal.
     planned = _base.Platform("planned", r"Ethernet[0-9]+", "Ethernet1", supported=False)
-    monkeypatch.setattr(_intent, "PLATFORMS", {**_intent.PLATFORMS, "planned": planned})
+    monkeypatch.setattr(_tables, "PLATFORMS", {**_tables.PLATFORMS, "planned": planned})
     intent, devices = apply(roce_base, None, {"leaf1.platform": "planned"})
     expected = "leaf1: lossless_fabric_device.platform: 'planned' is not supported yet (supported: eos, junos, nvue, nxos, sonic)"
-    assert _intent.validate(intent, devices)[0] == [expected]
-    with pytest.raises(_intent.IntentError) as info:
-        _intent.build_plan(intent, devices)
+    assert _plan.validate(intent, devices)[0] == [expected]
+    with pytest.raises(_tables.IntentError) as info:
+        _plan.build_plan(intent, devices)
     assert info.value.errors == [expected]
 
 
 def test_nxos_is_supported():
     intent, devices = apply(roce_base, None, {"leaf1": {"kind": "switch", "platform": "nxos", "ports": {"Ethernet1/1": {"speed": "400G"}}}})
-    assert _intent.validate(intent, devices) == ([], [])
+    assert _plan.validate(intent, devices) == ([], [])
 
 
 def test_error_case_ids_are_unique():
@@ -864,21 +865,21 @@ FIELDS = [
 @pytest.mark.parametrize("field, build, path", FIELDS, ids=[f[0] for f in FIELDS])
 def test_injection_rejected(field, build, path, value, reason):
     intent, devices = build(value)
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert errors == [f"{path}: {value!r} contains {reason}"]
 
 
 @pytest.mark.parametrize("value, reason", INJECTIONS, ids=[repr(v) for v, _reason in INJECTIONS])
 def test_injection_in_interface_name(value, reason):
     intent, devices = apply(roce_base, None, {"leaf1.ports": {value: {"speed": "100G"}}})
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert errors == [f"leaf1: lossless_fabric_device.ports[{value!r}]: interface name {value!r} contains {reason}"]
     assert "\n" not in errors[0]
 
 
 def test_error_messages_never_contain_raw_control_characters():
     intent = {"name": "a\nb", "transport": "roce", "roce\n": 1, "roce": {"data": {"dscp": "\x1b[2J"}}}
-    errors = _intent.validate(intent, {"h\x07": {"kind": "switch", "platform": "eos", "ports": {"Eth\nernet1": {"speed": "1\n00G"}}}})[0]
+    errors = _plan.validate(intent, {"h\x07": {"kind": "switch", "platform": "eos", "ports": {"Eth\nernet1": {"speed": "1\n00G"}}}})[0]
     # The bad port's speed is not checked: its name already failed.
     assert len(errors) == 4, errors
     for error in errors:
@@ -901,7 +902,7 @@ def test_error_messages_never_contain_raw_control_characters():
 )
 def test_unknown_key_suggestion(changes, expected):
     intent, devices = apply(roce_base, changes)
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert errors == [expected]
 
 
@@ -1001,17 +1002,17 @@ WARNING_CASES = [
 @pytest.mark.parametrize("base, intent_changes, device_changes, expected", [c[1:] for c in WARNING_CASES], ids=[c[0] for c in WARNING_CASES])
 def test_warning(base, intent_changes, device_changes, expected):
     intent, devices = apply(base, intent_changes, device_changes)
-    errors, warnings = _intent.validate(intent, devices)
+    errors, warnings = _plan.validate(intent, devices)
     assert errors == []
     assert warnings == [expected]
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert plan["warnings"] == [expected]
     assert plan["summary"]["warnings"] == 1
 
 
 def test_sonic_is_supported_and_warns_about_config_qos_reload():
     intent, devices = apply(roce_base, None, {"leaf1": {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G"}}}})
-    errors, warnings = _intent.validate(intent, devices)
+    errors, warnings = _plan.validate(intent, devices)
     assert errors == []
     assert warnings == [
         "leaf1: platform sonic: the stock DSCP_TO_TC_MAP|AZURE puts DSCP 26 in a lossy traffic class (its lossless TCs 3 and 4 are fed by DSCP 3 and 4); "
@@ -1022,13 +1023,13 @@ def test_sonic_is_supported_and_warns_about_config_qos_reload():
 def test_no_warnings_on_defaults():
     for base in (roce_base, ib_base):
         intent, devices = base()
-        assert _intent.validate(intent, copy.deepcopy(devices))[1] == []
+        assert _plan.validate(intent, copy.deepcopy(devices))[1] == []
 
 
 @pytest.mark.parametrize("value, reason", [*INJECTIONS, ("mlx5_0", None), ("Uplink to spine1/Ethernet1", None)])
 def test_unsafe_reason_is_the_rule_other_module_utils_share(value, reason):
     # public: _nccl_launch refuses launcher arguments by the same rule
-    assert _intent.unsafe_reason(value) == reason
+    assert _text.unsafe_reason(value) == reason
 
 
 # --- port and NIC names: one spelling per port, ASCII digits only ---------------------------------
@@ -1052,7 +1053,7 @@ def _switch(platform, ports):
 @pytest.mark.parametrize("platform, ports, second, first, canonical", SAME_PORT_TWICE, ids=[c[2] for c in SAME_PORT_TWICE])
 def test_the_same_port_under_two_spellings_is_refused_naming_both(platform, ports, second, first, canonical):
     intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, ports)})
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert errors == [f"leaf1: lossless_fabric_device.ports[{second}]: {second!r} is the same port as {first!r} ({canonical}): give each port once"]
 
 
@@ -1063,7 +1064,7 @@ def test_the_same_port_under_two_spellings_is_refused_naming_both(platform, port
 )
 def test_a_port_name_reaches_the_plan_in_its_one_spelling(platform, given, canonical):
     intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, {given: {"speed": "100G"}})})
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     assert list(plan["devices"]["leaf1"]["ports"]) == [canonical]
 
 
@@ -1076,8 +1077,8 @@ NON_ASCII_DIGITS = ["\u0661", "\uff11", "\u0967", "\u00b9"]
 def test_port_names_with_non_ascii_digits_are_refused(platform, template, digit):
     name = template.format(digit)
     intent, devices = apply(roce_base, None, {"leaf1": _switch(platform, {name: {"speed": "100G"}})})
-    errors = _intent.validate(intent, devices)[0]
-    example = _intent.PLATFORMS[platform].interface_example
+    errors = _plan.validate(intent, devices)[0]
+    example = _tables.PLATFORMS[platform].interface_example
     assert errors == [f"leaf1: lossless_fabric_device.ports[{name}]: {name!r} is not a {platform} interface name (like {example})"]
 
 
@@ -1086,7 +1087,7 @@ def test_port_names_with_non_ascii_digits_are_refused(platform, template, digit)
 def test_nic_names_with_non_ascii_digits_are_refused(key, template, digit):
     value = template.format(digit)
     intent, devices = apply(roce_base, None, {"gpu1.nics": [dict({"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}, **{key: value})]})
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert len(errors) == 1 and errors[0].startswith(f"gpu1: lossless_fabric_device.nics[0].{key}: {value!r} is not "), errors
 
 
@@ -1095,13 +1096,13 @@ def test_nic_names_are_exact_kernel_names_and_duplicates_are_refused():
     nics = [{"name": "mlx5_0", "netdev": "eth1", "speed": "400G"}, {"name": "mlx5_00", "netdev": "eth01", "speed": "400G"},
             {"name": "mlx5_0", "netdev": "eth1", "speed": "400G"}]
     intent, devices = apply(roce_base, None, {"gpu1.nics": nics})
-    errors = _intent.validate(intent, devices)[0]
+    errors = _plan.validate(intent, devices)[0]
     assert errors == ["gpu1: lossless_fabric_device.nics[2].name: 'mlx5_0' duplicates nics[0].name",
                       "gpu1: lossless_fabric_device.nics[2].netdev: 'eth1' duplicates nics[0].netdev"]
 
 
 def test_canonical_port_is_ascii_only():
-    eos = _intent.PLATFORMS["eos"]
-    assert _intent.canonical_port(eos, "Ethernet010/02") == "Ethernet10/2"
-    assert _intent.canonical_port(eos, "Ethernet\u0661") is None
-    assert _intent.canonical_port(eos, "Ethernet1\n") is None
+    eos = _tables.PLATFORMS["eos"]
+    assert _devices.canonical_port(eos, "Ethernet010/02") == "Ethernet10/2"
+    assert _devices.canonical_port(eos, "Ethernet\u0661") is None
+    assert _devices.canonical_port(eos, "Ethernet1\n") is None

@@ -16,8 +16,7 @@ import sys
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _schema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 DOC = os.path.join(ROOT, "docs", "intent.md")
@@ -87,7 +86,7 @@ def put(intent: dict, leaf_path: str, value, devices: dict | None = None) -> str
 
 def normalized(intent: dict, devices: dict, leaf_path: str):
     """The value validation gave ``leaf_path``."""
-    norm, norm_devices, ctx = _intent._normalize(intent, devices)
+    norm, norm_devices, ctx = _plan._normalize(intent, devices)
     assert ctx.errors == []
     node, parts = norm, leaf_path.split(".")
     if leaf_path.startswith(DEVICE):
@@ -98,7 +97,7 @@ def normalized(intent: dict, devices: dict, leaf_path: str):
 
 
 def errors_of(intent, devices):
-    return _intent.validate(intent, devices)[0]
+    return _plan.validate(intent, devices)[0]
 
 
 # -- docs -------------------------------------------------------------------------------------
@@ -173,7 +172,7 @@ def test_base_intents_are_valid(leaf):
 def test_topology_base_is_valid_and_cables_one_link():
     intent, devices = base("topology.x")
     assert errors_of(intent, devices) == []
-    links = _intent.build_plan(intent, devices)["cabling"]["links"]
+    links = _plan.build_plan(intent, devices)["cabling"]["links"]
     assert links == [{"a": {"host": "leaf1", "port": "Ethernet1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": 0, "speed": "400G"}]
 
 

@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
@@ -47,11 +48,11 @@ def target(lo, hi=None, bw=1.0, **kw):
 # the vocabulary: one list for the intent, the launcher and the gate
 
 def test_one_collective_list_for_intent_and_gate():
-    assert _intent.COLLECTIVES == tuple(c + '_perf' for c in _nccl_vocab.COLLECTIVES)
-    assert 'alltoallv_perf' in _intent.COLLECTIVES
+    assert _tables.COLLECTIVES == tuple(c + '_perf' for c in _nccl_vocab.COLLECTIVES)
+    assert 'alltoallv_perf' in _tables.COLLECTIVES
     assert _nccl_gate.GATE_ARG_SPEC['targets']['options']['collective']['choices'] == list(_nccl_vocab.COLLECTIVES)
-    assert _nccl_gate.GATE_ARG_SPEC['require_transport']['choices'] == list(_nccl_vocab.TRANSPORTS) == list(_intent.NCCL_TRANSPORTS)
-    assert _intent.parse_size is _nccl_vocab.parse_size
+    assert _nccl_gate.GATE_ARG_SPEC['require_transport']['choices'] == list(_nccl_vocab.TRANSPORTS) == list(_tables.NCCL_TRANSPORTS)
+    assert _intent_targets.parse_size is _nccl_vocab.parse_size  # one size parser: the intent validates targets with it
     for name in ('all_reduce', 'all_reduce_perf', 'all_reduce_perf_mpi', '/opt/nccl-tests/build/all_reduce_perf'):
         assert _nccl_vocab.collective_name(name) == 'all_reduce'
     assert _nccl_vocab.collective_name('allreduce') is None
@@ -59,15 +60,15 @@ def test_one_collective_list_for_intent_and_gate():
 
 def test_fabric_targets_use_the_intents_own_validator():
     raw = {'collectives': {'all_reduce': [{'min_size': '1G', 'min_busbw': 0}]}, 'tolerance_percent': 200}
-    _out, gate_errors = _nccl_gate.gate_settings({'fabric_targets': raw})
-    _section, intent_errors = _intent.validate_targets(raw, 'fabric_targets')
+    _out, gate_errors = _nccl_gate.gate_settings({'fabric_targets': raw}, *_intent_targets.fabric_targets(raw))
+    _section, intent_errors = _intent_targets.validate_targets(raw, 'fabric_targets')
     assert gate_errors == intent_errors
     assert any("fabric_targets.collectives.all_reduce: unknown collective (did you mean 'all_reduce_perf'?)" == e for e in gate_errors)
     assert any(e.startswith('fabric_targets.tolerance_percent: 200') for e in gate_errors)
     # the section fabric_plan returns passes again unchanged
-    section, errors = _intent.validate_targets({'collectives': {'all_reduce_perf': [{'min_size': '1G', 'min_busbw': 180}]}})
+    section, errors = _intent_targets.validate_targets({'collectives': {'all_reduce_perf': [{'min_size': '1G', 'min_busbw': 180}]}})
     assert not errors
-    again, errors = _nccl_gate.gate_settings({'fabric_targets': section})
+    again, errors = _nccl_gate.gate_settings({'fabric_targets': section}, *_intent_targets.fabric_targets(section))
     assert not errors and again['targets'][0]['collective'] == 'all_reduce' and again['targets'][0]['min_size'] == 1 << 30
 
 

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nic")
 
@@ -22,7 +22,7 @@ def fixture(name):
 def lab_plan(**roce):
     intent = {"name": "t", "transport": "roce", "roce": roce}
     device = {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}, {"name": "mlx5_1", "netdev": "eth3", "speed": "400G"}]}
-    return _intent.build_plan(intent, {"gpu1": device})["devices"]["gpu1"]
+    return _plan.build_plan(intent, {"gpu1": device})["devices"]["gpu1"]
 
 
 # ---------------------------------------------------------------------------

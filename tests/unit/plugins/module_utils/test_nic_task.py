@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.filter.counters_delta import counters_delta
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import NicError
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
@@ -32,7 +32,7 @@ INTENT = {"name": "t", "transport": "roce", "roce": {}}
 
 def plan_for(nics=None, **roce):
     device = {"kind": "host", "nics": [dict(n, speed="400G") for n in (NICS if nics is None else nics)]}
-    return _intent.build_plan(dict(INTENT, roce=roce), {"gpu1": device})["devices"]["gpu1"]
+    return _plan.build_plan(dict(INTENT, roce=roce), {"gpu1": device})["devices"]["gpu1"]
 
 
 class Host:

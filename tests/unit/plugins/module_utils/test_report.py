@@ -10,6 +10,7 @@ import struct
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
@@ -48,7 +49,7 @@ def efa():
 def _settings(min_busbw, **extra):
     fabric = {'collectives': {'all_reduce_perf': [{'min_size': '1G', 'min_busbw': min_busbw}]}}
     fabric.update(extra)
-    settings, errors = _nccl_gate.gate_settings({'fabric_targets': fabric, 'require_complete': True})
+    settings, errors = _nccl_gate.gate_settings({'fabric_targets': fabric, 'require_complete': True}, *_intent_targets.fabric_targets(fabric))
     assert not errors
     return settings
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "lab"))
@@ -21,7 +21,7 @@ from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=w
 def fixture_plan():
     intent = {"name": "t", "transport": "roce"}
     devices = {"leaf1": {"kind": "switch", "platform": "eos", "ports": {"Ethernet1": {"speed": "400G"}, "Ethernet2": {"speed": "100G"}}}}
-    return _intent.build_plan(intent, devices)["devices"]["leaf1"]
+    return _plan.build_plan(intent, devices)["devices"]["leaf1"]
 
 
 def _holding(plan):
@@ -151,7 +151,7 @@ def _plans():
         "s": {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G"}}},
         "x": {"kind": "switch", "platform": "nxos", "ports": {"Ethernet1/1": {"speed": "400G"}, "Ethernet1/2": {"speed": "100G"}}},
     }
-    return _intent.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
+    return _plan.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
 
 
 def test_the_plans_cover_every_tested_platform():

@@ -16,8 +16,7 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _topology
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
@@ -74,7 +73,7 @@ def cabled_lab() -> tuple[dict, dict]:
 
 
 def errors_of(intent: dict, devices: dict) -> list[str]:
-    return _intent.validate(intent, devices)[0]
+    return _plan.validate(intent, devices)[0]
 
 
 def one_error(intent: dict, devices: dict, *fragments: str) -> str:
@@ -95,7 +94,7 @@ def test_existing_inventories_validate_unchanged_with_no_cabling(name):
     if name == "lab-ib":
         intent = {k: v for k, v in intent.items() if k != "topology"}
     assert errors_of(intent, devices) == []
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling == {"links": [], "hosts": {}, "switches": {}, "ib_topology": None}
 
 
@@ -104,8 +103,8 @@ def test_the_lab_inventory_describes_its_links_once_and_they_are_the_cabled_lab(
     links as cabled_lab(), which describes them from both ends."""
     intent, devices = load_inventory("lab", cabled=True)
     assert errors_of(intent, devices) == []
-    cabling = _intent.build_plan(intent, devices)["cabling"]
-    assert cabling == _intent.build_plan(*cabled_lab())["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
+    assert cabling == _plan.build_plan(*cabled_lab())["cabling"]
     assert len(cabling["links"]) == 10
     assert cabling["hosts"]["gpu2"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
 
@@ -118,7 +117,7 @@ def test_the_lab_inventory_describes_its_links_once_and_they_are_the_cabled_lab(
 def test_hand_written_lab_plans_every_link_once_with_rails_and_speeds():
     intent, devices = cabled_lab()
     assert errors_of(intent, devices) == []
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling["links"] == [
         {"a": {"host": "leaf1", "port": "swp1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": 0, "speed": "400G"},
         {"a": {"host": "leaf1", "port": "swp2"}, "b": {"host": "gpu2", "nic": "mlx5_0"}, "rail": 0, "speed": "400G"},
@@ -151,7 +150,7 @@ def test_one_end_described_is_enough_and_names_are_canonical():
     devices = copy.deepcopy(devices)
     devices["gpu1"]["nics"][0]["peer"] = {"host": "spine1", "port": "Ethernet01/01"}
     devices["spine1"]["ports"]["Ethernet1/1"]["cable_length_m"] = 3
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling["links"] == [{"a": {"host": "spine1", "port": "Ethernet1/1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": None, "speed": "400G"}]
     assert cabling["switches"]["spine1"]["ports_without_peer"] == ["Ethernet2/1", "Ethernet3/1", "Ethernet4/1", "Ethernet5/1", "Ethernet6/1"]
 
@@ -161,7 +160,7 @@ def test_nccl_ib_hca_follows_rail_order_not_nic_order():
     devices = copy.deepcopy(devices)
     devices["gpu1"]["nics"][0]["rail"] = 1
     devices["gpu1"]["nics"][1]["rail"] = 0
-    host = _intent.build_plan(intent, devices)["cabling"]["hosts"]["gpu1"]
+    host = _plan.build_plan(intent, devices)["cabling"]["hosts"]["gpu1"]
     assert host["rails"] == {"0": "mlx5_1", "1": "mlx5_0"}
     assert host["nccl_ib_hca"] == "=mlx5_1,mlx5_0"
 
@@ -245,7 +244,7 @@ def test_pattern_rail_r_must_be_the_nic_of_rail_r():
     devices["gpu1"]["nics"][0]["rail"] = 1
     devices["gpu1"]["nics"][1]["rail"] = 0
     # The pattern then cables mlx5_1 (rail 0) to leaf-su1-r0: correct by rail; the plan says so.
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling["switches"]["leaf-su1-r0"]["ports"]["swp1"]["peer"] == {"host": "gpu1", "nic": "mlx5_1"}
     # A hand-written peer that puts rail 1 on the rail-0 leaf is refused.
     devices["gpu2"]["nics"][0]["rail"] = 1
@@ -423,7 +422,7 @@ def test_generator_two_leaves_per_rail_and_two_uplinks_per_spine():
 def test_pattern_plans_with_default_names_and_ports():
     intent, devices = rail_fabric(units=2, per_unit=2, rails=2, spines=2)
     assert errors_of(intent, devices) == []
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     cabling = plan["cabling"]
     assert len(cabling["links"]) == 8 + 8
     # leaf_spines.first defaults to the port after the host ports (hosts_per_unit / leaves_per_rail + 1).
@@ -504,7 +503,7 @@ def test_pattern_needs_one_nic_per_rail():
 def test_infiniband_pattern_writes_the_ibdiagnet_topology_file():
     intent, devices = rail_fabric(units=1, per_unit=2, rails=2, spines=1, transport="infiniband")
     assert errors_of(intent, devices) == []
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling["ib_topology"] == (
         "# lossless.fabric: intended InfiniBand cabling; generated, do not edit\n"
         "# format: IBDM topology file (ibdm-topo-file(1)); ibdiagnet --topo_file compares it with the discovered fabric\n"
@@ -542,7 +541,7 @@ def test_infiniband_hand_written_nic_peers_to_named_switches():
     devices["gpu1"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": 1}
     devices["gpu2"]["nics"][0]["peer"] = {"host": "ib-leaf1", "port": "2"}
     assert errors_of(intent, devices) == []
-    text = _intent.build_plan(intent, devices)["cabling"]["ib_topology"]
+    text = _plan.build_plan(intent, devices)["cabling"]["ib_topology"]
     assert "IBSW ib-leaf1\n   P1 -4x-50G-> HCA_2 gpu1 U1/P1\n   P2 -4x-50G-> HCA_2 gpu2 U1/P1\n" in text
 
 
@@ -582,7 +581,7 @@ def test_infiniband_keys_are_refused_with_roce():
 
 def test_a_thousand_host_rail_optimized_fabric_validates_and_plans():
     intent, devices = rail_fabric(units=32, per_unit=32, rails=8, spines=16, uplinks=2)
-    plan = _intent.build_plan(intent, devices)
+    plan = _plan.build_plan(intent, devices)
     cabling = plan["cabling"]
     assert len(cabling["links"]) == 1024 * 8 + 256 * 32
     assert len(cabling["hosts"]) == 1024
@@ -610,7 +609,7 @@ def test_docs_hand_written_example_validates_and_plans_what_it_says():
     devices["leaf1"] = dict(devices["leaf1"], ports=blocks[0]["lossless_fabric_device"]["ports"])
     devices["gpu1"] = blocks[1]["lossless_fabric_device"]
     assert errors_of(intent, devices) == []
-    cabling = _intent.build_plan(intent, devices)["cabling"]
+    cabling = _plan.build_plan(intent, devices)["cabling"]
     assert {"a": {"host": "leaf1", "port": "swp1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": 0, "speed": "400G"} in cabling["links"]
     assert cabling["hosts"]["gpu1"]["rails"] == {"0": "mlx5_0", "1": "mlx5_1"}
     assert cabling["hosts"]["gpu1"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
@@ -621,7 +620,7 @@ def test_docs_generated_example_table_is_the_generator_output():
     intent = yaml.safe_load(re.findall(r"```yaml cabling\n(.*?)```", doc, flags=re.S)[2])["lossless_fabric"]
     _same, devices = rail_fabric(units=2, per_unit=2, rails=2, spines=2)
     assert errors_of(intent, devices) == []
-    links = _intent.build_plan(intent, devices)["cabling"]["links"]
+    links = _plan.build_plan(intent, devices)["cabling"]["links"]
     rows = re.findall(r"^\| (gpu\d mlx5_\d) \| (\S+ swp\d) \| (\S+ swp\d) \| (\S+ swp\d) \|$", doc, flags=re.M)
     assert len(rows) == 8
     text = {f"{link['a']['host']} {link['a']['port']}": f"{link['b']['host']} {link['b'].get('nic') or link['b']['port']}" for link in links}
@@ -630,7 +629,7 @@ def test_docs_generated_example_table_is_the_generator_output():
         assert text[uplink] == spine_port
     ib_intent, ib_devices = rail_fabric(units=1, per_unit=2, rails=2, spines=1, transport="infiniband")
     start = re.search(r"```\n(IBSW leaf-su1-r0\n.*?)```", doc, flags=re.S).group(1)
-    assert start in _intent.build_plan(ib_intent, ib_devices)["cabling"]["ib_topology"]
+    assert start in _plan.build_plan(ib_intent, ib_devices)["cabling"]["ib_topology"]
 
 
 def test_infiniband_host_names_that_cannot_name_a_system_are_refused():

@@ -209,11 +209,11 @@ def test_fabric_targets_from_fabric_plan():
         pytest.skip('lab inventory not found')
     import yaml
 
-    from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
     with open(lab, encoding='utf-8') as fh:
         intent = yaml.safe_load(fh)['lossless_fabric']
-    targets = _intent.build_plan(intent, {})['intent']['targets']
+    targets = _plan.build_plan(intent, {})['intent']['targets']
     failed, res = run({'src': corpus(HDR), 'fabric_targets': targets})
     assert failed
     # the lab intent asks for RoCE and GPUDirect off; this log proves neither, so both fail. Its busbw target

@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan as _intent_plan  # _plan is this file's helper
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers, _records
 
 NAMES = sorted(_drivers.DRIVERS)
@@ -42,7 +43,7 @@ def _plan(name, **roce):
     device = {"kind": "switch", "platform": name, "ports": {record.interface_example: {"speed": "400G", "description": "gpu1 mlx5_0"}}}
     if record.ecn_in_percent_of_queue_buffer:
         device["queue_buffer_bytes"] = 12_000_000
-    return _intent.build_plan({"name": "lab", "transport": "roce", "roce": roce}, {"sw1": device})["devices"]["sw1"]
+    return _intent_plan.build_plan({"name": "lab", "transport": "roce", "roce": roce}, {"sw1": device})["devices"]["sw1"]
 
 
 def test_the_contract_has_its_methods():
@@ -53,7 +54,7 @@ def test_the_contract_has_its_methods():
 
 def test_the_registry_is_the_drivers_and_the_planned():
     assert list(REGISTRY) == [*_drivers.DRIVERS, *(record.name for record in _records.PLANNED)]
-    assert _intent.PLATFORMS == REGISTRY
+    assert _tables.PLATFORMS == REGISTRY
     assert all(not record.supported for record in _records.PLANNED)
 
 
@@ -90,7 +91,7 @@ def test_record_is_valid(name):
         except ValueError as exc:  # no byte table (Junos): the refusal names the platform
             assert str(exc).startswith(name + ": ") and record.ecn_in_percent_of_queue_buffer
         if not record.ecn_in_percent_of_queue_buffer:  # the intent reaches the table through the record
-            assert _intent.ecn_defaults(400, name) == record.ecn_defaults(400)
+            assert _derive.ecn_defaults(400, name) == record.ecn_defaults(400)
 
 
 @pytest.mark.parametrize("name", NAMES)

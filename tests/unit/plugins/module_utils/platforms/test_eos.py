@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
 
@@ -39,7 +39,7 @@ def small_plan(device=None, **roce) -> dict:
             **(device or {}),
         }
     }
-    return _intent.build_plan(intent, devices)["devices"]["leaf1"]
+    return _plan.build_plan(intent, devices)["devices"]["leaf1"]
 
 
 PORT_BLOCK = [

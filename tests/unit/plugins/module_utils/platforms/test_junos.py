@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos
 
@@ -36,7 +36,7 @@ def make_plan(**roce):
             },
         }
     }
-    plan = _intent.build_plan(intent, devices)["devices"]["leaf2"]
+    plan = _plan.build_plan(intent, devices)["devices"]["leaf2"]
     assert plan["queue_buffer_bytes"] == 12_000_000
     return plan
 

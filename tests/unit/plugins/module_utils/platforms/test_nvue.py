@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import drift
@@ -31,7 +31,7 @@ PORTS = {
 
 def make_plan(ports=None, intent=None):
     devices = {"leaf1": {"kind": "switch", "platform": "nvue", "ports": copy.deepcopy(ports or PORTS)}}
-    return _intent.build_plan(copy.deepcopy(intent or INTENT), devices)["devices"]["leaf1"]
+    return _plan.build_plan(copy.deepcopy(intent or INTENT), devices)["devices"]["leaf1"]
 
 
 OTHER_DSCPS = ",".join(str(d) for d in range(64) if d not in (26, 48))
@@ -476,7 +476,7 @@ def test_twenty_line_push_is_one_round_trip(sim, connect):
 
 def _release_plan(release):
     devices = {"leaf1": {"kind": "switch", "platform": "nvue", "release": release, "ports": copy.deepcopy(PORTS)}}
-    return _intent.build_plan(copy.deepcopy(INTENT), devices)["devices"]["leaf1"]
+    return _plan.build_plan(copy.deepcopy(INTENT), devices)["devices"]["leaf1"]
 
 
 def test_render_release_5_15_spells_enabled_and_uses_system_lldp():

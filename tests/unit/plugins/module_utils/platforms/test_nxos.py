@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos
 
@@ -23,7 +23,7 @@ def plan(roce=None, **device):
     ports = {"Ethernet1/1": {"speed": "400G", "description": "gpu1 mlx5_0"}, "Ethernet1/2": {"speed": "400G"}}
     dev = {"kind": "switch", "platform": "nxos", "ports": ports}
     dev.update(device)
-    return _intent.build_plan({"name": "lab", "transport": "roce", "roce": roce or {}}, {"leaf4": dev})["devices"]["leaf4"]
+    return _plan.build_plan({"name": "lab", "transport": "roce", "roce": roce or {}}, {"leaf4": dev})["devices"]["leaf4"]
 
 
 LINES = [

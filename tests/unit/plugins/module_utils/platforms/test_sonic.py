@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils import _intent
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver as sonic
 
@@ -26,7 +26,7 @@ def plan(**device):
     ports = {"Ethernet0": {"speed": "400G", "description": "gpu1 mlx5_0"}, "Ethernet8": {"speed": "400G", "cable_length_m": 30}}
     dev = {"kind": "switch", "platform": "sonic", "ports": ports}
     dev.update(device)
-    return _intent.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf1": dev})["devices"]["leaf1"]
+    return _plan.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf1": dev})["devices"]["leaf1"]
 
 
 def ops(lines):
@@ -95,11 +95,11 @@ def test_render_groups_consecutive_lossless_priorities_into_one_pg():
 
 
 def test_buffer_model_is_a_sonic_key():
-    errors = _intent.validate({"name": "lab", "transport": "roce", "roce": {}},
-                              {"leaf1": {"kind": "switch", "platform": "eos", "buffer_model": "dynamic", "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
+    errors = _plan.validate({"name": "lab", "transport": "roce", "roce": {}},
+                            {"leaf1": {"kind": "switch", "platform": "eos", "buffer_model": "dynamic", "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
     assert any("buffer_model" in e and "sonic only" in e for e in errors), errors
-    errors = _intent.validate({"name": "lab", "transport": "roce", "roce": {}},
-                              {"leaf1": {"kind": "switch", "platform": "sonic", "buffer_model": "static", "ports": {"Ethernet0": {"speed": "400G"}}}})[0]
+    errors = _plan.validate({"name": "lab", "transport": "roce", "roce": {}},
+                            {"leaf1": {"kind": "switch", "platform": "sonic", "buffer_model": "static", "ports": {"Ethernet0": {"speed": "400G"}}}})[0]
     assert any("'static' is not a SONiC buffer model" in e for e in errors), errors
 
 
