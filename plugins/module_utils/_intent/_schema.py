@@ -63,6 +63,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._topology 
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
 _PLANNED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported)
 
+# A default two rows show: resources[].rdma_hca_max's own, and the derived resources' prose.
+_RDMA_HCA_MAX = 63
+
 _ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
 HAND = "hand"  # validated by the section's own code (see its module), from this row's data
@@ -670,7 +673,7 @@ LEAVES: tuple[Leaf, ...] = (
         check=HAND,
         min_len=1,
         default_doc=(
-            "one resource `rdma_shared_device_a`, `rdma_hca_max` 63, selecting every host NIC's `netdev` (`if_names`); with no"
+            f"one resource `rdma_shared_device_a`, `rdma_hca_max` {_RDMA_HCA_MAX}, selecting every host NIC's `netdev` (`if_names`); with no"
             " netdev: `vendors [15b3]` + `link_types` of the transport"
         ),
         doc="the plugin's `configList`",
@@ -696,7 +699,7 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.device_plugin.resources[].rdma_hca_max",
         "int",
-        default=63,
+        default=_RDMA_HCA_MAX,
         low=1,
         high=10000,
         what="a pod count per node",
