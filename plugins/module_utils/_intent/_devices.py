@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
@@ -104,7 +105,8 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
         why = platform.max_mtu_why
         ctx.error(f"{path}.platform", f"{platform.name} takes an interface MTU up to {platform.max_mtu}{why}; lossless_fabric.roce.mtu.switch is {switch_mtu}")
         platform = BAD
-    default_cable = roce.get("cable_length_m", 5)
+    row_cable = _schema.BY_PATH["roce.cable_length_m"].default  # the port's default is the intent's, or that row's
+    default_cable = roce.get("cable_length_m", row_cable)
     ports: dict[str, Any] = {}
     good = True
     canonical = check_port_names(ctx, platform, ports_raw, f"{path}.ports")
@@ -120,9 +122,11 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
             good = False
             continue
         speed = check_speed(ctx, src.get("speed"), f"{port_path}.speed")
-        cable = leaf(ctx, src, "lossless_fabric_device.ports.<ifname>.cable_length_m", port_path, default=default_cable if _ok(default_cable) else 5)
+        cable = leaf(ctx, src, "lossless_fabric_device.ports.<ifname>.cable_length_m", port_path, default=default_cable if _ok(default_cable) else row_cable)
         description = src.get("description")
-        description = ctx.description("" if description is None else description, f"{port_path}.description")
+        description = ctx.description(
+            _schema.BY_PATH["lossless_fabric_device.ports.<ifname>.description"].default if description is None else description, f"{port_path}.description"
+        )
         good = good and _ok(speed, cable, description)
         junos_later = platform is not BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
         ecn_now = _ok(speed) and roce.get("ecn") and platform is not BAD and not junos_later
@@ -133,7 +137,8 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
     buffer_path = f"{path}.queue_buffer_bytes"
     queue_buffer = raw.get("queue_buffer_bytes")
     if queue_buffer is not None:
-        queue_buffer = ctx.check_int(queue_buffer, buffer_path, 1024, 2**40, "a buffer size in bytes")
+        row = _schema.BY_PATH["lossless_fabric_device.queue_buffer_bytes"]
+        queue_buffer = ctx.check_int(queue_buffer, buffer_path, row.low, row.high, row.what)
     if platform is not BAD and platform.ecn_in_percent_of_queue_buffer:
         if queue_buffer is None:
             ctx.error(

@@ -8,7 +8,8 @@ import copy
 import re
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROOTED_ENGINES, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import MEMBER_KEYWORDS, MEMBERSHIPS, ROOTED_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, _suggest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
@@ -23,35 +24,25 @@ _SM_KEYS = ("priority", "standby_priority", "routing_engine", "lmc", "root_guids
 _QOS_KEYS = ("enabled", "max_vls", "high_limit", "vlarb_high", "vlarb_low", "sl2vl", "levels")
 _PARTITION_KEYS = ("name", "pkey", "ipoib", "mtu", "rate", "sl", "qos_level", "default_membership", "members")
 
-_DEFAULT_SL2VL = [0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7]
-_DEFAULT_VLARB_HIGH = [{"vl": 0, "weight": 64}, {"vl": 3, "weight": 64}]
-_DEFAULT_VLARB_LOW = [{"vl": vl, "weight": 64} for vl in range(8)]
-_DEFAULT_LEVELS = [{"name": "default", "sl": 0}, {"name": "rdma", "sl": 3}]
-_DEFAULT_PARTITIONS = [
-    {
-        "name": "gpu",
-        "pkey": "0x8001",
-        "ipoib": True,
-        "mtu": 4096,
-        "rate": None,
-        "sl": 3,
-        "qos_level": "rdma",
-        "default_membership": "limited",
-        "members": [{"keyword": "ALL_CAS", "membership": "full"}, {"keyword": "SELF", "membership": "full"}],
-    }
-]
+# The defaults are the schema rows' (_schema.LEAVES), as lists the sections copy before use.
+_DEFAULT_SL2VL = list(_schema.BY_PATH["infiniband.qos.sl2vl.ca"].default)
+_DEFAULT_VLARB_HIGH = copy.deepcopy(list(_schema.BY_PATH["infiniband.qos.vlarb_high"].default))
+_DEFAULT_VLARB_LOW = copy.deepcopy(list(_schema.BY_PATH["infiniband.qos.vlarb_low"].default))
+_DEFAULT_LEVELS = copy.deepcopy(list(_schema.BY_PATH["infiniband.qos.levels"].default))
+_DEFAULT_PARTITIONS = copy.deepcopy(list(_schema.BY_PATH["infiniband.partitions"].default))
 
 
 def _sl2vl(ctx: Ctx, value: Any, path: str, max_vls: Any) -> Any:
     if not isinstance(value, list):
         ctx.error(path, f"{value!r} is not a list of 16 VLs")
         return BAD
-    if len(value) != 16:
-        ctx.error(path, f"an SL2VL map of the wrong length ({len(value)} entries; need exactly 16, one VL per SL 0-15)")
+    row = _schema.BY_PATH["infiniband.qos.sl2vl." + path.rsplit(".", 1)[-1]]
+    if not row.min_len <= len(value) <= row.max_len:
+        ctx.error(path, f"an SL2VL map of the wrong length ({len(value)} entries; need exactly {row.max_len}, one VL per SL 0-{row.max_len - 1})")
         return BAD
     out = []
     for index, raw_vl in enumerate(value):
-        vl = ctx.check_int(raw_vl, f"{path}[{index}]", 0, 15, "a VL")
+        vl = ctx.check_int(raw_vl, f"{path}[{index}]", row.low, row.high, row.what)
         if _ok(vl, max_vls) and vl != 15 and vl >= max_vls:
             ctx.error(f"{path}[{index}]", f"VL {vl} is not below qos.max_vls {max_vls} (use 15 to drop an SL)")
             vl = BAD
@@ -60,15 +51,19 @@ def _sl2vl(ctx: Ctx, value: Any, path: str, max_vls: Any) -> Any:
 
 
 def _vlarb(ctx: Ctx, value: Any, path: str, max_vls: Any) -> Any:
-    entries = ctx.sequence(value, path, min_len=1, max_len=64)
+    table = "infiniband.qos." + path.rsplit(".", 1)[-1]
+    row, vl_row, weight_row = (_schema.BY_PATH[table + key] for key in ("", "[].vl", "[].weight"))
+    entries = ctx.sequence(value, path, min_len=row.min_len, max_len=row.max_len)
     if entries is BAD:
         return BAD
     out = []
     for index, entry in enumerate(entries):
         item_path = f"{path}[{index}]"
         src = ctx.mapping(entry, item_path, ("vl", "weight"), required=("vl", "weight"))
-        vl = ctx.check_int(src["vl"], f"{item_path}.vl", 0, 14, "a data VL") if src.get("vl") is not None else BAD
-        weight = ctx.check_int(src["weight"], f"{item_path}.weight", 0, 255, "a weight") if src.get("weight") is not None else BAD
+        vl = ctx.check_int(src["vl"], f"{item_path}.vl", vl_row.low, vl_row.high, vl_row.what) if src.get("vl") is not None else BAD
+        weight = BAD
+        if src.get("weight") is not None:
+            weight = ctx.check_int(src["weight"], f"{item_path}.weight", weight_row.low, weight_row.high, weight_row.what)
         if _ok(vl, max_vls) and vl >= max_vls:
             ctx.error(f"{item_path}.vl", f"{vl!r} is not below qos.max_vls {max_vls}")
             vl = BAD
@@ -119,17 +114,18 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
     standby = leaf(ctx, sm, "infiniband.sm.standby_priority", sm_path)
     if _ok(priority, standby) and standby >= priority:
         ctx.error(f"{sm_path}.standby_priority", f"{standby!r} is not below sm.priority ({priority!r}): the standby could win the election")
-    engines = sm.get("routing_engine", ["ftree", "minhop"])
+    engine_row = _schema.BY_PATH["infiniband.sm.routing_engine"]
+    engines = sm.get("routing_engine", list(engine_row.default))
     if isinstance(engines, str):
         engines = [engines]
-    engines = ctx.sequence(engines, f"{sm_path}.routing_engine", min_len=1)
+    engines = ctx.sequence(engines, f"{sm_path}.routing_engine", min_len=engine_row.min_len)
     if engines is not BAD:
         checked = []
         for index, engine in enumerate(engines):
             item_path = f"{sm_path}.routing_engine[{index}]"
-            if not isinstance(engine, str) or engine not in ROUTING_ENGINES:
-                hint = _suggest(engine, ROUTING_ENGINES) if isinstance(engine, str) else "one of " + ", ".join(ROUTING_ENGINES)
-                ctx.error(item_path, f"{engine!r} is not an OpenSM 3.3.23 routing engine ({hint})")
+            if not isinstance(engine, str) or engine not in engine_row.choices:
+                hint = _suggest(engine, engine_row.choices) if isinstance(engine, str) else "one of " + ", ".join(engine_row.choices)
+                ctx.error(item_path, f"{engine!r} is not {engine_row.what} ({hint})")
                 checked.append(BAD)
             elif engine in checked:
                 ctx.error(item_path, f"{engine!r} is listed twice")
@@ -137,7 +133,7 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
             else:
                 checked.append(engine)
         engines = checked if _ok(*checked) else BAD
-    roots = ctx.sequence(sm.get("root_guids", []), f"{sm_path}.root_guids")
+    roots = ctx.sequence(sm.get("root_guids", list(_schema.BY_PATH["infiniband.sm.root_guids"].default)), f"{sm_path}.root_guids")
     if roots is not BAD:
         roots = [ctx.guid(guid, f"{sm_path}.root_guids[{i}]") for i, guid in enumerate(roots)]
         roots = roots if _ok(*roots) else BAD
@@ -162,11 +158,11 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
     max_vls = leaf(ctx, qos, "infiniband.qos.max_vls", qos_path)
     # Defaults must fit a smaller max_vls, or the one change would fail every default table.
     top_vl = max_vls - 1 if _ok(max_vls) else 7
-    default_sl2vl = [min(vl, top_vl) for vl in _DEFAULT_SL2VL]
+    default_sl2vl = {kind: [min(vl, top_vl) for vl in _schema.BY_PATH[f"infiniband.qos.sl2vl.{kind}"].default] for kind in ("ca", "switch")}
     default_high = [e for e in _DEFAULT_VLARB_HIGH if e["vl"] <= top_vl] or [{"vl": 0, "weight": 64}]
     default_low = [e for e in _DEFAULT_VLARB_LOW if e["vl"] <= top_vl]
     sl2vl_src = ctx.mapping(qos.get("sl2vl"), f"{qos_path}.sl2vl", ("ca", "switch"))
-    levels_raw = ctx.sequence(qos.get("levels", copy.deepcopy(_DEFAULT_LEVELS)), f"{qos_path}.levels", min_len=1)
+    levels_raw = ctx.sequence(qos.get("levels", copy.deepcopy(_DEFAULT_LEVELS)), f"{qos_path}.levels", min_len=_schema.BY_PATH["infiniband.qos.levels"].min_len)
     levels: Any = []
     if levels_raw is not BAD:
         seen: dict[str, int] = {}
@@ -174,7 +170,7 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
             item_path = f"{qos_path}.levels[{index}]"
             lsrc = ctx.mapping(entry, item_path, ("name", "sl"), required=("name",))
             name = ctx.name(lsrc["name"], f"{item_path}.name") if lsrc.get("name") is not None else BAD
-            sl = ctx.integer(lsrc, "sl", item_path, 0, 0, 15, "a service level")
+            sl = leaf(ctx, lsrc, "infiniband.qos.levels[].sl", item_path)
             if _ok(name):
                 if name.lower() in seen:
                     ctx.error(f"{item_path}.name", f"{name!r} duplicates levels[{seen[name.lower()]}]")
@@ -196,8 +192,8 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
         "vlarb_high": _vlarb(ctx, qos.get("vlarb_high", copy.deepcopy(default_high)), f"{qos_path}.vlarb_high", max_vls),
         "vlarb_low": _vlarb(ctx, qos.get("vlarb_low", copy.deepcopy(default_low)), f"{qos_path}.vlarb_low", max_vls),
         "sl2vl": {
-            "ca": _sl2vl(ctx, sl2vl_src.get("ca", list(default_sl2vl)), f"{qos_path}.sl2vl.ca", max_vls),
-            "switch": _sl2vl(ctx, sl2vl_src.get("switch", list(default_sl2vl)), f"{qos_path}.sl2vl.switch", max_vls),
+            "ca": _sl2vl(ctx, sl2vl_src.get("ca", list(default_sl2vl["ca"])), f"{qos_path}.sl2vl.ca", max_vls),
+            "switch": _sl2vl(ctx, sl2vl_src.get("switch", list(default_sl2vl["switch"])), f"{qos_path}.sl2vl.switch", max_vls),
         },
         "levels": levels,
     }
@@ -258,9 +254,10 @@ def _partition(ctx: Ctx, entry: Any, item_path: str, level_names: list | None, n
         else:
             pkeys[number & 0x7FFF] = index
             pkey = f"0x{number:04x}"
-    mtu = psrc.get("mtu", 4096)
-    if mtu is not None and (not _is_int(mtu) or mtu not in IB_MTU_CODES):
-        ctx.error(f"{item_path}.mtu", f"{mtu!r} is not an IB MTU (one of {', '.join(str(m) for m in IB_MTU_CODES)})")
+    mtu_row = _schema.BY_PATH["infiniband.partitions[].mtu"]
+    mtu = psrc.get("mtu", mtu_row.default)
+    if mtu is not None and (not _is_int(mtu) or mtu not in mtu_row.choices):
+        ctx.error(f"{item_path}.mtu", f"{mtu!r} is not {mtu_row.what} (one of {', '.join(str(m) for m in mtu_row.choices)})")
         mtu = BAD
     level = psrc.get("qos_level")
     if level is not None:
@@ -271,7 +268,11 @@ def _partition(ctx: Ctx, entry: Any, item_path: str, level_names: list | None, n
             ctx.error(f"{item_path}.qos_level", f"{level!r} is not a defined QoS level ({_suggest(level, level_names)})")
             level = BAD
     default_membership = leaf(ctx, psrc, "infiniband.partitions[].default_membership", item_path)
-    members_raw = ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=1) if psrc.get("members") is not None else BAD
+    members_raw = (
+        ctx.sequence(psrc.get("members"), f"{item_path}.members", min_len=_schema.BY_PATH["infiniband.partitions[].members"].min_len)
+        if psrc.get("members") is not None
+        else BAD
+    )
     members: Any = BAD
     if members_raw is not BAD:
         dm = default_membership if _ok(default_membership) else "limited"

@@ -59,21 +59,24 @@ _K8S_VERSION_RE = re.compile(r"v?[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?")
 _K8S_NETOP_TAG_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _K8S_TARGET_RE = re.compile(r"[0-9]+[GMK]bps")
 
+# The defaults of the schema rows (_schema.LEAVES); the two that are not a key's own default
+# (the derived resource's name, the controller image's repository) are the rows' prose too.
 K8S_DEFAULTS: dict[str, Any] = {
-    "namespace": "lossless-fabric",
-    "node_selector": {"feature.node.kubernetes.io/pci-15b3.present": "true"},
-    "device_plugin_image": "ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3",
+    "namespace": _schema.BY_PATH["kubernetes.namespace"].default,
+    "node_selector": dict(_schema.BY_PATH["kubernetes.node_selector"].default),
+    "device_plugin_image": _schema.BY_PATH["kubernetes.device_plugin.image"].default,
     "resource": "rdma_shared_device_a",
+    "prefix": _schema.BY_PATH["kubernetes.device_plugin.resources[].prefix"].default,
     "rdma_hca_max": _schema.BY_PATH["kubernetes.device_plugin.resources[].rdma_hca_max"].default,
-    "mnc_namespace": "multi-nic-cni-operator",
-    "mnc_version": "v1.3.1",
+    "mnc_namespace": _schema.BY_PATH["kubernetes.multi_nic_cni.namespace"].default,
+    "mnc_version": _schema.BY_PATH["kubernetes.multi_nic_cni.version"].default,
     "mnc_repository": "ghcr.io/foundation-model-stack",
-    "network_name": "multinic-rdma",
-    "subnet": "172.30.0.0/16",
-    "netop_namespace": "nvidia-network-operator",
-    "netop_chart_version": "26.4.1",
-    "netop_version": "network-operator-v26.4.1",
-    "netop_repository": "nvcr.io/nvidia/mellanox",
+    "network_name": _schema.BY_PATH["kubernetes.multi_nic_cni.network.name"].default,
+    "subnet": _schema.BY_PATH["kubernetes.multi_nic_cni.network.subnet"].default,
+    "netop_namespace": _schema.BY_PATH["kubernetes.network_operator.namespace"].default,
+    "netop_chart_version": _schema.BY_PATH["kubernetes.network_operator.chart_version"].default,
+    "netop_version": _schema.BY_PATH["kubernetes.network_operator.version"].default,
+    "netop_repository": _schema.BY_PATH["kubernetes.network_operator.repository"].default,
 }
 
 
@@ -194,7 +197,7 @@ def _k8s_resource(ctx: Ctx, entry: Any, path: str) -> Any:
             "a resource name (the plugin takes only A-Z a-z 0-9 _, and Kubernetes wants at most 63 characters "
             "starting and ending with a letter or digit: rdma_shared_device_a, not rdma-shared-device-a)",
         )
-    prefix = ctx.text(src.get("prefix", "rdma"), f"{path}.prefix", _DNS_SUBDOMAIN_RE, "a resource prefix (a DNS subdomain, like rdma)")
+    prefix = ctx.text(src.get("prefix", K8S_DEFAULTS["prefix"]), f"{path}.prefix", _DNS_SUBDOMAIN_RE, "a resource prefix (a DNS subdomain, like rdma)")
     if isinstance(prefix, str) and prefix.split(".")[-2:] in (["kubernetes", "io"], ["k8s", "io"]):
         ctx.error(f"{path}.prefix", f"{prefix!r} is reserved for Kubernetes' own resources")
         prefix = BAD
@@ -285,7 +288,8 @@ def _k8s_network(ctx: Ctx, raw: Any, path: str, roce: Any) -> dict:
     elif mtu is None:
         out["mtu"] = host_mtu if _is_int(host_mtu) else None
     else:
-        out["mtu"] = ctx.check_int(mtu, f"{path}.mtu", 1280, 9216, "an MTU")
+        row = _schema.BY_PATH["kubernetes.multi_nic_cni.network.mtu"]
+        out["mtu"] = ctx.check_int(mtu, f"{path}.mtu", row.low, row.high, row.what)
         if _ok(out["mtu"]) and _is_int(host_mtu) and out["mtu"] > host_mtu:
             ctx.error(f"{path}.mtu", f"{mtu!r} is above lossless_fabric.roce.mtu.host {host_mtu} (a child interface cannot exceed its parent)")
             out["mtu"] = BAD
@@ -380,7 +384,7 @@ def _kubernetes_derive(ctx: Ctx, intent: dict, devices: dict) -> None:
             link = "infiniband" if intent.get("transport") == "infiniband" else "ether"
             selectors = {"vendors": ["15b3"], "device_ids": [], "drivers": [], "if_names": [], "link_types": [link]}
         k8s["device_plugin"]["resources"] = [
-            {"name": K8S_DEFAULTS["resource"], "prefix": "rdma", "rdma_hca_max": K8S_DEFAULTS["rdma_hca_max"], "selectors": selectors}
+            {"name": K8S_DEFAULTS["resource"], "prefix": K8S_DEFAULTS["prefix"], "rdma_hca_max": K8S_DEFAULTS["rdma_hca_max"], "selectors": selectors}
         ]
         return
     if not _ok(resources) or not netdevs:

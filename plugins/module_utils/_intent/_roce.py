@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _platform_ecn_defaults, roce_tos
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
@@ -42,12 +43,13 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
 
     pfc_path = f"{path}.pfc"
     pfc = ctx.mapping(src.get("pfc"), pfc_path, ("priorities", "watchdog"))
-    priorities = ctx.sequence(pfc.get("priorities", [3]), f"{pfc_path}.priorities", min_len=1, max_len=8)
+    row = _schema.BY_PATH["roce.pfc.priorities"]
+    priorities = ctx.sequence(pfc.get("priorities", list(row.default)), f"{pfc_path}.priorities", min_len=row.min_len, max_len=row.max_len)
     if priorities is not BAD:
         checked = []
         for index, raw_prio in enumerate(priorities):
             item_path = f"{pfc_path}.priorities[{index}]"
-            prio = ctx.check_int(raw_prio, item_path, 0, 7, "a priority")
+            prio = ctx.check_int(raw_prio, item_path, row.low, row.high, row.what)
             if prio is BAD:
                 checked.append(BAD)
             elif prio in checked:

@@ -9,26 +9,40 @@ Two things come from this one table:
   whose ``check`` is ``SCHEMA``; the default (or one the section derives and passes in),
   range, choices and the noun of the error message ("64 is not a DSCP (0-63)") are the
   row's.  Rows marked ``HAND`` (lists, patterns, keys with a message or rule of their own)
-  are checked by the section's code, and may still carry a machine range or choices for the
-  tests; cross-key rules (data.priority in pfc.priorities, ...) are always code.
+  are checked by the section's code, which still reads the row's default, range, choices and
+  list length (``BY_PATH[path].default``, ``.low``, ...) so each value is written once, here;
+  cross-key rules (data.priority in pfc.priorities, ...) are always code.
 - the key tables of docs/intent.md, which ``tools/intent_docs.py`` rewrites between the
   ``<!-- intent-schema:NAME -->`` markers (tests/unit/plugins/module_utils/test_intent_schema.py
   fails when the two disagree).
 
-``default_doc`` / ``range_doc`` replace the docs column when the plain value says less than
-the rule (a derived default, a platform maximum); otherwise the column is rendered from
-``default`` / ``low``-``high`` / ``choices``.  Paths are below ``lossless_fabric`` except
-those starting ``lossless_fabric_device.``; a path below a list names the list ``[]``
-(``infiniband.partitions[].rate``); the docs table of a section prints the path below its prefix.
+Every row gives its default and its range either as data or as an explicit marker:
+
+- default: a value (``None`` is null), or ``REQUIRED`` (the key must be given), ``DERIVED``
+  (computed from other keys or the inventory: ``default_doc`` says how, the code computes it)
+  or ``ABSENT`` (no default: an absent key stays unset);
+- range: ``low``/``high`` (inclusive, or both exclusive with ``exclusive``), ``choices``,
+  ``min_len``/``max_len`` for a list (then ``low``/``high``/``choices`` bound each entry);
+  a bool's range is its type; otherwise ``range_is`` says why there is no range data:
+  ``RULE`` (a pattern or a reference checked by code: ``range_doc`` says which), ``DERIVED``
+  (a bound that depends on other values) or ``ANY`` (a mapping whose keys are rows of their own).
+
+``default_doc`` / ``range_doc`` are prose: with a marker they are the whole explanation, with
+data they are a note the docs print after the rendered value ("1500-9216, and at most the
+platform's maximum").  A bound that depends on other keys lives only in that note and in code.
+Paths are below ``lossless_fabric`` except those starting ``lossless_fabric_device.``; a path
+below a list names the list ``[]`` (``infiniband.partitions[].rate``); the docs table of a
+section prints the path below its prefix.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBERSHIPS
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _MAX_RAILS,
+    COLLECTIVES,
     DEVICE_KINDS,
     K8S_ATTACH_STRATEGIES,
     K8S_CNIS,
@@ -47,15 +61,46 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
 _PLANNED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported)
 
+# A default two rows show: resources[].rdma_hca_max's own, and the derived resources' prose.
+_RDMA_HCA_MAX = 63
+
 _ROW: Any = object()  # "the row's default" in value()
 SCHEMA = "schema"  # validated from this row
-HAND = "hand"  # validated by the section's own code (see its module); the row documents it
+HAND = "hand"  # validated by the section's own code (see its module), from this row's data
+
+
+class Mark:
+    """A marker in place of data: ``Leaf.default`` or ``Leaf.range_is`` (see the module doc).
+
+    Not a str, so no default value (kubernetes' attach strategy ``"none"``) can be taken for one;
+    compare with ``is``."""
+
+    __slots__ = ("word",)
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def __repr__(self) -> str:
+        return f"Mark({self.word!r})"
+
+    def __str__(self) -> str:
+        return self.word
+
+
+REQUIRED = Mark("required")  # default: the key must be given
+DERIVED = Mark("derived")  # default or range: computed from other values; the row's *_doc says how
+ABSENT = Mark("none")  # default: none, an absent key stays unset
+RULE = Mark("rule")  # range: a pattern or reference checked by code; range_doc says which
+ANY = Mark("any")  # range: a mapping; its keys are rows of their own
+UNSET: Any = Mark("unset")  # a row that gave neither (refused by test_intent_schema)
+DEFAULT_MARKS = (REQUIRED, DERIVED, ABSENT)
+RANGE_MARKS = (RULE, DERIVED, ANY)
 
 
 class Leaf(NamedTuple):
     path: str
     type: str
-    default: Any = None
+    default: Any = UNSET
     low: int | None = None
     high: int | None = None
     choices: tuple[Any, ...] | None = None
@@ -65,28 +110,62 @@ class Leaf(NamedTuple):
     range_doc: str | None = None
     doc: str = ""
     check: str = SCHEMA
+    min_len: int | None = None  # a list's length (then low/high/choices bound each entry)
+    max_len: int | None = None
+    exclusive: bool = False  # low < x < high (numbers that are not counts)
+    range_is: Mark | None = None  # RULE, DERIVED or ANY where the row has no range data
+
+    def has_default(self) -> bool:
+        """The default is a value (None: null), not a marker."""
+        return not isinstance(self.default, Mark)
+
+    def has_range(self) -> bool:
+        """The range is data: bounds, choices, a list length, or a bool's two values."""
+        return self.type == "bool" or any(v is not None for v in (self.low, self.high, self.choices, self.min_len, self.max_len))
+
+    def outside(self, value: Any) -> bool:
+        """A number beyond ``low``/``high`` (as the row's range reads: inclusive unless ``exclusive``)."""
+        if self.exclusive:
+            return (self.low is not None and value <= self.low) or (self.high is not None and value >= self.high)
+        return (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
+
+
+def _flow(value: Any) -> str:
+    """``value`` as YAML flow text, as an intent writes it: [ftree, minhop], {vl: 0, weight: 64}."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_flow(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {_flow(item)}" for key, item in value.items()) + "}"
+    text = str(value)
+    if isinstance(value, str) and (not text or text.lower() in ("true", "false", "yes", "no", "on", "off", "null", "~") or text.isdigit()):
+        return f'"{text}"'  # YAML would read it as another type
+    return text
 
 
 LEAVES: tuple[Leaf, ...] = (
     # ---- top: docs/intent.md table 'top' (docs header: '| key | type | default | range / values | meaning |')
-    Leaf("name", "str", check=HAND, default_doc="required", range_doc="name pattern above", doc="fabric name; appears in generated file headers"),
+    Leaf("name", "str", REQUIRED, check=HAND, range_is=RULE, range_doc="name pattern above", doc="fabric name; appears in generated file headers"),
     Leaf(
         "transport",
         "str",
+        REQUIRED,
         choices=TRANSPORTS,
         what="a transport",
-        default_doc="required",
         doc="selects the section below; the other transport's section must be absent",
     ),
-    Leaf("roce", "map", check=HAND, default_doc="all defaults", range_doc="", doc="RoCEv2 QoS (switches and hosts)"),
-    Leaf("infiniband", "map", check=HAND, default_doc="all defaults", range_doc="", doc="OpenSM policy (subnet managers, hosts)"),
-    Leaf("targets", "map", check=HAND, default_doc="all defaults", range_doc="", doc="NCCL benchmark gate"),
+    Leaf("roce", "map", {}, check=HAND, default_doc="(all defaults)", range_is=ANY, doc="RoCEv2 QoS (switches and hosts)"),
+    Leaf("infiniband", "map", {}, check=HAND, default_doc="(all defaults)", range_is=ANY, doc="OpenSM policy (subnet managers, hosts)"),
+    Leaf("targets", "map", {}, check=HAND, default_doc="(all defaults)", range_is=ANY, doc="NCCL benchmark gate"),
     Leaf(
         "topology",
         "map",
+        ABSENT,
         check=HAND,
-        default_doc="none",
-        range_doc="",
+        range_is=ANY,
         doc="the cabling pattern ([Cabling](#cabling-topology-port-and-nic-peer-nic-rail-optional))",
     ),
     # ---- roce: docs/intent.md table 'roce' (docs header: '| key | type | default | range | meaning / who gets it |')
@@ -135,9 +214,14 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "roce.pfc.priorities",
         "list of int",
+        (3,),
+        low=0,
+        high=7,
+        what="a priority",
         check=HAND,
-        default_doc="`[3]`",
-        range_doc="1-8 unique, 0-7",
+        min_len=1,
+        max_len=8,
+        range_doc=", unique",
         doc="lossless priorities (switch ports, NIC PFC bitmap)",
     ),
     Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches"),
@@ -155,34 +239,35 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "roce.ecn.min_threshold_bytes",
         "int or null",
-        default=None,
         low=1,
         high=UINT32_MAX,
         what="a threshold in bytes",
         nullable=True,
-        default_doc="derived",
+        default=DERIVED,
+        default_doc="per port speed and platform (null)",
         doc="WRED/ECN Kmin on the data queue; null: per port speed",
     ),
     Leaf(
         "roce.ecn.max_threshold_bytes",
         "int or null",
-        default=None,
         low=1,
         high=UINT32_MAX,
         what="a threshold in bytes",
         nullable=True,
-        default_doc="derived",
+        default=DERIVED,
+        default_doc="per port speed and platform (null)",
+        range_doc=", above `min_threshold_bytes`",
         doc="Kmax; must be above Kmin (also against a derived value)",
     ),
     Leaf(
         "roce.ecn.max_probability_percent",
         "int or null",
-        default=None,
         low=1,
         high=100,
         what="a percentage",
         nullable=True,
-        default_doc="derived (20)",
+        default=DERIVED,
+        default_doc="per platform, 20 on most (null)",
         doc="Pmax",
     ),
     Leaf("roce.dcqcn.enabled", "bool", default=True, doc="DCQCN reaction + notification point on `data.priority` (NICs)"),
@@ -193,8 +278,8 @@ LEAVES: tuple[Leaf, ...] = (
         low=1500,
         high=9216,
         what="a switch MTU",
-        default_doc="9214; 9202 when a Junos switch is in scope",
-        range_doc="1500-9216, and at most the platform's maximum (EOS 9214, NVUE 9216, Junos 9202)",
+        default_doc="(9202 when a Junos switch is in scope)",
+        range_doc=", and at most the platform's maximum (EOS 9214, NVUE 9216, Junos 9202)",
         doc=(
             "the IP MTU of every switch port (EOS `mtu` and the NVUE/Linux link MTU count the IP packet; Junos' media MTU counts the 14-byte "
             "Ethernet header too, so Junos renders `mtu.switch + 14`, at most QFX's 9216: docs/vendor-junos.md); also the port MTU of the "
@@ -209,17 +294,18 @@ LEAVES: tuple[Leaf, ...] = (
         low=1280,
         high=9216,
         what="a host MTU",
+        range_doc=", ≤ `mtu.switch - 18`",
         doc="host netdev MTU; at most `mtu.switch - 18` (Ethernet + 802.1Q header)",
     ),
     Leaf(
         "roce.rdma_cm_tos",
         "int or null",
-        default=None,
         low=0,
         high=255,
         what="a ToS byte",
         nullable=True,
-        default_doc="derived",
+        default=DERIVED,
+        default_doc="`roce_tos(data.dscp)` (null)",
         doc="configfs `default_roce_tos` for RDMA-CM users; null: `roce_tos(data.dscp)` (106)",
     ),
     Leaf(
@@ -275,24 +361,28 @@ LEAVES: tuple[Leaf, ...] = (
         low=0,
         high=15,
         what="an SM priority",
-        range_doc="0-15, < `sm.priority`",
+        range_doc=", < `sm.priority`",
         doc="`sm_priority` of `standby` subnet managers",
     ),
     Leaf(
         "infiniband.sm.routing_engine",
         "str or list",
+        ("ftree", "minhop"),
+        choices=ROUTING_ENGINES,
+        what="an OpenSM 3.3.23 routing engine",
         check=HAND,
-        default_doc="`[ftree, minhop]`",
-        range_doc="OpenSM 3.3.23: `minhop updn dnup file ftree lash dor torus-2QoS nue dfsssp sssp`",
+        min_len=1,
+        range_doc="(OpenSM 3.3.23), unique",
         doc="tried in order (`routing_engine`)",
     ),
     Leaf("infiniband.sm.lmc", "int", default=0, low=0, high=7, what="an LMC", doc="LIDs per port = 2^lmc"),
     Leaf(
         "infiniband.sm.root_guids",
         "list of GUID",
+        (),
         check=HAND,
-        default_doc="`[]`",
-        range_doc="`0x` + 16 hex",
+        range_is=RULE,
+        range_doc="each `0x` + 16 hex",
         doc="written to `root_guid_file` for `updn`/`ftree`",
     ),
     Leaf("infiniband.qos.enabled", "bool", default=True, doc="opensm.conf `qos`"),
@@ -309,59 +399,109 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "infiniband.qos.vlarb_high",
         "list of `{vl, weight}`",
+        tuple({"vl": vl, "weight": 64} for vl in (0, 3)),
         check=HAND,
-        default_doc="`[{vl: 0, weight: 64}, {vl: 3, weight: 64}]`",
-        range_doc="1-64 entries; vl 0-14 and < `max_vls`; weight 0-255",
+        min_len=1,
+        max_len=64,
+        default_doc="(entries with vl ≥ `max_vls` left out; `[{vl: 0, weight: 64}]` if none is left)",
         doc="`qos_vlarb_high`",
     ),
-    Leaf("infiniband.qos.vlarb_low", "list of `{vl, weight}`", check=HAND, default_doc="VL 0-7, weight 64 each", range_doc="as above", doc="`qos_vlarb_low`"),
     Leaf(
-        "infiniband.qos.sl2vl.ca",
-        "list of 16 int",
+        "infiniband.qos.vlarb_low",
+        "list of `{vl, weight}`",
+        tuple({"vl": vl, "weight": 64} for vl in range(8)),
         check=HAND,
-        default_doc="`[0..7, 7 × 8]`",
-        range_doc="exactly 16; 0-15; < `max_vls` or 15 (drop)",
-        doc="`qos_ca_sl2vl`",
+        min_len=1,
+        max_len=64,
+        default_doc="(entries with vl ≥ `max_vls` left out)",
+        doc="`qos_vlarb_low`",
     ),
-    Leaf(
-        "infiniband.qos.sl2vl.switch",
-        "list of 16 int",
-        check=HAND,
-        default_doc="as `ca`",
-        range_doc="as `ca`",
-        doc="`qos_swe_sl2vl` (switch external ports)",
+    *(
+        leaf
+        for table in ("vlarb_high", "vlarb_low")
+        for leaf in (
+            Leaf(
+                f"infiniband.qos.{table}[].vl",
+                "int",
+                REQUIRED,
+                low=0,
+                high=14,
+                what="a data VL",
+                check=HAND,
+                range_doc=", < `max_vls`",
+                doc="a data VL of the table (15 is the management VL)",
+            ),
+            Leaf(f"infiniband.qos.{table}[].weight", "int", REQUIRED, low=0, high=255, what="a weight", check=HAND, doc="its weight (64-byte units)"),
+        )
+    ),
+    *(
+        Leaf(
+            f"infiniband.qos.sl2vl.{kind}",
+            "list of 16 int",
+            (0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7),
+            low=0,
+            high=15,
+            what="a VL",
+            check=HAND,
+            min_len=16,
+            max_len=16,
+            default_doc="(VLs ≥ `max_vls` lowered to `max_vls - 1`)",
+            range_doc=", < `max_vls` or 15 (drop)",
+            doc=doc,
+        )
+        for kind, doc in (("ca", "`qos_ca_sl2vl`"), ("switch", "`qos_swe_sl2vl` (switch external ports)"))
     ),
     Leaf(
         "infiniband.qos.levels",
         "list of `{name, sl}`",
+        ({"name": "default", "sl": 0}, {"name": "rdma", "sl": 3}),
         check=HAND,
-        default_doc="`[{name: default, sl: 0}, {name: rdma, sl: 3}]`",
-        range_doc="a `default` level is mandatory; names unique (case-insensitive); sl 0-15",
+        min_len=1,
+        range_doc="; a `default` level is mandatory; names unique (case-insensitive)",
         doc="qos-policy.conf `qos-levels` (`default` is written `DEFAULT`)",
     ),
+    Leaf("infiniband.qos.levels[].name", "str", REQUIRED, check=HAND, range_is=RULE, range_doc="name pattern", doc="level name"),
+    Leaf("infiniband.qos.levels[].sl", "int", 0, low=0, high=15, what="a service level", doc="the level's SL"),
     Leaf(
         "infiniband.partitions",
         "list",
+        (
+            {
+                "name": "gpu",
+                "pkey": "0x8001",
+                "ipoib": True,
+                "mtu": 4096,
+                "rate": None,
+                "sl": 3,
+                "qos_level": "rdma",
+                "default_membership": "limited",
+                "members": [{"keyword": "ALL_CAS", "membership": "full"}, {"keyword": "SELF", "membership": "full"}],
+            },
+        ),
         check=HAND,
-        default_doc="one partition `gpu`, see below",
+        range_is=RULE,
         range_doc="names and P_Keys unique",
         doc="partitions.conf, qos-policy.conf match rules",
     ),
     Leaf(
         "infiniband.compute_partition",
         "str or null",
+        DERIVED,
+        nullable=True,
         check=HAND,
-        default_doc="derived: first partition",
+        default_doc="the first partition",
+        range_is=RULE,
         range_doc="a defined partition",
         doc="its SL becomes `NCCL_IB_SL`",
     ),
     # ---- partition: docs/intent.md table 'partition' (docs header: '| key | type | default | range | meaning |')
-    Leaf("infiniband.partitions[].name", "str", check=HAND, default_doc="required", range_doc="name pattern", doc="partition name"),
+    Leaf("infiniband.partitions[].name", "str", REQUIRED, check=HAND, range_is=RULE, range_doc="name pattern", doc="partition name"),
     Leaf(
         "infiniband.partitions[].pkey",
         "int or hex str",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc="0x0001-0x7fff after masking bit 15",
         doc="`0x8001` and `0x0001` are the same partition (bit 15 is the membership bit)",
     ),
@@ -375,7 +515,6 @@ LEAVES: tuple[Leaf, ...] = (
         what="an IB MTU",
         nullable=True,
         check=HAND,
-        range_doc=", ".join(str(mtu) for mtu in IB_MTU_CODES),
         doc="`mtu=` IBTA code 1-5",
     ),
     Leaf(
@@ -386,7 +525,7 @@ LEAVES: tuple[Leaf, ...] = (
         high=22,
         what="an IBTA rate code",
         nullable=True,
-        range_doc="IBTA rate code 2-22",
+        range_doc="(IBTA rate code)",
         doc="`rate=` (e.g. 3 = 10, 7 = 40, 16 = 100, 17 = 200, 21 = 400 Gb/s)",
     ),
     Leaf(
@@ -402,8 +541,11 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "infiniband.partitions[].qos_level",
         "str or null",
+        None,
+        nullable=True,
         check=HAND,
-        default_doc="null (= `default`)",
+        default_doc="(= `default`)",
+        range_is=RULE,
         range_doc="a defined level",
         doc="qos-match-rule `pkey → qos-level-name`",
     ),
@@ -411,76 +553,92 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "infiniband.partitions[].members",
         "list",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
-        range_doc="≥ 1",
+        min_len=1,
         doc=(
-            "`{guid: '0x…16 hex', membership}` or `{keyword: ALL\\|ALL_CAS\\|ALL_SWITCHES\\|ALL_ROUTERS\\|SELF, membership}`; a bare string is a "
-            "GUID (`0x…`) or a keyword with `default_membership`"
+            "`{guid: '0x…16 hex', membership}` or `{keyword: %s, membership}`; a bare string is a "
+            "GUID (`0x…`) or a keyword with `default_membership`" % "\\|".join(MEMBER_KEYWORDS)
         ),
     ),
     # ---- targets: docs/intent.md table 'targets' (docs header: '| key | type | default | range | meaning |')
-    Leaf("targets.tolerance_percent", "int or float", check=HAND, default_doc="5", range_doc="0 < x < 100", doc="slack below a target before the gate fails"),
+    Leaf(
+        "targets.tolerance_percent",
+        "int or float",
+        5,
+        low=0,
+        high=100,
+        exclusive=True,
+        check=HAND,
+        doc="slack below a target before the gate fails (percent)",
+    ),
     Leaf(
         "targets.require_transport",
         "str or null",
-        default=None,
         choices=NCCL_TRANSPORTS,
         what="an NCCL transport",
         nullable=True,
-        default_doc="derived: `RoCE` (roce), `IB` (infiniband)",
+        default=DERIVED,
+        default_doc="`RoCE` (roce), `IB` (infiniband)",
         doc="transport NCCL must report",
     ),
-    Leaf("targets.require_gdr", "bool", check=HAND, default_doc="true", range_doc="", doc="GPUDirect RDMA must be in use"),
+    Leaf("targets.require_gdr", "bool", True, check=HAND, doc="GPUDirect RDMA must be in use; null turns the check off"),
     Leaf(
         "targets.collectives",
         "map",
+        {},
+        choices=COLLECTIVES,
+        what="a collective",
         check=HAND,
-        default_doc="`{}`",
-        range_doc=(
-            "keys: `all_reduce_perf all_gather_perf alltoall_perf broadcast_perf gather_perf hypercube_perf reduce_perf "
-            "reduce_scatter_perf scatter_perf sendrecv_perf`"
-        ),
+        range_doc="(the keys; the nccl-tests binaries)",
         doc="per collective, a list of targets",
     ),
     Leaf(
         "targets.collectives.<c>[].min_size",
         "int or size str",
+        REQUIRED,
+        low=1,
         check=HAND,
-        default_doc="required",
-        range_doc="> 0",
+        range_doc="(bytes)",
         doc="smallest message size the target applies to",
     ),
     Leaf(
         "targets.collectives.<c>[].max_size",
         "int, size str or null",
+        None,
+        low=1,
+        nullable=True,
         check=HAND,
-        default_doc="null (no upper bound)",
-        range_doc="≥ `min_size`",
+        default_doc="(no upper bound)",
+        range_doc="(bytes), ≥ `min_size`",
         doc="largest size",
     ),
     Leaf(
         "targets.collectives.<c>[].min_busbw",
         "int or float",
+        REQUIRED,
+        low=0,
+        exclusive=True,
         check=HAND,
-        default_doc="required",
-        range_doc="> 0",
         doc="minimum bus bandwidth in **GB/s** (bytes, the unit of nccl-tests' `busbw` column)",
     ),
     # ---- kubernetes: docs/intent.md table 'kubernetes' (docs header: '| key | type | default | range / values | meaning |')
     Leaf(
         "kubernetes.namespace",
         "str",
+        "lossless-fabric",
         check=HAND,
-        default_doc="`lossless-fabric`",
+        range_is=RULE,
         range_doc="DNS label",
         doc="namespace of the device plugin (cni `multi_nic_cni`; the Network Operator uses its own)",
     ),
     Leaf(
         "kubernetes.node_selector",
         "map str→str",
+        {"feature.node.kubernetes.io/pci-15b3.present": "true"},
         check=HAND,
-        default_doc='`{feature.node.kubernetes.io/pci-15b3.present: "true"}` (NFD\'s Mellanox label)',
+        default_doc="(NFD's Mellanox label)",
+        range_is=RULE,
         range_doc='label keys/values; values are strings (quote `"true"`)',
         doc="nodes that run the plugin and must advertise every resource",
     ),
@@ -498,45 +656,48 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.device_plugin.image",
         "str",
+        "ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3",
         check=HAND,
-        default_doc=(
-            "derived: `ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3`; with `network_operator`: "
-            "`<network_operator.repository>/k8s-rdma-shared-dev-plugin:<network_operator.version>`"
-        ),
+        default_doc="; with `network_operator`: `<network_operator.repository>/k8s-rdma-shared-dev-plugin:<network_operator.version>`",
+        range_is=RULE,
         range_doc="pinned: a tag other than `latest`, or `@sha256:` (a tag with `network_operator`)",
         doc="plugin image",
     ),
     Leaf(
         "kubernetes.device_plugin.resources",
         "list or null",
+        DERIVED,
+        nullable=True,
         check=HAND,
+        min_len=1,
         default_doc=(
-            "derived: one resource `rdma_shared_device_a`, `rdma_hca_max` 63, selecting every host NIC's `netdev` (`if_names`); with no"
+            f"one resource `rdma_shared_device_a`, `rdma_hca_max` {_RDMA_HCA_MAX}, selecting every host NIC's `netdev` (`if_names`); with no"
             " netdev: `vendors [15b3]` + `link_types` of the transport"
         ),
-        range_doc="≥ 1 entry",
         doc="the plugin's `configList`",
     ),
     Leaf(
         "kubernetes.device_plugin.resources[].name",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc="`^[A-Za-z0-9]([A-Za-z0-9_]{0,61}[A-Za-z0-9])?$`, unique",
         doc="advertised as `<prefix>/<name>`",
     ),
     Leaf(
         "kubernetes.device_plugin.resources[].prefix",
         "str",
+        "rdma",
         check=HAND,
-        default_doc="`rdma`",
+        range_is=RULE,
         range_doc="DNS subdomain, not `*.kubernetes.io`/`*.k8s.io`",
         doc="`resourcePrefix`",
     ),
     Leaf(
         "kubernetes.device_plugin.resources[].rdma_hca_max",
         "int",
-        default=63,
+        default=_RDMA_HCA_MAX,
         low=1,
         high=10000,
         what="a pod count per node",
@@ -545,8 +706,9 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.device_plugin.resources[].selectors",
         "map",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc="at least one non-empty list",
         doc=(
             "`vendors` / `device_ids` (4 lower-case hex digits as strings: `'15b3'`, `'1021'`), `drivers` (`mlx5_core`), `if_names` (netdevs), "
@@ -556,32 +718,37 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.multi_nic_cni.namespace",
         "str",
+        "multi-nic-cni-operator",
         check=HAND,
-        default_doc="`multi-nic-cni-operator`",
+        range_is=RULE,
         range_doc="DNS label",
         doc="namespace of the controller (and of the `multi-nicd` daemon it creates)",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.version",
         "str",
+        "v1.3.1",
         check=HAND,
-        default_doc="`v1.3.1`",
+        range_is=RULE,
         range_doc="`vX.Y.Z`",
         doc="release: the CRDs the role ships for it, the controller image tag; the controller's release fixes the daemon image",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.controller_image",
         "str",
+        DERIVED,
         check=HAND,
-        default_doc="derived: `ghcr.io/foundation-model-stack/multi-nic-cni-controller:<version>`",
+        default_doc="`ghcr.io/foundation-model-stack/multi-nic-cni-controller:<version>`",
+        range_is=RULE,
         range_doc="pinned",
         doc="",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.network.name",
         "str",
+        "multinic-rdma",
         check=HAND,
-        default_doc="`multinic-rdma`",
+        range_is=RULE,
         range_doc="DNS label",
         doc="MultiNicNetwork name = the net-attach-def name pods annotate",
     ),
@@ -598,22 +765,27 @@ LEAVES: tuple[Leaf, ...] = (
         "str",
         choices=K8S_MNC_IPAMS,
         what="a Multi-NIC CNI IPAM",
-        default_doc="derived: `host-device-ipam` for `mellanox`, else `multi-nic-ipam`",
+        default=DERIVED,
+        default_doc="`host-device-ipam` for `mellanox`, else `multi-nic-ipam`",
         doc="`host-device-ipam` only with `mellanox`, and `mellanox` only with it",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.network.subnet",
         "str",
+        "172.30.0.0/16",
         check=HAND,
-        default_doc='`172.30.0.0/16`; `""` with `host-device-ipam`',
+        default_doc='; `""` with `host-device-ipam`',
+        range_is=RULE,
         range_doc="IPv4 CIDR, host bits zero; must be absent with `host-device-ipam`",
         doc="pod address space of the network",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.network.master_nets",
         "list of CIDR",
+        (),
         check=HAND,
-        default_doc="`[]` (every secondary NIC the daemon finds)",
+        default_doc="(every secondary NIC the daemon finds)",
+        range_is=RULE,
         range_doc="IPv4 CIDRs",
         doc="host subnets whose NICs may be masters (`masterNets`)",
     ),
@@ -628,16 +800,20 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "kubernetes.multi_nic_cni.network.attach_policy.target",
         "str or null",
+        None,
+        nullable=True,
         check=HAND,
-        default_doc="null",
+        range_is=RULE,
         range_doc="`<n>Gbps`, `<n>Mbps`, `<n>Kbps`; required for `costOpt`, `perfOpt`",
         doc="bandwidth target",
     ),
     Leaf(
         "kubernetes.multi_nic_cni.network.namespaces",
         "list",
+        (),
         check=HAND,
-        default_doc="`[]` (every namespace)",
+        default_doc="(every namespace)",
+        range_is=RULE,
         range_doc="DNS labels",
         doc="where the controller creates the net-attach-def",
     ),
@@ -648,33 +824,37 @@ LEAVES: tuple[Leaf, ...] = (
         high=9216,
         what="an MTU",
         nullable=True,
-        check=HAND,  # range from here for the tests; checked in _kubernetes with the cross-key rule (<= roce.mtu.host)
-        default_doc="derived: `roce.mtu.host` (null with `mellanox`)",
-        range_doc="1280-9216, ≤ `roce.mtu.host`",
+        check=HAND,  # checked in _kubernetes from this range, with the cross-key rule (<= roce.mtu.host)
+        default=DERIVED,
+        default_doc="`roce.mtu.host` (null with `mellanox`)",
+        range_doc=", ≤ `roce.mtu.host`",
         doc="MTU of the macvlan/ipvlan child interface",
     ),
     Leaf(
         "kubernetes.network_operator.namespace",
         "str",
+        "nvidia-network-operator",
         check=HAND,
-        default_doc="`nvidia-network-operator`",
+        range_is=RULE,
         range_doc="DNS label",
         doc="Helm release namespace",
     ),
-    Leaf("kubernetes.network_operator.chart_version", "str", check=HAND, default_doc="`26.4.1`", range_doc="`X.Y.Z`", doc="chart `nvidia/network-operator`"),
+    Leaf("kubernetes.network_operator.chart_version", "str", "26.4.1", check=HAND, range_is=RULE, range_doc="`X.Y.Z`", doc="chart `nvidia/network-operator`"),
     Leaf(
         "kubernetes.network_operator.version",
         "str",
+        "network-operator-v26.4.1",
         check=HAND,
-        default_doc="`network-operator-v26.4.1`",
+        range_is=RULE,
         range_doc="image tag",
         doc="tag of every NicClusterPolicy component (device plugin, Multus, CNI plugins, NV-IPAM)",
     ),
     Leaf(
         "kubernetes.network_operator.repository",
         "str",
+        "nvcr.io/nvidia/mellanox",
         check=HAND,
-        default_doc="`nvcr.io/nvidia/mellanox`",
+        range_is=RULE,
         range_doc="image repository",
         doc="repository of those components",
     ),
@@ -687,19 +867,19 @@ LEAVES: tuple[Leaf, ...] = (
         choices=PATTERNS,
         what="a topology pattern",
         nullable=True,  # null is absent: no pattern
+        default=ABSENT,
         check=HAND,
-        default_doc="none",
         doc="generate the links; without it only `switches` / `ib_switch_type` may be given",
     ),
-    Leaf("topology.scalable_units", "int", low=1, high=1024, what="a count of scalable units", check=HAND, default_doc="required", doc="SUs"),
+    Leaf("topology.scalable_units", "int", REQUIRED, low=1, high=1024, what="a count of scalable units", check=HAND, doc="SUs"),
     Leaf(
         "topology.hosts_per_unit",
         "int",
         low=1,
         high=1024,
         what="a count of hosts per scalable unit",
+        default=REQUIRED,
         check=HAND,
-        default_doc="required",
         doc="hosts per SU (at most 100,000 hosts in all)",
     ),
     Leaf(
@@ -708,8 +888,8 @@ LEAVES: tuple[Leaf, ...] = (
         low=1,
         high=_MAX_RAILS,
         what="a count of rails (NICs per host)",
+        default=REQUIRED,
         check=HAND,
-        default_doc="required",
         doc="rails = NICs per host taking part",
     ),
     Leaf(
@@ -720,7 +900,7 @@ LEAVES: tuple[Leaf, ...] = (
         high=64,
         what="a count of leaves per rail and scalable unit",
         check=HAND,
-        range_doc="1-64, divides `hosts_per_unit`",
+        range_doc=", divides `hosts_per_unit`",
         doc="leaves per rail and SU; host h of the SU goes to leaf `h // (hosts_per_unit / leaves_per_rail)`",
     ),
     Leaf("topology.spines", "int", default=0, low=0, high=1024, what="a count of spines", check=HAND, doc="spines; 0: leaves only"),
@@ -738,33 +918,37 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "topology.speed",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc="a link speed (as `ports.<ifname>.speed` above)",
         doc="the speed of every generated link; both ends' `speed` must equal it",
     ),
     Leaf(
         "topology.names.host",
         "template",
+        "gpu{host}",
         check=HAND,
-        default_doc="`gpu{host}`",
+        range_is=RULE,
         range_doc="fields `{unit}` `{index}` `{host}` (1-based: SU, host in SU, host overall)",
         doc="inventory host names",
     ),
     Leaf(
         "topology.names.leaf",
         "template",
+        "leaf-su{unit}-r{rail}",
         check=HAND,
-        default_doc="`leaf-su{unit}-r{rail}`",
+        range_is=RULE,
         range_doc="`{unit}`, `{rail}` (0-based, as NIC rails), `{leaf}` (1-based within rail and SU)",
         doc="leaf names",
     ),
-    Leaf("topology.names.spine", "template", check=HAND, default_doc="`spine{spine}`", range_doc="`{spine}` (1-based)", doc="spine names"),
+    Leaf("topology.names.spine", "template", "spine{spine}", check=HAND, range_is=RULE, range_doc="`{spine}` (1-based)", doc="spine names"),
     Leaf(
         "topology.ports.leaf_hosts.name",
         "template",
+        "swp{n}",
         check=HAND,
-        default_doc="`swp{n}`",
+        range_is=RULE,
         range_doc="`{n}`: port number",
         doc="leaf port of the i-th host of that leaf: number `first + i`",
     ),
@@ -782,8 +966,9 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "topology.ports.leaf_spines.name",
         "template",
+        "swp{n}",
         check=HAND,
-        default_doc="`swp{n}`",
+        range_is=RULE,
         range_doc="`{n}`: port number",
         doc="leaf uplink k to spine s: number `first + s × uplinks_per_spine + k`",
     ),
@@ -794,15 +979,17 @@ LEAVES: tuple[Leaf, ...] = (
         high=100000,
         what="a port number",
         nullable=True,
+        default=DERIVED,
         check=HAND,
-        default_doc="derived: right after the host ports (`leaf_hosts.first + hosts_per_unit / leaves_per_rail`)",
+        default_doc="right after the host ports (`leaf_hosts.first + hosts_per_unit / leaves_per_rail`)",
         doc="number of a leaf's first uplink",
     ),
     Leaf(
         "topology.ports.spine_leaves.name",
         "template",
+        "swp{n}",
         check=HAND,
-        default_doc="`swp{n}`",
+        range_is=RULE,
         range_doc="`{n}`: port number",
         doc="spine port to leaf L (leaves in SU, rail, leaf order): number `first + L × uplinks_per_spine + k`",
     ),
@@ -820,16 +1007,18 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "topology.switches",
         "list of names",
+        (),
         check=HAND,
-        default_doc="`[]`",
-        range_doc="InfiniBand only",
+        range_is=RULE,
+        range_doc="InfiniBand only; each a name",
         doc="InfiniBand switches named by hand-written NIC peers (they are not inventory hosts)",
     ),
     Leaf(
         "topology.ib_switch_type",
         "name",
+        ABSENT,
         check=HAND,
-        default_doc="none",
+        range_is=RULE,
         range_doc="InfiniBand only; required once IB links are described",
         doc=(
             "the switch system type written into the topology file: the IBNL name `ibdiagnet --write_topo_file` prints for your switches "
@@ -840,24 +1029,27 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "lossless_fabric_device.kind",
         "str",
+        REQUIRED,
         choices=DEVICE_KINDS,
         check=HAND,
-        default_doc="required",
         doc="what the host is; the keys below apply to the kinds named",
     ),
     Leaf(
         "lossless_fabric_device.platform",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required (switch)",
+        default_doc="(switch)",
+        range_is=RULE,
         range_doc=", ".join(_SUPPORTED),
         doc="switch OS" + (" (%s %s registered, not yet supported)" % (", ".join(_PLANNED), "is" if len(_PLANNED) == 1 else "are") if _PLANNED else ""),
     ),
     Leaf(
         "lossless_fabric_device.ports.<ifname>.speed",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc=" ".join(f"`{name}`" for name in SPEEDS),
         doc="port speed (switch)",
     ),
@@ -867,63 +1059,75 @@ LEAVES: tuple[Leaf, ...] = (
         low=1,
         high=10000,
         what="a cable length in metres",
+        default=DERIVED,
         default_doc="`roce.cable_length_m`",
         doc="cable length of the port (headroom)",
     ),
     Leaf(
-        "lossless_fabric_device.ports.<ifname>.description", "str", check=HAND, default_doc="empty", range_doc="description rules above", doc="port description"
+        "lossless_fabric_device.ports.<ifname>.description", "str", "", check=HAND, range_is=RULE, range_doc="description rules above", doc="port description"
     ),
     # peer and rail: checked in _topology (_Checker._resolve, _read_host), with the cabling rules
     Leaf(
         "lossless_fabric_device.ports.<ifname>.peer",
         "`{host, port}` or `{host, nic}`",
+        ABSENT,
         check=HAND,
-        default_doc="none",
+        range_is=RULE,
         range_doc="an inventory host's port (or an InfiniBand switch's port number) or NIC: see Cabling",
         doc="the other end of the port's cable (switch)",
     ),
     Leaf(
         "lossless_fabric_device.queue_buffer_bytes",
         "int",
+        ABSENT,
+        low=1024,
+        high=2**40,
+        what="a buffer size in bytes",
         check=HAND,
-        default_doc="none",
-        range_doc="1024-1099511627776; above every port's ECN max threshold",
+        range_doc="; above every port's ECN max threshold",
         doc="buffer of the RoCE queue (switch); required for junos, ignored elsewhere",
     ),
     Leaf(
         "lossless_fabric_device.nics[].name",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required",
+        range_is=RULE,
         range_doc="RDMA device name, unique per host",
         doc="the RDMA device (`mlx5_0`) (host)",
     ),
     Leaf(
         "lossless_fabric_device.nics[].netdev",
         "str",
+        REQUIRED,
         check=HAND,
-        default_doc="required with RoCE",
+        default_doc="with RoCE",
+        range_is=RULE,
         range_doc="interface name (at most 15 characters), unique per host",
         doc="its network interface (host)",
     ),
-    Leaf("lossless_fabric_device.nics[].speed", "str", check=HAND, default_doc="required", range_doc="as ports", doc="NIC speed (host)"),
-    Leaf("lossless_fabric_device.nics[].guid", "str or null", check=HAND, default_doc="null", range_doc="`0x` + 16 hex", doc="port GUID (host)"),
+    Leaf("lossless_fabric_device.nics[].speed", "str", REQUIRED, check=HAND, range_is=RULE, range_doc="as ports", doc="NIC speed (host)"),
+    Leaf(
+        "lossless_fabric_device.nics[].guid", "str or null", None, nullable=True, check=HAND, range_is=RULE, range_doc="`0x` + 16 hex", doc="port GUID (host)"
+    ),
     Leaf(
         "lossless_fabric_device.nics[].rail",
         "int or null",
+        None,
         low=0,
         high=_MAX_RAILS - 1,
         what="a rail",
         nullable=True,
         check=HAND,
-        range_doc=f"0-{_MAX_RAILS - 1}, one NIC per rail on a host",
+        range_doc=", one NIC per rail on a host",
         doc="the NIC's rail (host): orders the host's `nccl_ib_hca`; with the pattern, the NIC of rail r",
     ),
     Leaf(
         "lossless_fabric_device.nics[].peer",
         "`{host, port}`",
+        ABSENT,
         check=HAND,
-        default_doc="none",
+        range_is=RULE,
         range_doc="a switch port (an InfiniBand switch's port number): see Cabling",
         doc="the other end of the NIC's cable (host)",
     ),
@@ -931,9 +1135,9 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "lossless_fabric_device.role",
         "str",
+        REQUIRED,
         choices=SM_ROLES,
         what="an SM role",
-        default_doc="required",
         doc="`sm_priority` from `sm.priority` (master) or `sm.standby_priority` (subnet_manager)",
     ),
 )
@@ -966,12 +1170,13 @@ def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -
 
     Uses the row's default, range, choices and noun, through the collector's own checks
     (so the messages are those of Ctx.integer/boolean/choice).  ``default`` replaces the row's
-    where it is derived from other keys (its ``default_doc`` says how)."""
+    where it is derived from other keys (its ``default_doc`` says how); a marker default
+    (required, derived, none) reads as absent."""
     leaf = BY_PATH[leaf_path]
     if leaf.check != SCHEMA:
         raise KeyError(f"{leaf_path}: validated by hand, not from the schema")
     if default is _ROW:
-        default = leaf.default
+        default = leaf.default if leaf.has_default() else None
     key = leaf_path.rsplit(".", 1)[-1]
     if leaf.type == "bool":
         return ctx.boolean(src, key, path, default)
@@ -980,26 +1185,57 @@ def value(ctx: Any, src: dict, leaf_path: str, path: str, default: Any = _ROW) -
     return ctx.integer(src, key, path, default, leaf.low, leaf.high, leaf.what, nullable=leaf.nullable)
 
 
+def _with_note(cell: str, note: str | None) -> str:
+    if not note:
+        return cell
+    return f"{cell}{'' if note[0] in ',;' else ' '}{note}"
+
+
 def default_cell(leaf: Leaf) -> str:
-    if leaf.default_doc is not None:
-        return leaf.default_doc
-    if isinstance(leaf.default, bool):
-        return "true" if leaf.default else "false"
-    if leaf.default is None:
-        return "null"
-    if isinstance(leaf.default, str):
-        return f"`{leaf.default}`"
-    return str(leaf.default)
+    """The docs' default column: the value (or the marker's word), then the row's note."""
+    if not leaf.has_default():
+        word = str(leaf.default) if leaf.default is not DERIVED else "derived:"
+        return _with_note(word, leaf.default_doc)
+    if leaf.default is None or isinstance(leaf.default, (bool, int)):
+        cell = _flow(leaf.default)
+    else:
+        cell = f"`{_flow(leaf.default)}`"
+    return _with_note(cell, leaf.default_doc)
+
+
+def _bounds(leaf: Leaf) -> str:
+    if leaf.low is None and leaf.high is None:
+        return ""
+    if leaf.exclusive:
+        if leaf.high is None:
+            return f"> {leaf.low}"
+        return f"{leaf.low} < x < {leaf.high}" if leaf.low is not None else f"< {leaf.high}"
+    if leaf.high is None:
+        return f"≥ {leaf.low}"
+    if leaf.low is None:
+        return f"≤ {leaf.high}"
+    return f"{leaf.low}-{leaf.high}"
 
 
 def range_cell(leaf: Leaf) -> str:
-    if leaf.range_doc is not None:
-        return leaf.range_doc
-    if leaf.low is not None:
-        return f"{leaf.low}-{leaf.high}"
+    """The docs' range column: list length, bounds or choices (each entry's, for a list), then the row's note."""
+    parts = []
+    if leaf.min_len is not None or leaf.max_len is not None:
+        if leaf.min_len == leaf.max_len:
+            parts.append(f"exactly {leaf.min_len} entries")
+        elif leaf.max_len is None:
+            parts.append(f"≥ {leaf.min_len} {'entry' if leaf.min_len == 1 else 'entries'}")
+        else:
+            parts.append(f"{leaf.min_len or 0}-{leaf.max_len} entries")
+    each = "each " if parts else ""
+    if leaf.low is not None or leaf.high is not None:
+        parts.append(each + _bounds(leaf))
     if leaf.choices is not None:
-        return ", ".join(f"`{c}`" for c in leaf.choices)
-    return ""
+        parts.append(each + ", ".join(f"`{c}`" for c in leaf.choices))
+    if not parts:
+        cell = "derived:" if leaf.range_is is DERIVED else ""
+        return _with_note(cell, leaf.range_doc) if cell else (leaf.range_doc or "")
+    return _with_note("; ".join(parts), leaf.range_doc)
 
 
 def render_table(name: str) -> str:

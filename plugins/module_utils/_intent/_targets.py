@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, _suggest, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_number
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import BAD, COLLECTIVES, TRANSPORTS
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import BAD, TRANSPORTS
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl._vocab import parse_size  # the one size parser: nccl-tests' -b/-e rules
 
 # ---------------------------------------------------------------------------
@@ -22,15 +23,17 @@ _TARGET_ENTRY_KEYS = ("min_size", "max_size", "min_busbw")
 
 def _targets_section(ctx: Ctx, raw: Any, path: str, transport: Any) -> dict:
     src = ctx.mapping(raw, path, _TARGET_KEYS)
-    tolerance = src.get("tolerance_percent", 5)
-    if not _is_number(tolerance) or not 0 < tolerance < 100:
-        ctx.error(f"{path}.tolerance_percent", f"{tolerance!r} is not a tolerance (0 < x < 100 percent)")
+    row = _schema.BY_PATH["targets.tolerance_percent"]
+    tolerance = src.get("tolerance_percent", row.default)
+    if not _is_number(tolerance) or row.outside(tolerance):
+        ctx.error(f"{path}.tolerance_percent", f"{tolerance!r} is not a tolerance ({row.low} < x < {row.high} percent)")
         tolerance = BAD
     require = leaf(ctx, src, "targets.require_transport", path)
     if require is None and transport in TRANSPORTS:
         require = {"roce": "RoCE", "infiniband": "IB"}[transport]
     cpath = f"{path}.collectives"
-    colls_raw = src.get("collectives", {})
+    colls_row = _schema.BY_PATH["targets.collectives"]
+    colls_raw = src.get("collectives", dict(colls_row.default))
     collectives: dict[str, Any] = {}
     if colls_raw is None:
         colls_raw = {}
@@ -39,18 +42,19 @@ def _targets_section(ctx: Ctx, raw: Any, path: str, transport: Any) -> dict:
         colls_raw = {}
     for coll in sorted(colls_raw, key=str):
         coll_path = f"{cpath}.{key_repr(coll)}"
-        if coll not in COLLECTIVES:
-            ctx.error(coll_path, f"unknown collective ({_suggest(coll, COLLECTIVES)})")
+        if coll not in colls_row.choices:
+            ctx.error(coll_path, f"unknown collective ({_suggest(coll, colls_row.choices)})")
             continue
         entries = ctx.sequence(colls_raw[coll], coll_path, min_len=1)
         if entries is BAD:
             continue
         collectives[coll] = [_target_entry(ctx, e, f"{coll_path}[{i}]") for i, e in enumerate(entries)]
+    gdr = _schema.BY_PATH["targets.require_gdr"].default
     return {
         "tolerance_percent": tolerance,
         "require_transport": require,
         # null turns the GPUDirect check off (the nccl_gate role passes it so when transport checks are off)
-        "require_gdr": None if src.get("require_gdr", True) is None else ctx.boolean(src, "require_gdr", path, True),
+        "require_gdr": None if src.get("require_gdr", gdr) is None else ctx.boolean(src, "require_gdr", path, gdr),
         "collectives": collectives,
     }
 
@@ -98,14 +102,15 @@ def _target_entry(ctx: Ctx, entry: Any, path: str) -> Any:
             ctx.error(f"{path}.{key}", str(exc))
             sizes[key] = BAD
             continue
-        if sizes[key] == 0:
-            ctx.error(f"{path}.{key}", f"{value!r} is not a size above 0")
+        low = _schema.BY_PATH[f"targets.collectives.<c>[].{key}"].low
+        if sizes[key] < low:
+            ctx.error(f"{path}.{key}", f"{value!r} is not a size above {low - 1}")
             sizes[key] = BAD
     low, high = sizes["min_size"], sizes["max_size"]
     if _ok(low, high) and low is not None and high is not None and low > high:
         ctx.error(f"{path}.min_size", f"{src['min_size']!r} is above max_size {src['max_size']!r}")
-    busbw = src.get("min_busbw")
-    if busbw is not None and (not _is_number(busbw) or busbw <= 0):
-        ctx.error(f"{path}.min_busbw", f"{busbw!r} is not a positive bus bandwidth (GB/s > 0)")
+    busbw, busbw_row = src.get("min_busbw"), _schema.BY_PATH["targets.collectives.<c>[].min_busbw"]
+    if busbw is not None and (not _is_number(busbw) or busbw_row.outside(busbw)):
+        ctx.error(f"{path}.min_busbw", f"{busbw!r} is not a positive bus bandwidth (GB/s > {busbw_row.low})")
         busbw = BAD
     return {"min_size": low, "max_size": high, "min_busbw": busbw if busbw is not None else BAD}

@@ -30,9 +30,10 @@ import string
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import _ok, _suggest, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import canonical_port, check_speed
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _MAX_RAILS, _NAME_RE, BAD, PATTERNS, platforms
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import _NAME_RE, BAD, PATTERNS, platforms
 
 __all__ = ["check", "plan"]
 
@@ -60,12 +61,6 @@ _NAME_FIELDS = {
     "host": ("unit", "index", "host"),
     "leaf": ("unit", "rail", "leaf"),
     "spine": ("spine",),
-}
-_DEFAULT_NAMES = {"host": "gpu{host}", "leaf": "leaf-su{unit}-r{rail}", "spine": "spine{spine}"}
-_DEFAULT_PORTS = {
-    "leaf_hosts": {"name": "swp{n}", "first": 1},
-    "leaf_spines": {"name": "swp{n}", "first": None},  # None: right after the host ports
-    "spine_leaves": {"name": "swp{n}", "first": 1},
 }
 _MAX_HOSTS = 100000
 # An InfiniBand switch port is an 8-bit number; 0 is the switch's management port (ibsim
@@ -206,12 +201,13 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
         if src.get(key) is None:
             ctx.error(f"{path}.{key}", "required with pattern rail_optimized")
             ok = False
-    units = ctx.integer(src, "scalable_units", path, 1, 1, 1024, "a count of scalable units")
-    per_unit = ctx.integer(src, "hosts_per_unit", path, 1, 1, 1024, "a count of hosts per scalable unit")
-    rails = ctx.integer(src, "rails", path, 1, 1, _MAX_RAILS, "a count of rails (NICs per host)")
-    leaves = ctx.integer(src, "leaves_per_rail", path, 1, 1, 64, "a count of leaves per rail and scalable unit")
-    spines = ctx.integer(src, "spines", path, 0, 0, 1024, "a count of spines")
-    uplinks = ctx.integer(src, "uplinks_per_spine", path, 1, 1, 64, "a count of links from each leaf to each spine")
+    def count(key: str) -> Any:
+        # the row's default, range and noun; a required key's absence is reported above, its low bound stands in
+        row = _schema.BY_PATH[f"topology.{key}"]
+        return ctx.integer(src, key, path, row.default if row.has_default() else row.low, row.low, row.high, row.what)
+
+    units, per_unit, rails = count("scalable_units"), count("hosts_per_unit"), count("rails")
+    leaves, spines, uplinks = count("leaves_per_rail"), count("spines"), count("uplinks_per_spine")
     speed = check_speed(ctx, src.get("speed"), f"{path}.speed") if src.get("speed") is not None else BAD
     ok = ok and _ok(pattern, units, per_unit, rails, leaves, spines, uplinks, speed)
     if _ok(per_unit, leaves) and per_unit % leaves:
@@ -223,19 +219,20 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
     names_src = ctx.mapping(src.get("names"), f"{path}.names", _NAMES_KEYS)
     names = {}
     for key in _NAMES_KEYS:
-        names[key] = _template(ctx, names_src.get(key, _DEFAULT_NAMES[key]), f"{path}.names.{key}", _NAME_FIELDS[key])
+        names[key] = _template(ctx, names_src.get(key, _schema.BY_PATH[f"topology.names.{key}"].default), f"{path}.names.{key}", _NAME_FIELDS[key])
         ok = ok and _ok(names[key])
     ports_src = ctx.mapping(src.get("ports"), f"{path}.ports", _PORTS_KEYS)
     ports = {}
     for key in _PORTS_KEYS:
         group_path = f"{path}.ports.{key}"
         group = ctx.mapping(ports_src.get(key), group_path, _PORT_GROUP_KEYS)
-        name = _template(ctx, group.get("name", _DEFAULT_PORTS[key]["name"]), f"{group_path}.name", ("n",))
-        first = group.get("first", _DEFAULT_PORTS[key]["first"])
+        name = _template(ctx, group.get("name", _schema.BY_PATH[f"topology.ports.{key}.name"].default), f"{group_path}.name", ("n",))
+        first_row = _schema.BY_PATH[f"topology.ports.{key}.first"]
+        first = group.get("first", first_row.default if first_row.has_default() else None)  # None: derived below
         if first is None and key == "leaf_spines" and _ok(per_unit, leaves) and not per_unit % leaves:
             host_first = ports["leaf_hosts"]["first"]
             first = host_first + per_unit // leaves if _ok(host_first) else 1  # right after the host ports
-        first = ctx.check_int(first, f"{group_path}.first", 0, 100000, "a port number") if first is not None else 1
+        first = ctx.check_int(first, f"{group_path}.first", first_row.low, first_row.high, first_row.what) if first is not None else 1
         ports[key] = {"name": name, "first": first}
         ok = ok and _ok(name, first)
     out.update(
@@ -427,8 +424,9 @@ class _Checker:
             rail = raw_nic.get("rail") if isinstance(raw_nic, dict) else None
             path = f"lossless_fabric_device.nics[{index}]"
             if rail is not None:
-                if not _is_int(rail) or not 0 <= rail < _MAX_RAILS:
-                    _err(ctx, prefix, f"{path}.rail", f"{rail!r} is not a rail (0-{_MAX_RAILS - 1})")
+                row = _schema.BY_PATH["lossless_fabric_device.nics[].rail"]
+                if not _is_int(rail) or row.outside(rail):
+                    _err(ctx, prefix, f"{path}.rail", f"{rail!r} is not {row.what} ({row.low}-{row.high})")
                     rail = None
                 elif rail in seen:
                     other = f"nics[{seen[rail]}] ({device['nics'][seen[rail]]['name']})"
