@@ -22,11 +22,11 @@ import re
 import tempfile
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot as _counter_snapshot  # this file has a _snapshot() of its own
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl._report import md_cell, md_table
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import mask_secrets
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _findings
 
@@ -52,7 +52,7 @@ def _counter_section(counters: dict, plans: dict) -> dict:
         entry: dict[str, Any] = {}
         for phase, (first, last) in (("pre", ("before", "middle")), ("post", ("middle", "after"))):
             if snaps[first] and snaps[last]:
-                delta = _counters.delta(snaps[last], snaps[first])
+                delta = _counter_snapshot.delta(snaps[last], snaps[first])
                 entry[phase] = _findings.summarize(delta, plans.get(device))
                 entry[phase + "_interval_s"] = delta["interval_s"]
         out[device] = entry
