@@ -472,5 +472,3 @@ def render_files(report: dict, workdir: str) -> dict:
 def _settings_of(report):
     tg = report.get('targets') or {}
     return {'targets': tg.get('busbw') or []}
-
-
