@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.cabling_verify: thin glue over module_utils/_cabling/_compare.py (the comparison
-and the report) and _report.sync_files (the files, as nccl_report and change_report write theirs)."""
+and the report) and _report_files.sync_files (the files, as nccl_report and change_report write theirs)."""
 
 from __future__ import annotations
 
 import os
 
 from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling
-from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _report_files
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
@@ -36,7 +36,7 @@ def _nics(devices: dict) -> dict:
 
 def _errors(args) -> list:
     errors = []
-    if not _report.NAME_RE.match(args["name"]):
+    if not _report_files.NAME_RE.match(args["name"]):
         errors.append("name: %r is not a report name (letters, digits, '.', '_' and '-', starting with a letter or digit, "
                       "at most 100 characters)" % args["name"])
     if any(c in args["title"] for c in "\r\n"):
@@ -67,7 +67,7 @@ class ActionModule(ControllerAction):
         paths = {}
         if args["report_dir"]:
             try:
-                written = _report.sync_files(args["report_dir"], files, check_mode=bool(self._task.check_mode), mode=0o644)
+                written = _report_files.sync_files(args["report_dir"], files, check_mode=bool(self._task.check_mode), mode=0o644)
             except OSError as exc:
                 result.update(failed=True, msg="report_dir: cannot write the report to %s: %s" % (args["report_dir"], exc.strerror or exc))
                 return result

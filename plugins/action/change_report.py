@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Controller side of lossless.fabric.change_report: thin glue over
-module_utils/_window/_change_report.py (the report) and _report.sync_files (the files)."""
+module_utils/_window/_change_report.py (the report) and _report_files.sync_files (the files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _report_files
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_report, _change_window
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
@@ -104,7 +104,7 @@ class ActionModule(ControllerAction):
                 result.update(failed=True, msg="%s: cannot read the earlier report of this window: %s" % (previous, exc))
                 return result
         try:
-            written = _report.sync_files(dest, _change_report.files(report), check_mode=bool(self._task.check_mode), mode=0o644)
+            written = _report_files.sync_files(dest, _change_report.files(report), check_mode=bool(self._task.check_mode), mode=0o644)
         except OSError as exc:
             result.update(failed=True, msg="%s: cannot write the report: %s" % (dest, exc.strerror or exc))
             return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _report_files
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
@@ -27,7 +28,7 @@ ARGUMENT_SPEC = {
 def _errors(args) -> list:
     """Input errors, each naming the option and the value, found before anything is written."""
     errors = []
-    if not _report.NAME_RE.match(args["name"]):
+    if not _report_files.NAME_RE.match(args["name"]):
         errors.append("name: %r is not a report name (letters, digits, '.', '_' and '-', starting with a letter or digit, "
                       "at most 100 characters)" % args["name"])
     if not args["report_dir"].strip():
@@ -68,7 +69,7 @@ class ActionModule(ControllerAction):
         try:
             with tempfile.TemporaryDirectory(prefix="nccl_report.") as workdir:
                 files = _report.render_files(report, workdir)
-            synced = _report.sync_files(args["report_dir"], files, check_mode=bool(self._task.check_mode))
+            synced = _report_files.sync_files(args["report_dir"], files, check_mode=bool(self._task.check_mode))
         except OSError as exc:
             result.update(failed=True, msg="report_dir: cannot write the report to %s: %s" % (args["report_dir"], exc.strerror or exc))
             return result

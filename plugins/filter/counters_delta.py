@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""lossless.fabric.counters_delta: thin adapter over _counters.delta."""
+"""lossless.fabric.counters_delta: thin adapter over _snapshot.delta."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.lossless.fabric.plugins.module_utils._switches._counters import delta
+from ansible_collections.lossless.fabric.plugins.module_utils._common._snapshot import delta
 
 DOCUMENTATION = r"""
 name: counters_delta

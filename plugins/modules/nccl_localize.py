@@ -293,7 +293,7 @@ class Localizer:
 
         self.preflight(params["hosts"])
         try:
-            result, rounds = _localize_jobs.localize(_localize, topo, history, settings, self.launch, params["workers"])
+            result, rounds = _localize_jobs.localize(topo, history, settings, self.launch, params["workers"])
         except (_localize.LocalizeError, _localize_jobs.JobError) as exc:
             self.fail(str(exc))
         names = [_localize.component_text(s["component"]) for s in result.get("suspects") or []]

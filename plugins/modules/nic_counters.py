@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: parsing and the snapshot shape are plugins/module_utils/_hosts/_nic.py, _nic_task.py and _counters.py.
+# Thin glue: parsing and the snapshot shape are plugins/module_utils/_hosts/_nic.py, _nic_task.py and _common/_snapshot.py.
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer, _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import (
     NIC_COUNTERS,
     STACKS,
@@ -58,7 +58,6 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import
     validate_snapshot,
     wanted,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 # Tools each path may run; the module resolves them (PATH, or bin_dir first in the lab).
 TOOLS = ("dcb", "ethtool", "mlnx_qos", "mlxconfig", "mstconfig")
@@ -435,7 +434,7 @@ def run_counters(params: dict, runner: Runner, device: str) -> dict[str, Any]:
         # Nothing named: every RDMA NIC with a netdev.
         plan_nics = [{"name": n["name"]} for n in discover(fs) if n["netdev"]]
     chosen = _select(fs, params, plan_nics)
-    taken_at = _counters.now_iso()
+    taken_at = _snapshot.now_iso()
     ports, raw, stacks = {}, {}, set()
     for nic in chosen:
         stacks.add(detect_stack(fs, nic))
@@ -447,7 +446,7 @@ def run_counters(params: dict, runner: Runner, device: str) -> dict[str, Any]:
         raw["ethtool -S %s" % nic["netdev"]] = out
         ports[nic["name"]] = nic_counters(parse_ethtool_stats(out), read_hw_counters(fs, nic["name"]), sorted(set(priorities)))
     platform = stacks.pop() if len(stacks) == 1 else "mixed"
-    snap = _counters.snapshot(device, platform, ports, raw, taken_at, kind="nic", names=NIC_COUNTERS)
+    snap = _snapshot.snapshot(device, platform, ports, raw, taken_at, kind="nic", names=NIC_COUNTERS)
     return {"changed": False, "counters": snap, "netdevs": {n["name"]: n["netdev"] for n in chosen}}
 
 

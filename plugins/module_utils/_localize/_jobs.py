@@ -20,6 +20,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._localize._flags import record
+from ansible_collections.lossless.fabric.plugins.module_utils._localize._infer import infer
+from ansible_collections.lossless.fabric.plugins.module_utils._localize._rounds import plan_round
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
 GIB = 1 << 30
@@ -122,26 +125,23 @@ def summary(plan: dict, launches: dict[str, dict], entry: dict) -> dict:
     return {"number": plan.get("number"), "purpose": plan.get("purpose"), "jobs": jobs}
 
 
-def localize(core: Any, topo: Any, history: list, settings: dict, launch: Callable[[dict], dict], workers: int,
+def localize(topo: Any, history: list, settings: dict, launch: Callable[[dict], dict], workers: int,
              on_round: Callable[[dict], None] | None = None) -> tuple[dict, list[dict]]:
-    """plan_round -> run_round -> record, until the plan returns None; then infer.  (infer result, rounds).
-
-    ``core`` is the _localize module (passed in, so the loop is tested with a fake plan too).
-    """
+    """plan_round -> run_round -> record, until the plan returns None; then infer.  (infer result, rounds)."""
     rounds = []
     for _count in range(ROUND_LIMIT):
-        plan = core.plan_round(topo, history, settings)
+        plan = plan_round(topo, history, settings)
         if plan is None:
             break
         launches = run_round(plan, launch, workers)
-        entry = core.record(plan, {job_id: r["busbw"] for job_id, r in launches.items()}, settings)
+        entry = record(plan, {job_id: r["busbw"] for job_id, r in launches.items()}, settings)
         history.append(entry)
         rounds.append(summary(plan, launches, entry))
         if on_round is not None:
             on_round(rounds[-1])
     else:
         raise JobError("the plan did not end after %d rounds (settings max_rounds)" % ROUND_LIMIT)
-    return core.infer(topo, history, settings), rounds
+    return infer(topo, history, settings), rounds
 
 
 def loopback_results(raw: dict, cabling: dict) -> dict:

@@ -3,7 +3,8 @@
 """NCCL benchmark reports: busbw series, the PNG plot, the JSON report and its Markdown.
 
 Pure Python except ``plot_busbw`` (matplotlib, imported inside it with the Agg
-backend, so no display is ever needed) and ``sync_files`` (writes files).
+backend, so no display is ever needed); the Markdown cells are _common/_markdown's,
+the name check and the file writer _common/_report_files'.
 Nothing here reads a clock: a timestamp appears only when the caller passes
 one, so the same input always gives byte-identical files and the report
 action can tell whether anything changed.
@@ -12,12 +13,10 @@ Used by the nccl_report action (role nccl_gate) and the change-window report.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
-import tempfile
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common._markdown import md_cell, md_table
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
@@ -25,8 +24,6 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _voca
 
 PLACEMENT_KEYS = ('out_of_place', 'in_place')
 VERDICTS = ('pass', 'fail', 'not gated')
-# Report and file names: one path component, nothing a shell or Markdown link could misread.
-NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$')
 # Keys of an nccl_result result the report keeps; a registered loop result also carries the launch
 # (``item``, with its full log) and the module arguments, which must not be copied into reports or facts.
 _RESULT_KEYS = (
@@ -360,24 +357,6 @@ def benchmark_report(results: list, name: str, settings: dict | None = None, bas
 # ---------------------------------------------------------------------------
 # Markdown
 
-def md_cell(value, fmt=None) -> str:
-    """value as one Markdown table cell: '-' for None, yes/no for booleans, line breaks and '|' made harmless.
-    Every report table goes through it (_change_report's too), so one escaping rule holds for all."""
-    if value is None:
-        return '-'
-    if isinstance(value, bool):
-        return 'yes' if value else 'no'
-    text = (fmt % value) if fmt and isinstance(value, (int, float)) else str(value)
-    return text.replace('\r', ' ').replace('\n', ' ').replace('|', '\\|')
-
-
-def md_table(header, rows) -> list:
-    """The lines of a Markdown table; the cells already escaped (md_cell)."""
-    out = ['| %s |' % ' | '.join(header), '|%s' % ('---|' * len(header))]
-    out.extend('| %s |' % ' | '.join(row) for row in rows)
-    return out
-
-
 def _md_targets(targets):
     if not targets:
         return ['No targets given: the launches were not gated on bus bandwidth.']
@@ -493,47 +472,3 @@ def render_files(report: dict, workdir: str) -> dict:
 def _settings_of(report):
     tg = report.get('targets') or {}
     return {'targets': tg.get('busbw') or []}
-
-
-def _describe(name, data):
-    if name.endswith('.png'):
-        return '<PNG, %d bytes, sha256 %s>\n' % (len(data), hashlib.sha256(data).hexdigest()[:16])
-    return data.decode('utf-8', errors='replace')
-
-
-def sync_files(directory: str, files: dict, check_mode: bool = False, mode: int = 0o644) -> dict:
-    """Write each file whose content differs (atomically: temp file + rename); create ``directory`` when missing.
-
-    Returns {changed, written: [names], unchanged: [names], created_dir, diff: [{before_header, after_header,
-    before, after}]} - the diff says what a check-mode run would write. Raises OSError."""
-    written, unchanged, diffs = [], [], []
-    created_dir = not os.path.isdir(directory)
-    if created_dir and not check_mode:
-        os.makedirs(directory, exist_ok=True)
-    for fname in sorted(files):
-        data = files[fname]
-        path = os.path.join(directory, fname)
-        before = None
-        if os.path.exists(path):
-            with open(path, 'rb') as handle:
-                before = handle.read()
-        if before == data:
-            unchanged.append(fname)
-            continue
-        written.append(fname)
-        diffs.append({'before_header': path if before is not None else '%s (absent)' % path, 'after_header': path,
-                      'before': _describe(fname, before) if before is not None else '', 'after': _describe(fname, data)})
-        if check_mode:
-            continue
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % fname, dir=directory)
-        try:
-            with os.fdopen(fd, 'wb') as handle:
-                handle.write(data)
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-    return {'changed': bool(written) or created_dir, 'written': written, 'unchanged': unchanged, 'created_dir': created_dir,
-            'diff': diffs}

@@ -188,7 +188,7 @@ class Driver:
         """Pure: {command: what the device printed} -> ends. LinkFormError on a form it does not read."""
         raise NotImplementedError
 
-    # -- counters (read-only; module_utils/_switches/_counters.py calls these and holds the snapshot shape) --
+    # -- counters (read-only; module_utils/_switches/_counters.py calls these; module_utils/_common/_snapshot.py holds the snapshot shape) --
     @staticmethod
     def counter_commands(ports: list[str] | None = None) -> list[str]:
         """The read-only show commands of one counters snapshot of ``ports`` (None: every port, where the
@@ -197,7 +197,7 @@ class Driver:
 
     @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        """Pure: {command: what the device printed} -> ({port: counters} in the _counters shape,
+        """Pure: {command: what the device printed} -> ({port: counters} in the _snapshot shape,
         {command: what the device said} for each command it refused or whose output is not a form
         this parser reads). Output it does not read is never an empty success: it lands in the second dict."""
         raise NotImplementedError

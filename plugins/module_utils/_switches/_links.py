@@ -20,6 +20,7 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import CONNECTION_SPEC, ConnectError, connect
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "ports": {"type": "list", "elements": "str"},
@@ -94,6 +95,4 @@ def run(args: dict, device: str) -> dict:
 
 def run_fabric(per_switch: dict[str, dict], workers: int) -> dict:
     """Many switches from one thread pool (switch_counters' fabric mode, this reader per switch)."""
-    from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
     return _counters.run_fabric(per_switch, workers, run_one=run)

@@ -22,12 +22,13 @@ import re
 import tempfile
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _report_files
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot as _counter_snapshot  # this file has a _snapshot() of its own
+from ansible_collections.lossless.fabric.plugins.module_utils._common._markdown import md_cell, md_table
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic_task
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
-from ansible_collections.lossless.fabric.plugins.module_utils._nccl._report import md_cell, md_table
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import mask_secrets
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _findings
 
@@ -53,7 +54,7 @@ def _counter_section(counters: dict, plans: dict) -> dict:
         entry: dict[str, Any] = {}
         for phase, (first, last) in (("pre", ("before", "middle")), ("post", ("middle", "after"))):
             if snaps[first] and snaps[last]:
-                delta = _counters.delta(snaps[last], snaps[first])
+                delta = _counter_snapshot.delta(snaps[last], snaps[first])
                 entry[phase] = _findings.summarize(delta, plans.get(device))
                 entry[phase + "_interval_s"] = delta["interval_s"]
         out[device] = entry
@@ -236,7 +237,7 @@ def build(window: dict, devices: dict, status: str, counters: dict | None = None
     if status not in STATUSES:
         raise ValueError("status: %r is not one of %s" % (status, ", ".join(STATUSES)))
     name = "change-window-%s" % window["id"]
-    if not _report.NAME_RE.fullmatch(name):
+    if not _report_files.NAME_RE.fullmatch(name):
         raise ValueError("window.id: %r makes no file name (letters, digits, '.', '_' and '-')" % window["id"])
     check_mode = status == "dry_run"
     # GPU hosts come in ``devices`` too, marked kind host; they get their own section.

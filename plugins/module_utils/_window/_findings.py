@@ -3,7 +3,7 @@
 """Change-window judgement: counter findings, what happened to each device,
 and the window's verdict. Pure Python; nothing here touches Ansible.
 
-Findings come from the counter deltas (_counters.delta) of one phase of a
+Findings come from the counter deltas (_snapshot.delta) of one phase of a
 change window - ``pre`` (the baseline benchmark, before the change) or
 ``post`` (the change and the benchmark after it):
 
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 BLOCKING = "blocking"
 WARNING = "warning"
@@ -161,7 +161,7 @@ def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_bef
             found.append(_finding(BLOCKING, "no_counters", phase, device, "no counter snapshot %s the %s phase: the phase cannot be judged" % (
                 "before" if not _usable(before.get(device)) else "after", phase)))
             continue
-        deltas[device] = _counters.delta(after[device], before[device])
+        deltas[device] = _snapshot.delta(after[device], before[device])
     nic_deltas = {}
     for device in sorted(set(nic_before or {}) | set(nic_after or {})):
         first, last = (nic_before or {}).get(device), (nic_after or {}).get(device)
@@ -169,7 +169,7 @@ def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_bef
             found.append(_finding(WARNING, "no_nic_counters", phase, device, "no NIC counter snapshot %s the %s phase: its CNPs are not "
                                   "counted" % ("before" if not _usable(first) else "after", phase)))
             continue
-        nic_deltas[device] = _counters.delta(last, first)
+        nic_deltas[device] = _snapshot.delta(last, first)
     ecn_ports = []
     for device, delta in sorted(deltas.items()):
         plan = plans.get(device)

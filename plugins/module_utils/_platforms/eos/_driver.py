@@ -26,6 +26,7 @@ import json
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _indent, _records
 
 # One template per platform. Lines are indented as EOS prints its running
@@ -959,14 +960,12 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        """({port: counters} in the _counters shape, {command: what EOS said} for rejected commands).
+        """({port: counters} in the _snapshot shape, {command: what EOS said} for rejected commands).
 
         Each command's output may be its '| json' document (what the driver asks a switch
         for) or, for output a user captured, the text table EOS prints without '| json'
         (parse_counter_text: the forms docs/vendor-eos.md lists). Anything else is reported
         per command, naming eos and the forms expected; never an empty success."""
-        from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
         ports: dict[str, dict] = {}
         errors: dict[str, str] = {}
         docs: dict[str, Any] = {}
@@ -979,7 +978,7 @@ class Driver(_base.Driver):
             if said:
                 errors[command] = said
                 continue
-            doc = _counters.json_document(output)
+            doc = _snapshot.json_document(output)
             if isinstance(doc, dict):
                 key = _JSON_TOP_KEY[command]
                 if not isinstance(doc.get(key), dict):
@@ -1004,14 +1003,14 @@ class Driver(_base.Driver):
             prios = entry.get("priorities") if isinstance(entry, dict) else None
             if isinstance(prios, dict) and prios:
                 for direction, key in (("rxFrames", "pfc_rx_frames"), ("txFrames", "pfc_tx_frames")):
-                    values = {_counters.index_key(p): _counters.count(v.get(direction)) for p, v in dicts(prios) if isinstance(v, dict)}
+                    values = {_snapshot.index_key(p): _snapshot.count(v.get(direction)) for p, v in dicts(prios) if isinstance(v, dict)}
                     port(name)[key] = {k: v for k, v in values.items() if k is not None and v is not None}
             elif isinstance(entry, dict):
                 for direction, key in (("rxFrames", "pfc_rx_frames_total"), ("txFrames", "pfc_tx_frames_total")):
-                    if _counters.count(entry.get(direction)) is not None:
-                        port(name)[key] = _counters.count(entry.get(direction))
+                    if _snapshot.count(entry.get(direction)) is not None:
+                        port(name)[key] = _snapshot.count(entry.get(direction))
         for name, entry in dicts(docs.get(ecn, {}).get("intfQueueCounters")):
-            queues = {_counters.index_key(q): _counters.count(v) for q, v in dicts((entry or {}).get("queueCounters"))}
+            queues = {_snapshot.index_key(q): _snapshot.count(v) for q, v in dicts((entry or {}).get("queueCounters"))}
             queues = {q: v for q, v in queues.items() if q is not None and v is not None}  # '-': not counting
             if queues:
                 port(name)["ecn_marked"] = queues
@@ -1020,8 +1019,8 @@ class Driver(_base.Driver):
             totals: dict[str, int] = {}
             for kind in ("ucastQueues", "mcastQueues"):
                 for tc, data in dicts((entry.get(kind) or {}).get("trafficClasses")):
-                    index = _counters.index_key(tc)
-                    dropped = [_counters.count(dp.get("droppedPackets")) for _dp, dp in dicts(data.get("dropPrecedences")) if isinstance(dp, dict)]
+                    index = _snapshot.index_key(tc)
+                    dropped = [_snapshot.count(dp.get("droppedPackets")) for _dp, dp in dicts(data.get("dropPrecedences")) if isinstance(dp, dict)]
                     dropped = [n for n in dropped if n is not None]
                     if index is not None and dropped:
                         totals[index] = totals.get(index, 0) + sum(dropped)
@@ -1031,11 +1030,11 @@ class Driver(_base.Driver):
             voq: dict[str, int] = {}
             egress: dict[str, int] = {}
             for tc, data in dicts(entry.get("trafficClasses")):
-                index = _counters.index_key(tc)
+                index = _snapshot.index_key(tc)
                 if index is None or not isinstance(data, dict):
                     continue
                 for source, target in (("ingressVoqCounters", voq), ("egressQueueCounters", egress)):
-                    value = _counters.count(((data.get(source) or {}).get("countersSum") or {}).get("droppedPackets"))
+                    value = _snapshot.count(((data.get(source) or {}).get("countersSum") or {}).get("droppedPackets"))
                     if value is not None:
                         target[index] = value
             if voq:
@@ -1044,8 +1043,8 @@ class Driver(_base.Driver):
                 port(name)["queue_drops"] = egress
         for name, entry in dicts(docs.get(discards, {}).get("interfaces")):
             for source, key in (("inDiscards", "in_discards"), ("outDiscards", "out_discards")):
-                if isinstance(entry, dict) and _counters.count(entry.get(source)) is not None:
-                    port(name)[key] = _counters.count(entry.get(source))
+                if isinstance(entry, dict) and _snapshot.count(entry.get(source)) is not None:
+                    port(name)[key] = _snapshot.count(entry.get(source))
         if watchdog in docs:
             # An interface is absent until its first watchdog event (reference 1.8): absent = 0.
             events = {name: entry for name, entry in dicts(docs[watchdog].get("interfaces")) if isinstance(entry, dict)}
@@ -1055,11 +1054,11 @@ class Driver(_base.Driver):
                 entry = events.get(name, {})
                 queues = entry.get("txQueues", entry.get("queues", {}))
                 for q, data in dicts(queues):
-                    index = _counters.index_key(q)
+                    index = _snapshot.index_key(q)
                     if index is None or not isinstance(data, dict):
                         continue
-                    storms[index] = _counters.count(data.get("stuckCount")) or 0
-                    restores[index] = _counters.count(data.get("recoveryCount")) or 0
+                    storms[index] = _snapshot.count(data.get("stuckCount")) or 0
+                    restores[index] = _snapshot.count(data.get("recoveryCount")) or 0
                 port(name)["watchdog_storms"] = storms
                 port(name)["watchdog_restores"] = restores
         for parsed in texts:
@@ -1094,9 +1093,7 @@ class Driver(_base.Driver):
             said = Driver._rejection(output or "")
             if said:
                 raise _base.LinkFormError("eos", command, "a show result, not an error", said)
-            from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
-            doc = _counters.json_document(output)
+            doc = _snapshot.json_document(output)
             if isinstance(doc, dict):
                 parse_json(command, doc, ends)
             else:

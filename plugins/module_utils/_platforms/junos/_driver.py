@@ -35,6 +35,7 @@ import re
 import shlex
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos._vendor import L2_OVERHEAD_BYTES
 
@@ -1189,7 +1190,7 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        """({port: counters} in the _counters shape, {command: what Junos said} for failed commands)."""
+        """({port: counters} in the _snapshot shape, {command: what Junos said} for failed commands)."""
         ports: dict[str, dict] = {}
         errors: dict[str, str] = {}
         for command, text in outputs.items():
@@ -1232,8 +1233,6 @@ class Driver(_base.Driver):
 
     @staticmethod
     def _queue_counters(text: str) -> dict:
-        from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
         heads = list(Driver._QUEUE_HEAD.finditer(text))
         tail: dict[str, int] = {}
         red: dict[str, int] = {}
@@ -1247,7 +1246,7 @@ class Driver(_base.Driver):
                 if not row or row.group(1) in seen:
                     continue  # the first 'RED-dropped packets' is the total; Low/High rows follow
                 seen.add(row.group(1))
-                value = _counters.count(row.group(2))
+                value = _snapshot.count(row.group(2))
                 target = {"Tail-dropped packets": tail, "RED-dropped packets": red, "ECN-CE packets": ecn}.get(row.group(1))
                 if target is not None and value is not None:
                     target[queue] = value

@@ -31,6 +31,7 @@ import re
 import shlex
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 
@@ -213,12 +214,10 @@ def parse_revisions(text: str) -> dict[str, dict]:
     napalm-cumulus reads it). Text: the table of the NVUE command reference
     (Rev ID, State, Apply ID, Apply Date, Type, User, Reason, Message).
     """
-    from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
     stripped = text.strip()
     if not stripped:
         return {}
-    doc = _counters.json_document(stripped) if stripped[:1] in "{[" else None
+    doc = _snapshot.json_document(stripped) if stripped[:1] in "{[" else None
     if isinstance(doc, dict):
         out: dict[str, dict] = {}
         for rev, info in doc.items():
@@ -973,9 +972,7 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        """({port: counters} in the _counters shape, {command: what NVUE said} for failed commands)."""
-        from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
+        """({port: counters} in the _snapshot shape, {command: what NVUE said} for failed commands)."""
         kinds = dict(Driver.COUNTER_VIEWS)
         ports: dict[str, dict] = {}
         errors: dict[str, str] = {}
@@ -986,7 +983,7 @@ class Driver(_base.Driver):
             if not text.strip() or _ERROR.search(text):
                 errors[command] = text or "(no output)"
                 continue
-            doc = _counters.json_document(text)
+            doc = _snapshot.json_document(text)
             found = Driver._counters_of(kinds[match.group(2)], doc if isinstance(doc, dict) else None, text)
             if found:
                 ports.setdefault(match.group(1), {}).update(found)
@@ -996,19 +993,17 @@ class Driver(_base.Driver):
 
     @staticmethod
     def _counters_of(kind: str, doc: dict | None, text: str) -> dict:
-        from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
         def rows(first_column: str) -> dict[str, dict]:
             """{index: {column: value}}: the JSON map, else the text table whose first column is first_column."""
             if doc is not None:
-                return {_counters.index_key(k): v for k, v in doc.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
+                return {_snapshot.index_key(k): v for k, v in doc.items() if _snapshot.index_key(k) is not None and isinstance(v, dict)}
             for table in _column_tables(text):
                 if table and first_column in table[0]:
-                    return {_counters.index_key(r[first_column]): r for r in table if _counters.index_key(r[first_column]) is not None}
+                    return {_snapshot.index_key(r[first_column]): r for r in table if _snapshot.index_key(r[first_column]) is not None}
             return {}
 
         def column(table: dict[str, dict], name: str) -> dict[str, int]:
-            values = {index: _counters.human_count(row.get(name)) for index, row in table.items()}
+            values = {index: _snapshot.human_count(row.get(name)) for index, row in table.items()}
             return {index: value for index, value in sorted(values.items(), key=lambda kv: int(kv[0])) if value is not None}
 
         found: dict[str, Any] = {}
@@ -1038,18 +1033,18 @@ class Driver(_base.Driver):
         elif kind == "port":
             value = None
             if doc is not None:
-                value = _counters.count((doc.get("tx-stats") or {}).get("ecn-marked-packets"))
+                value = _snapshot.count((doc.get("tx-stats") or {}).get("ecn-marked-packets"))
             else:
                 for table in _column_tables(text):
                     for row in table:
                         if row.get("Counter", "").lower().replace(" ", "-") == "ecn-marked-packets":
-                            value = _counters.count(row.get("Transmit"))
+                            value = _snapshot.count(row.get("Transmit"))
             if value is not None:
                 found["ecn_marked_total"] = value
         elif kind == "watchdog":
             if doc is not None:
                 status = doc.get("status") if isinstance(doc.get("status"), dict) else {}
-                table = {_counters.index_key(k): v for k, v in status.items() if _counters.index_key(k) is not None and isinstance(v, dict)}
+                table = {_snapshot.index_key(k): v for k, v in status.items() if _snapshot.index_key(k) is not None and isinstance(v, dict)}
                 state_known = "state" in doc or bool(status)
             else:
                 table = rows("traffic-class")
@@ -1062,7 +1057,7 @@ class Driver(_base.Driver):
         elif kind == "roce":
             value = None
             if doc is not None:
-                value = _counters.count(((doc.get("tx-stats") or {}).get("tx-cnp-stats") or {}).get("cnp-packets"))
+                value = _snapshot.count(((doc.get("tx-stats") or {}).get("tx-cnp-stats") or {}).get("cnp-packets"))
             else:
                 match = re.search(r"(?m)^\s+cnp-packets\s+(\d+)", text)
                 value = int(match.group(1)) if match else None
@@ -1095,8 +1090,6 @@ class Driver(_base.Driver):
 
     @staticmethod
     def parse_links(outputs: dict[str, str]) -> dict:
-        from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters  # pylint: disable=import-outside-toplevel
-
         command = Driver.LINK_COMMANDS[0]
         if command not in outputs and "nv show interface" in outputs:
             # Output captured by hand without -o json: the text table NVIDIA's reference prints.
@@ -1104,7 +1097,7 @@ class Driver(_base.Driver):
         if command not in outputs:
             raise _base.LinkFormError("nvue", command, "its output (the command was not run)")
         text = outputs[command]
-        doc = _counters.json_document(text)
+        doc = _snapshot.json_document(text)
         if _ERROR.search(text or "") or not isinstance(doc, dict) or not doc or not all(isinstance(v, dict) for v in doc.values()):
             raise _base.LinkFormError("nvue", command, "the JSON of 'nv show interface -o json': interface name -> {link: {state, speed}, lldp, type}", text)
         ends: dict[str, dict] = {}
@@ -1120,7 +1113,7 @@ class Driver(_base.Driver):
         for other, text in outputs.items():
             match = Driver._LLDP_COMMAND.match(other)
             if match:
-                lldp = _counters.json_document(text)
+                lldp = _snapshot.json_document(text)
                 if _ERROR.search(text or "") or not isinstance(lldp, dict):
                     raise _base.LinkFormError("nvue", other, "the JSON of the interface's lldp subtree", text)
                 ends.setdefault(match.group(1), _base.end())["neighbors"] = _nvue_neighbors(other, lldp)

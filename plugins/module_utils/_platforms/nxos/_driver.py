@@ -42,6 +42,7 @@ import tempfile
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _indent, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
 PLATFORM = _records.NXOS
@@ -1175,26 +1176,18 @@ class Driver(_base.Driver):
     # -- counters and links (read-only): the readers are _nxos_show's -----------------------------
     @staticmethod
     def link_commands(ports: list[str] | None = None) -> list[str]:
-        from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # pylint: disable=import-outside-toplevel
-
         return _nxos_show.link_commands(ports)
 
     @staticmethod
     def parse_links(outputs: dict[str, str]) -> dict:
-        from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # pylint: disable=import-outside-toplevel
-
         return _nxos_show.parse_links(outputs)
 
     @staticmethod
     def counter_commands(ports: list[str] | None = None) -> list[str]:
-        from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # pylint: disable=import-outside-toplevel
-
         return _nxos_show.counter_commands(ports)
 
     @staticmethod
     def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, str]]:
-        from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # pylint: disable=import-outside-toplevel
-
         return _nxos_show.parse_counters(outputs)
 
     def read_counters(self, commands: list[str]) -> dict[str, str]:

@@ -685,7 +685,7 @@ class Driver(_base.Driver):
                     else:
                         slot[key] = value
         for slot in ports.values():
-            # the normalised total every driver gives (_counters.FIELDS), from queuestat's EcnMarked/pkts per queue
+            # the normalised total every driver gives (_snapshot.SCALAR_COUNTERS), from queuestat's EcnMarked/pkts per queue
             if isinstance(slot.get("ecn_marked"), dict):
                 slot["ecn_marked_total"] = sum(slot["ecn_marked"].values())
         return ports, errors

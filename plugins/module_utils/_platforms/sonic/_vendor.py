@@ -61,5 +61,5 @@ BUFFER_MODELS = ("traditional", "dynamic")
 # not verify, where the static profile needs a dynamic_th (LOSSLESS_DYNAMIC_TH, unverified).
 DEFAULT_BUFFER_MODEL = "dynamic"
 
-# pfcwd show stats STATUS -> the _counters watchdog_status words (pfcwd/main.py prints 'operational' or 'stormed').
+# pfcwd show stats STATUS -> the _snapshot watchdog_status words (pfcwd/main.py prints 'operational' or 'stormed').
 WATCHDOG_STATUS = {"operational": "OK", "stormed": "DEADLOCK"}

@@ -10,11 +10,11 @@ import os
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,7 +53,7 @@ ROLLED = {"changed": True, "session": "s1", "device_state": "rolled back", "pend
 
 
 def snap(device, drops, at):
-    return _counters.snapshot(device, "eos", {"Ethernet1": {"queue_drops": {"3": drops}, "ecn_marked": {"3": 0}}}, {}, taken_at=at)
+    return _snapshot.snapshot(device, "eos", {"Ethernet1": {"queue_drops": {"3": drops}, "ecn_marked": {"3": 0}}}, {}, taken_at=at)
 
 
 def counters(device, drops_after=0):

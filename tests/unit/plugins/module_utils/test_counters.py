@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""_counters: snapshot selection, counters_delta (resets, one-sided entries),
+"""_snapshot and _counters: snapshot selection, counters_delta (resets, one-sided entries),
 the parsing helpers, and the task's failures that need no device."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.lossless.fabric.plugins.filter.counters_delta import FilterModule, counters_delta
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 
 def snap(ports, taken_at="2025-06-01T12:00:00+00:00", device="leaf1", kind="switch"):
-    return _counters.snapshot(device, "eos", ports, {"show x": "text"}, taken_at=taken_at, kind=kind)
+    return _snapshot.snapshot(device, "eos", ports, {"show x": "text"}, taken_at=taken_at, kind=kind)
 
 
 PRE = snap(
@@ -51,7 +52,7 @@ def test_snapshot_shape_and_not_available():
 
 
 def test_delta_is_post_minus_pre():
-    out = _counters.delta(POST, PRE)
+    out = _snapshot.delta(POST, PRE)
     assert out["ports"]["Ethernet1"] == {
         "in_discards": 1,
         "pfc_rx_frames": {"3": 100, "6": 0},
@@ -65,7 +66,7 @@ def test_delta_is_post_minus_pre():
 
 
 def test_a_counter_that_went_down_is_a_reset_and_its_delta_is_the_post_value():
-    out = _counters.delta(POST, PRE)
+    out = _snapshot.delta(POST, PRE)
     assert out["ports"]["Ethernet2"] == {"pfc_rx_frames": {"3": 12}, "in_discards": 0}
     assert out["resets"] == [
         {"port": "Ethernet2", "counter": "in_discards", "pre": 1, "post": 0},
@@ -82,7 +83,7 @@ def test_one_sided_ports_counters_and_indexes_are_reported_and_left_out():
     post["ports"]["Ethernet1"]["out_discards"] = 4
     post["ports"]["Ethernet1"]["pfc_rx_frames"]["4"] = 9
     del pre["ports"]["Ethernet1"]["pfc_rx_frames"]["6"]
-    out = _counters.delta(post, pre)
+    out = _snapshot.delta(post, pre)
     assert out["only_in_pre"] == [{"port": "Ethernet1", "counter": "pfc_tx_frames"}, {"port": "Ethernet2"}]
     assert out["only_in_post"] == [
         {"port": "Ethernet1", "counter": "out_discards"},
@@ -96,17 +97,17 @@ def test_one_sided_ports_counters_and_indexes_are_reported_and_left_out():
 
 
 def test_delta_takes_registered_results_and_refuses_two_devices_or_non_snapshots():
-    assert _counters.delta({"changed": False, "counters": POST}, {"counters": PRE}) == _counters.delta(POST, PRE)
+    assert _snapshot.delta({"changed": False, "counters": POST}, {"counters": PRE}) == _snapshot.delta(POST, PRE)
     with pytest.raises(ValueError, match="device 'leaf1', post of device 'leaf2'"):
-        _counters.delta(snap({}, device="leaf2"), PRE)
+        _snapshot.delta(snap({}, device="leaf2"), PRE)
     with pytest.raises(ValueError, match="kind"):
-        _counters.delta(snap({}, kind="nic"), PRE)
+        _snapshot.delta(snap({}, kind="nic"), PRE)
     with pytest.raises(ValueError, match="pre: not a counters snapshot"):
-        _counters.delta(POST, {"ports": None})
+        _snapshot.delta(POST, {"ports": None})
     bad = copy.deepcopy(POST)
     bad["ports"]["Ethernet1"]["in_discards"] = {"0": 1}
     with pytest.raises(ValueError, match="per-index counter on one side"):
-        _counters.delta(bad, PRE)
+        _snapshot.delta(bad, PRE)
 
 
 def test_filter_wraps_value_errors():
@@ -119,7 +120,7 @@ def test_filter_wraps_value_errors():
 def test_delta_of_equal_snapshots_is_all_zero_and_interval_unknown_without_times():
     pre = snap({"swp1": {"pfc_rx_frames": {"3": 5}}}, taken_at=None)
     pre["taken_at"] = None
-    out = _counters.delta(pre, pre)
+    out = _snapshot.delta(pre, pre)
     assert out["ports"] == {"swp1": {"pfc_rx_frames": {"3": 0}}} and out["resets"] == [] and out["interval_s"] is None
 
 
@@ -129,8 +130,8 @@ def test_select_keeps_the_asked_ports_and_priorities_in_natural_order():
         "Ethernet2": {"pfc_rx_frames": {"0": 1, "3": 5}, "ecn_marked_total": 3},
         "Ethernet1": {},
     }
-    assert list(_counters.select(ports, None, [3])) == ["Ethernet1", "Ethernet2", "Ethernet10"]
-    out = _counters.select(ports, ["Ethernet10", "Ethernet2"], [3])
+    assert list(_snapshot.select(ports, None, [3])) == ["Ethernet1", "Ethernet2", "Ethernet10"]
+    out = _snapshot.select(ports, ["Ethernet10", "Ethernet2"], [3])
     assert out == {"Ethernet2": {"ecn_marked_total": 3, "pfc_rx_frames": {"3": 5}}, "Ethernet10": {"in_discards": 0, "pfc_rx_frames": {"3": 1}}}
 
 
@@ -139,15 +140,15 @@ def test_select_keeps_the_asked_ports_and_priorities_in_natural_order():
     [(5, 5), ("1204", 1204), ("1,204", 1204), (" 7 ", 7), ("-", None), ("n/a", None), ("Not", None), (True, None), (2.0, 2), (None, None)],
 )
 def test_count(value, want):
-    assert _counters.count(value) == want
+    assert _snapshot.count(value) == want
 
 
 def test_human_count_and_index_key_and_json_document():
-    assert _counters.human_count("0 Bytes") == 0 and _counters.human_count("146.48 KB") == 149996
-    assert _counters.human_count("12") == 12 and _counters.human_count("lots") is None
-    assert [_counters.index_key(k) for k in ("TC3", "UC7", "3", 6, "PG0", "x", "TC")] == ["3", "7", "3", "6", "0", None, None]
-    assert _counters.json_document('junk\n{"a": 1}\nprompt') == {"a": 1}
-    assert _counters.json_document("% Invalid input") is None and _counters.json_document('{"a": ') is None
+    assert _snapshot.human_count("0 Bytes") == 0 and _snapshot.human_count("146.48 KB") == 149996
+    assert _snapshot.human_count("12") == 12 and _snapshot.human_count("lots") is None
+    assert [_snapshot.index_key(k) for k in ("TC3", "UC7", "3", 6, "PG0", "x", "TC")] == ["3", "7", "3", "6", "0", None, None]
+    assert _snapshot.json_document('junk\n{"a": 1}\nprompt') == {"a": 1}
+    assert _snapshot.json_document("% Invalid input") is None and _snapshot.json_document('{"a": ') is None
 
 
 def test_text_tables_cut_columns_at_the_dashes():
@@ -163,7 +164,7 @@ def test_text_tables_cut_columns_at_the_dashes():
         "    -------------  --------  --------------\n"
         "    3              DEADLOCK  2\n"
     )
-    first, second = _counters.text_tables(text)
+    first, second = _snapshot.text_tables(text)
     assert first[1] == {"traffic-class": "3", "tx-frames": "5512009", "tx-bytes": "21.43 GB", "tx-uc-buffer-discards": "1.5 KB", "wred-discards": "4"}
     assert second == [{"traffic-class": "3", "status": "DEADLOCK", "deadlock-count": "2"}]
 

@@ -8,7 +8,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.lossless.fabric.plugins.filter.change_findings import FilterModule, change_findings
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _findings
 
 PLAN = {"kind": "switch", "pfc_priorities": [3], "ecn_queue": 3, "cnp": {"queue": 6}}
@@ -16,7 +16,7 @@ PLANS = {"leaf1": PLAN, "spine1": PLAN}
 
 
 def snap(ports, device="leaf1", at="2025-06-01T12:00:00+00:00"):
-    return _counters.snapshot(device, "eos", ports, {}, taken_at=at)
+    return _snapshot.snapshot(device, "eos", ports, {}, taken_at=at)
 
 
 def quiet(device="leaf1"):
@@ -91,8 +91,8 @@ def test_ecn_marks_answered_by_cnps_are_fine():
 
 
 def test_nic_cnp_counters_count_as_cnp_evidence():
-    nic_pre = _counters.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 10}}, {}, kind="nic")
-    nic_post = _counters.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 90}}, {}, kind="nic")
+    nic_pre = _snapshot.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 10}}, {}, kind="nic")
+    nic_post = _snapshot.snapshot("gpu1", "mlnx", {"mlx5_0": {"np_cnp_sent": 90}}, {}, kind="nic")
     before = {"leaf1": snap({"Ethernet1": {"ecn_marked": {"3": 0}}})}
     later = {"leaf1": snap({"Ethernet1": {"ecn_marked": {"3": 5}}})}
     assert _findings.counter_findings(before, later, PLANS, "post", {"gpu1": nic_pre}, {"gpu1": nic_post}) == []
@@ -146,7 +146,7 @@ def test_the_filter_is_the_function_and_turns_errors_into_filter_errors():
 
 
 def test_port_summary_reads_the_lossless_priorities_and_the_roce_queue():
-    delta = _counters.delta(after({"queue_drops": {"3": 2, "0": 9}, "ecn_marked": {"3": 7}, "pfc_rx_frames": {"3": 4, "0": 3}}), quiet())
+    delta = _snapshot.delta(after({"queue_drops": {"3": 2, "0": 9}, "ecn_marked": {"3": 7}, "pfc_rx_frames": {"3": 4, "0": 3}}), quiet())
     assert _findings.summarize(delta, PLAN)["Ethernet1"] == {
         "pfc_rx": 4, "pfc_tx": None, "ecn_marked": 7, "lossless_drops": 2, "watchdog_storms": 0, "cnp_packets": 0}
 

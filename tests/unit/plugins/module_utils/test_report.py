@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests for plugins/module_utils/_nccl/_report.py: series, plot, report dict, Markdown and file sync.
+"""Tests for plugins/module_utils/_nccl/_report.py (series, plot, report dict, Markdown) and _common/_markdown, _common/_report_files (cells, file sync).
 
 Real logs from the public corpus; the numbers asserted are read off those logs."""
 from __future__ import annotations
@@ -10,6 +10,7 @@ import struct
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _markdown, _report_files
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
@@ -287,9 +288,9 @@ def test_markdown_of_a_comparison_has_its_columns(hdr):
 
 def test_md_cell_and_md_table_keep_a_row_one_row():
     # the helpers every report's tables use (_change_report's too)
-    assert [_report.md_cell(v) for v in (None, True, False, 0, 'a|b', 'two\r\nlines')] == ['-', 'yes', 'no', '0', 'a\\|b', 'two  lines']
-    assert _report.md_cell(181.6234, '%.2f') == '181.62' and _report.md_cell('x', '%.2f') == 'x'
-    assert _report.md_table(['a', 'b'], [['1', _report.md_cell('x|y')]]) == ['| a | b |', '|---|---|', '| 1 | x\\|y |']
+    assert [_markdown.md_cell(v) for v in (None, True, False, 0, 'a|b', 'two\r\nlines')] == ['-', 'yes', 'no', '0', 'a\\|b', 'two  lines']
+    assert _markdown.md_cell(181.6234, '%.2f') == '181.62' and _markdown.md_cell('x', '%.2f') == 'x'
+    assert _markdown.md_table(['a', 'b'], [['1', _markdown.md_cell('x|y')]]) == ['| a | b |', '|---|---|', '| 1 | x\\|y |']
 
 
 # ---------------------------------------------------------------------------
@@ -305,19 +306,19 @@ def test_render_files_gives_the_three_files(tmp_path, efa):
 def test_sync_files_writes_only_what_changed(tmp_path):
     where = str(tmp_path / 'reports' / 'lab')
     files = {'a.json': b'{}\n', 'a.md': b'# a\n'}
-    checked = _report.sync_files(where, files, check_mode=True)
+    checked = _report_files.sync_files(where, files, check_mode=True)
     assert checked['changed'] and checked['created_dir'] and checked['written'] == ['a.json', 'a.md']
     assert not os.path.exists(where)
     assert checked['diff'][1] == {'before_header': os.path.join(where, 'a.md') + ' (absent)', 'after_header': os.path.join(where, 'a.md'),
                                   'before': '', 'after': '# a\n'}
-    first = _report.sync_files(where, files)
+    first = _report_files.sync_files(where, files)
     assert first['changed'] and sorted(os.listdir(where)) == ['a.json', 'a.md']
     assert oct(os.stat(os.path.join(where, 'a.md')).st_mode & 0o777) == '0o644'
-    again = _report.sync_files(where, files)
+    again = _report_files.sync_files(where, files)
     assert not again['changed'] and again['written'] == [] and again['diff'] == []
     files['a.md'] = b'# b\n'
     files['a.png'] = PNG_SIGNATURE + b'rest'
-    partial = _report.sync_files(where, files, check_mode=True)
+    partial = _report_files.sync_files(where, files, check_mode=True)
     assert partial['written'] == ['a.md', 'a.png'] and partial['unchanged'] == ['a.json']
     assert partial['diff'][0]['before'] == '# a\n' and partial['diff'][0]['after'] == '# b\n'
     assert partial['diff'][1]['after'].startswith('<PNG, 12 bytes, sha256 ')

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 PFC, WATCHDOG, ECN, QUEUE, DROPS, DISCARDS = eos.Driver.COUNTER_COMMANDS
 
@@ -110,7 +110,7 @@ def test_egress_sums_of_the_drops_command_stand_in_for_the_detail_command():
 
 def test_snapshot_selection_on_parsed_ports():
     ports, _errors = eos.Driver.parse_counters(OUTPUTS)
-    snap = _counters.snapshot("leaf1", "eos", _counters.select(ports, ["Ethernet1"], [3]), OUTPUTS)
+    snap = _snapshot.snapshot("leaf1", "eos", _snapshot.select(ports, ["Ethernet1"], [3]), OUTPUTS)
     assert list(snap["ports"]) == ["Ethernet1"] and snap["ports"]["Ethernet1"]["pfc_rx_frames"] == {"3": 1204}
     assert "cnp_packets" in snap["not_available"] and "voq_drops" not in snap["not_available"]
 

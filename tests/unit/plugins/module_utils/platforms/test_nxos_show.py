@@ -10,9 +10,9 @@ import re
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show
-from ansible_collections.lossless.fabric.plugins.module_utils._switches import _counters
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "nxos"
 LLDP, STATUS = _nxos_show.LLDP, _nxos_show.STATUS
@@ -201,11 +201,11 @@ def test_one_snapshot_and_what_nxos_does_not_print_is_not_available():
     ports, errors = _nxos_show.parse_counters(outputs)
     assert errors == {}
     assert ports["Ethernet1/51"]["queue_drops"] == {"5": 0} and ports["Ethernet1/51"]["pfc_tx_frames"]["5"] == 150
-    snap = _counters.snapshot("leaf4", "nxos", _counters.select(ports, ["Ethernet1/51"], [3, 5]), outputs, "2026-01-01T00:00:00+00:00")
+    snap = _snapshot.snapshot("leaf4", "nxos", _snapshot.select(ports, ["Ethernet1/51"], [3, 5]), outputs, "2026-01-01T00:00:00+00:00")
     assert snap["ports"]["Ethernet1/51"] == {"pfc_rx_frames": {"3": 0, "5": 0}, "pfc_tx_frames": {"3": 0, "5": 150}, "queue_drops": {"5": 0}}
     for key in ("ecn_marked", "ecn_marked_total", "wred_drops", "watchdog_storms", "watchdog_status", "pfc_rx_frames_total"):
         assert key in snap["not_available"]
-    assert not [key for port in ports.values() for key in port if key not in _counters.COUNTERS]
+    assert not [key for port in ports.values() for key in port if key not in _snapshot.COUNTERS]
 
 
 def test_counters_of_a_command_not_read_are_refused():
