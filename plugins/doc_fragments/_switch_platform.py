@@ -34,10 +34,15 @@ options:
 
 
 class ModuleDocFragment:
-    """``platform``: the option (two wordings of its default) and the attribute."""
+    """``platform``: the option (two wordings of its default) and the attribute.
 
-    # switch_counters, switch_links: the platform of the host's lossless_fabric_device.
-    DOCUMENTATION = _OPTION % ("Switch OS. Defaults to C(lossless_fabric_device.platform).", ", ".join(sorted(_NAMES))) + _ATTRIBUTE[1:]
+    DOCUMENTATION (switch_counters, switch_links: the default is the host's lossless_fabric_device.platform)
+    and PLAN (switch_config: the plan's platform first) are set below the class: ansible-test's yamllint
+    sanity test reads the assignments in a fragment's class body as literal strings, and these are written
+    from the registry. ansible-doc, validate-modules and the unit tests (test_contract, test_examples) read
+    the attributes themselves."""
 
-    # switch_config: the plan's platform first.
-    PLAN = _OPTION % ("Switch OS. Defaults to the plan's C(platform), then C(lossless_fabric_device.platform).", ", ".join(sorted(_NAMES))) + _ATTRIBUTE[1:]
+
+_CHOICES = ", ".join(sorted(_NAMES))
+ModuleDocFragment.DOCUMENTATION = _OPTION % ("Switch OS. Defaults to C(lossless_fabric_device.platform).", _CHOICES) + _ATTRIBUTE[1:]
+ModuleDocFragment.PLAN = _OPTION % ("Switch OS. Defaults to the plan's C(platform), then C(lossless_fabric_device.platform).", _CHOICES) + _ATTRIBUTE[1:]
