@@ -2,13 +2,13 @@
 """Push + read-back to N simulated EOS switches: lossless.fabric.switch_config
 against arista.eos.eos_config over ansible.netcommon.network_cli, the same
 configuration, the same simulator, side by side in one run. Then the same push
-to N simulated switches of each other platform (``<platform>_rows``: SONiC,
-NX-OS), set against our own EOS push of the same size: no Ansible collection
+to N simulated switches of each other platform with a driver and a grammar
+(``<platform>_rows``: SONiC, NX-OS), set against our own EOS push of the same size: no Ansible collection
 drives community SONiC's ``config apply-patch`` (dellemc.enterprise_sonic drives
 Dell Enterprise SONiC's management CLI, which the simulator does not speak), and
 cisco.nxos has no QoS or PFC module (neither collection is installed).
 
-    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16] [--platforms eos sonic nxos]
+    .venv/bin/python bench/bench_switch_push.py [--counts 1 16 64] [--forks 16] [--platforms eos sonic nxos ...]
 
 Prints one JSON line. Not a test: nothing here asserts a time.
 """
@@ -31,6 +31,7 @@ BIN = os.path.dirname(sys.executable)
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 sys.path.insert(0, os.path.join(ROOT, ".deps", "self"))
 
+import switchsim  # noqa: E402  # pylint: disable=wrong-import-position
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
@@ -40,24 +41,29 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos imp
 PASSWORD = "bench-pw"
 INTENT = {"name": "bench", "transport": "roce"}
 _PORT = {"speed": "400G", "cable_length_m": 3}
-_PORT_100G = {"speed": "100G", "cable_length_m": 3}
-# Two ports per switch in each platform's names (SONiC: Ethernet<first lane index>, 8 lanes a port; NX-OS: the
-# lab's Nexus 9364C-GX has 100G ports, docs/lab.md).
-PORTS_OF = {"eos": {"Ethernet1": _PORT, "Ethernet2": _PORT}, "sonic": {"Ethernet0": _PORT, "Ethernet8": _PORT},
-            "nxos": {"Ethernet1/1": _PORT_100G, "Ethernet1/2": _PORT_100G}}
-# The platforms pushed besides EOS, each set against our EOS push (no baseline collection exists for them);
-# only those with a driver.
-OTHERS = tuple(p for p in ("sonic", "nxos") if p in DRIVERS)
-PORTS = PORTS_OF["eos"]
-# Prepared as an operator prepares a real switch: NX-OS takes the target file by SCP ('feature scp-server').
-PREPARED = {"nxos": ["feature scp-server"]}
+# The EOS switches (ours and the eos_config baseline): two 400G ports.
+PORTS = {"Ethernet1": _PORT, "Ethernet2": _PORT}
+# The platforms pushed besides EOS, each set against our EOS push (no baseline collection exists for them): every
+# platform with a driver (_drivers.DRIVERS) and a simulator grammar.
+OTHERS = tuple(p for p in DRIVERS if p != "eos" and p in switchsim.GRAMMARS)
+
+
+def _ports_of(platform):
+    """Two ports per switch in the platform's names, at one speed: its grammar's LAB_PORTS names at the first one's speed
+    (tests/lab/switchsim/<platform>.py: SONiC Ethernet0/Ethernet8 at 400G, NX-OS Ethernet1/1-2 at the 9364C-GX's 100G)."""
+    if platform == "eos":
+        return PORTS
+    ports = switchsim.lab_ports(platform)
+    speed = next(iter(ports.values()))["speed"]
+    return {name: {"speed": speed, "cable_length_m": 3} for name in ports}
 
 
 def _sim(workdir, count, platform="eos"):
     cfg = {"time_scale": 1.0, "switches": [
         {"name": "sw%03d" % i, "platform": platform, "port": 0, "username": "admin", "password": PASSWORD,
-         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(PORTS_OF[platform]),
-         "initial_config": list(PREPARED.get(platform, []))} for i in range(count)]}
+         "host_key_file": os.path.join(workdir, "keys", "sw%03d.key" % i), "ports": sorted(_ports_of(platform)),
+         # Prepared as an operator prepares a real switch (the grammar's PREPARED; NX-OS: 'feature scp-server').
+         "initial_config": switchsim.prepared(platform)} for i in range(count)]}
     os.makedirs(os.path.join(workdir, "keys"), exist_ok=True)
     sim = SimProcess(cfg, os.path.join(workdir, "sim"), start_timeout=60)
     sim.start()
@@ -98,7 +104,7 @@ def ours(workdir, count, forks, fabric=False, platform="eos"):
     sim = _sim(workdir, count, platform)
     try:
         known = write_known_hosts(os.path.join(workdir, "known_hosts"), sim.state_data)
-        device = {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}
+        device = {"kind": "switch", "platform": platform, "ports": _ports_of(platform)}
         hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": info["port"], "ansible_user": "admin", "ansible_password": PASSWORD,
                         "lossless_fabric_known_hosts": known, "lossless_fabric_device": device}
                  for name, info in sim.state_data["switches"].items()}
@@ -196,7 +202,7 @@ def main():
 def _platform_row(platform, count, forks, eos_rows):
     """Our push to count simulated switches of platform, per-host and fabric-wide, each run twice; set against our
     EOS push of the same size from this run (eos_rows) where there is one."""
-    plan = _plan.build_plan(INTENT, {"sw": {"kind": "switch", "platform": platform, "ports": PORTS_OF[platform]}})["devices"]["sw"]
+    plan = _plan.build_plan(INTENT, {"sw": {"kind": "switch", "platform": platform, "ports": _ports_of(platform)}})["devices"]["sw"]
     with tempfile.TemporaryDirectory() as tmp:
         (first, changed1, push1), (rerun, changed2, push2) = ours(os.path.join(tmp, "ours"), count, forks, platform=platform)
         (ffirst, fchanged1, fpush1), (frerun, fchanged2, fpush2) = ours(os.path.join(tmp, "fabric"), count, forks, fabric=True, platform=platform)

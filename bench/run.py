@@ -32,9 +32,26 @@ WINDOW_BEGIN = "<!-- bench_window: begin -->"
 WINDOW_END = "<!-- bench_window: end -->"
 # The section the window section goes before when the file has none yet.
 PARSER_HEADING = "## nccl-tests parser throughput"
-# One marked push section per platform besides EOS (bench_switch_push.py OTHERS): "<!-- bench_push_<platform>: begin -->".
-PUSH_MARKS = {name: ("<!-- bench_push_%s: begin -->" % name, "<!-- bench_push_%s: end -->" % name) for name in ("sonic", "nxos")}
-# What one push is on each platform, for the section's opening paragraph.
+
+
+def push_marks(name: str) -> tuple[str, str]:
+    """The markers of a platform's push section: one per platform besides EOS that bench_switch_push.py pushed
+    (its OTHERS: every driven platform with a simulator grammar; the result's "<platform>_rows")."""
+    return "<!-- bench_push_%s: begin -->" % name, "<!-- bench_push_%s: end -->" % name
+
+
+def push_platforms(push: dict) -> list[str]:
+    """The platforms besides EOS in a bench_switch_push.py result, in its order ("<platform>_rows")."""
+    return [key[:-len("_rows")] for key in push if key.endswith("_rows")]
+
+
+# Optional, per platform: its title and what one push is, for the section's opening paragraph (a platform
+# without an entry gets GENERIC_PUSH_WHAT under its name).
+GENERIC_PUSH_WHAT = [
+    "Simulated %s switches (`tests/lab/switchsim/%s.py`), forks %%d, two ports each: the plan renders %%d configuration lines,",
+    "pushed with the driver's transaction (docs/switches.md). No baseline collection is measured for it, so each push task is",
+    "set against our EOS push task of",
+]
 PUSH_WHAT = {
     "sonic": [
         "Simulated SONiC switches (`tests/lab/switchsim/sonic.py`), forks %d, two 400G ports each: the plan renders %d CONFIG_DB",
@@ -53,6 +70,7 @@ PUSH_WHAT = {
         "installed), so each NX-OS push task is set against our EOS push task of",
     ],
 }
+PUSH_TITLE = {"sonic": "SONiC", "nxos": "NX-OS"}
 
 
 # What the scale bench found (measured 2026-12-01 on this 2-core machine, shared with other jobs; the lead may rerun it).
@@ -266,10 +284,10 @@ def platform_push_section(push: dict, name: str) -> list[str]:
     rows = push.get(name + "_rows") or []
     if not rows:
         return []
-    what = PUSH_WHAT[name]
-    title = {"sonic": "SONiC", "nxos": "NX-OS"}[name]
+    title = PUSH_TITLE.get(name, name)
+    what = PUSH_WHAT.get(name) or [GENERIC_PUSH_WHAT[0] % (title, name), *GENERIC_PUSH_WHAT[1:]]
     lines = [
-        PUSH_MARKS[name][0],
+        push_marks(name)[0],
         "### " + title,
         "",
         what[0] % (rows[0]["forks"], rows[0]["lines"]),
@@ -295,7 +313,7 @@ def platform_push_section(push: dict, name: str) -> list[str]:
     lines += [
         "",
         "changed hosts per run (per-host first, rerun; fabric-wide first, rerun): %s." % ", ".join(str(list(c)) for c in changed),
-        PUSH_MARKS[name][1],
+        push_marks(name)[1],
     ]
     return lines
 
@@ -328,7 +346,8 @@ def main() -> None:
         # section, in place of each one there).
         with open(sys.argv[2], encoding="utf-8") as handle:
             push = json.load(handle)
-        for name, (begin, end) in PUSH_MARKS.items():
+        for name in push_platforms(push):
+            begin, end = push_marks(name)
             section = platform_push_section(push, name)
             if section:
                 _put_section(section, begin, end, anchor=SCALE_BEGIN)
@@ -423,7 +442,7 @@ def main() -> None:
         "A real switch takes its time to commit and save, which this simulator does not model; we do not add a made-up",
         "commit delay to reach a ratio, and we do not skip the device's diff on a rerun (it is the judge of what changes).",
         "",
-        *[line for name in PUSH_MARKS for line in platform_push_section(push, name) + ([""] if push.get(name + "_rows") else [])],
+        *[line for name in push_platforms(push) for line in platform_push_section(push, name) + ([""] if push.get(name + "_rows") else [])],
         *scale_section(scale),
         "",
         # The window bench is not part of make bench (minutes per size): its section is kept as the last run wrote it.

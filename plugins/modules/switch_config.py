@@ -32,6 +32,8 @@ extends_documentation_fragment:
   - lossless.fabric._attributes
   - lossless.fabric._attributes.actiongroup_fabric
   - lossless.fabric._switch_connection
+  # The platform option and attribute, written from the platform registry (the choices are every driven platform).
+  - lossless.fabric._switch_platform.plan
 attributes:
   action:
     description: Runs on the controller; netmiko connects from the worker process.
@@ -49,10 +51,6 @@ attributes:
     support: full
     details:
       - A second run with the same plan finds an empty device diff and reports no change.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   state:
     description:
@@ -68,11 +66,6 @@ options:
     description:
       - The switch's plan, C(fabric_plan_result.devices[inventory_hostname]). V(merged) and V(rendered) need it or O(plans).
     type: dict
-  platform:
-    description:
-      - Switch OS. Defaults to the plan's C(platform), then C(lossless_fabric_device.platform).
-    type: str
-    choices: [eos, junos, nvue, nxos, sonic]
   running_config:
     description:
       - Captured running configuration for O(state=parsed) (EOS C(show running-config), Junos C(show configuration | display set),

@@ -27,14 +27,12 @@ extends_documentation_fragment:
   - lossless.fabric._attributes.info_module
   - lossless.fabric._attributes.actiongroup_fabric
   - lossless.fabric._switch_connection
+  # The platform option and attribute, written from the platform registry (the choices are every driven platform).
+  - lossless.fabric._switch_platform
 attributes:
   action:
     description: Runs on the controller; netmiko connects from the worker process.
     support: full
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   ports:
     description:
@@ -44,11 +42,6 @@ options:
       - A port the switch reports nothing for fails the task (the snapshot of the others is still returned).
     type: list
     elements: str
-  platform:
-    description:
-      - Switch OS. Defaults to C(lossless_fabric_device.platform).
-    type: str
-    choices: [eos, junos, nvue, nxos, sonic]
   priorities:
     description:
       - Priorities (and, by the plan's convention queue = traffic class = priority, queues and priority groups) whose

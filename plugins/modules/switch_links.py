@@ -30,14 +30,12 @@ extends_documentation_fragment:
   - lossless.fabric._attributes.info_module
   - lossless.fabric._attributes.actiongroup_fabric
   - lossless.fabric._switch_connection
+  # The platform option and attribute, written from the platform registry (the choices are every driven platform).
+  - lossless.fabric._switch_platform
 attributes:
   action:
     description: Runs on the controller; netmiko connects from the worker process.
     support: full
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: [eos, nvue, junos, sonic, nxos]
 options:
   ports:
     description:
@@ -48,11 +46,6 @@ options:
         and raises a warning.
     type: list
     elements: str
-  platform:
-    description:
-      - Switch OS. Defaults to C(lossless_fabric_device.platform).
-    type: str
-    choices: [eos, junos, nvue, nxos, sonic]
   fabric:
     description:
       - Fabric-wide mode. Read every listed inventory host from this one task (run it once, e.g. with C(run_once)),

@@ -16,23 +16,18 @@ from labrun import BIN, ROOT, ansible_env, run  # noqa: E402  # pylint: disable=
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
+import switchsim  # noqa: E402  # pylint: disable=wrong-import-position
 from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position
 from switchsim.client import SimProcess, write_known_hosts  # noqa: E402  # pylint: disable=wrong-import-position
 
 PASSWORD = "lab-Secret-7f3a"  # asserted absent from every output
 # The platforms every switch test runs on (tests/lab/switch_platforms.py: a driver and a simulator grammar).
 PLATFORMS = list(SWITCH_PLATFORMS)
-# Two ports per platform for the small labs; a new platform adds its two here.
-PORTS = {"eos": ["Ethernet1", "Ethernet2"], "nvue": ["swp1", "swp2"], "junos": ["et-0/0/1", "et-0/0/2"],
-         # SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
-         "sonic": ["Ethernet0", "Ethernet8"],
-         # NX-OS names a front-panel port Ethernet<slot>/<port> (a fixed Nexus 9364C-GX: slot 1)
-         "nxos": ["Ethernet1/1", "Ethernet1/2"]}
-# What a switch is prepared with before a test (as an operator prepares a real one): NX-OS takes the target
-# configuration by SCP, which needs its SCP server ('feature scp-server'; docs/vendor-nxos.md).
-PREPARED = {"nxos": ["feature scp-server"]}
-if set(PLATFORMS) - set(PORTS):
-    raise RuntimeError(f"tests/integration/switchlab.py: PORTS has no lab ports for {sorted(set(PLATFORMS) - set(PORTS))}")
+# Two ports per platform for the small labs: the names of its grammar's LAB_PORTS (tests/lab/switchsim/<platform>.py).
+PORTS = {platform: list(switchsim.lab_ports(platform)) for platform in PLATFORMS}
+# What a switch is prepared with before a test (as an operator prepares a real one): its grammar's PREPARED
+# (NX-OS takes the target configuration by SCP, which needs its SCP server: 'feature scp-server').
+PREPARED = {platform: switchsim.prepared(platform) for platform in PLATFORMS}
 INTENT = {
     "name": "itest",
     "transport": "roce",

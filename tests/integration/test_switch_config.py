@@ -11,7 +11,8 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from switchlab import PASSWORD, PLATFORMS, recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+# switchsim: tests/lab/switchsim, the simulator package switchlab puts on the path.
+from switchlab import PASSWORD, PLATFORMS, recap, results, switchsim  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 ROLE_PLAY = [{"name": "switches", "hosts": "switches", "gather_facts": False, "roles": [{"role": "lossless.fabric.switch_qos"}]}]
 
@@ -217,25 +218,10 @@ def test_a_key_given_twice_in_an_inventory_is_an_error_with_the_shipped_ansible_
 # --- a hung switch: every wait bounded, the step and the state named ------------------------------
 
 # Where each platform's transaction stops answering, as the command the simulator's 'hang' fault matches
-# (the commands are the ones each driver sends; the step is the one switch_config was in).
-HANG_AT = {
-    "connect": {"eos": "login", "nvue": "login", "junos": "login", "sonic": "login", "nxos": "login"},
-    "load": {"eos": "^configure session", "nvue": "^nv set qos mapping", "junos": "^set class-of-service",
-             "sonic": "^sudo config apply-patch --dry-run", "nxos": "^copy running-config bootflash:"},
-    # NVUE reads 'nv config diff' first while opening its session (staged edits of another run are refused there),
-    # so a switch hung on that command stops at 'open session'; the diff after the load sends the same command and
-    # cannot be singled out by the fault. EOS and Junos read their diff inside load's round trip.
-    # SONiC: the checkpoint opens the session; the rollback timer is armed before the patch (a drop while it
-    # applies still rolls back), so commit hangs at systemd-run; confirm stops that timer.
-    # NX-OS: opening the session reads 'show config-replace status' (a timer of another run is refused there).
-    "open session": {"nvue": "^nv config diff", "sonic": "^sudo config checkpoint", "nxos": "^show config-replace status"},
-    "commit": {"eos": "^commit timer", "nvue": r"^nv config apply --confirm [0-9]", "junos": "^commit confirmed", "sonic": "^sudo systemd-run",
-               "nxos": "^configure replace .* commit-timeout"},
-    "read-back": {"eos": "^show running-config", "nvue": "^nv config show", "junos": "^run show configuration",
-                  "sonic": "^show runningconfiguration all", "nxos": "^show running-config$"},
-    "confirm": {"eos": "^configure session .* commit$", "nvue": "--confirm-yes", "junos": "^commit$", "sonic": "^sudo systemctl stop",
-                "nxos": "^configure replace commit$"},
-}
+# (the commands are the ones each driver sends; the step is the one switch_config was in): step -> {platform:
+# command}, collected from every grammar's HANG_AT (tests/lab/switchsim/<platform>.py; a grammar without one,
+# or without a step every platform has, fails here at collection).
+HANG_AT = switchsim.hang_at(PLATFORMS)
 HANG_CASES = [(platform, step) for step, by_platform in HANG_AT.items() for platform in by_platform]
 HANG_STATE = {"connect": "unchanged", "open session": "unchanged", "load": "unchanged", "commit": "unknown",
               "read-back": "pending confirmation", "confirm": "unknown"}

@@ -15,6 +15,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from switchlab import PLATFORMS, PORTS, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms._drivers import driver_class  # noqa: E402  # pylint: disable=wrong-import-position
+
 # What every platform shows (the simulator's counter names); what each one
 # cannot show is left out per platform below.
 PRE = {
@@ -68,9 +70,9 @@ def _watchdog_on(lab, platform):
         lab.sim.load("sw1", lines)
 
 
-# Counters a platform's show commands print no count of (docs/vendor-<platform>.md): Junos no watchdog storms;
-# NX-OS no ECN-marked count in any published 'show queuing interface', no watchdog statistics read (vendor-nxos.md).
-NOT_AVAILABLE = {"junos": ("watchdog_storms",), "nxos": ("ecn_marked", "ecn_marked_total", "watchdog_storms")}
+# Counters a platform's show commands print no count of (docs/vendor-<platform>.md): its driver's
+# counters_not_available (Junos no watchdog storms; NX-OS no ECN-marked count, no watchdog statistics).
+NOT_AVAILABLE = {platform: driver_class(platform).counters_not_available for platform in PLATFORMS}
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

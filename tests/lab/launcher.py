@@ -8,7 +8,7 @@ Each simulator is a plug-in (``Simulator`` below) that says whether the
 inventory needs it, starts its processes and returns the variables the
 inventory must see (ports picked free at start). Those variables go to
 ``<inventory>/lab_run.generated.yml`` (git-ignored), which Ansible reads as one
-more inventory source beside the static ``hosts.yml``; pids and logs go under
+more inventory source beside the static ``hosts.yml`` (or inventory script); pids and logs go under
 ``.run/lab/``. Nothing in plugins/ knows about any of this.
 """
 
@@ -161,10 +161,22 @@ def extra_vars(command: list[str]) -> list[str]:
     return found
 
 
+def _static_sources(inventory_dir: str) -> list[str]:
+    """'-i SOURCE' for the folder's static inventory: its hosts.yml, else its inventory scripts (executable files:
+    the molecule scenario's hosts.py writes a host per platform from the simulator grammars)."""
+    if os.path.isfile(os.path.join(inventory_dir, "hosts.yml")):
+        return ["-i", os.path.join(inventory_dir, "hosts.yml")]
+    scripts = sorted(os.path.join(inventory_dir, name) for name in os.listdir(inventory_dir)
+                     if name != GENERATED and os.path.isfile(os.path.join(inventory_dir, name)) and os.access(os.path.join(inventory_dir, name), os.X_OK))
+    if not scripts:
+        raise LabError("no hosts.yml and no inventory script in %s" % inventory_dir)
+    return [arg for path in scripts for arg in ("-i", path)]
+
+
 def load_inventory(inventory_dir: str, extra: list[str] | None = None) -> dict:
     """The inventory as Ansible sees it (static part only: the generated file is ours), with the play's extra vars."""
     ansible_inventory = os.path.join(os.path.dirname(sys.executable), "ansible-inventory")
-    cmd = [ansible_inventory, "-i", os.path.join(inventory_dir, "hosts.yml"), "--list"] + list(extra or [])
+    cmd = [ansible_inventory, *_static_sources(inventory_dir), "--list"] + list(extra or [])
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"))
     out = subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True)
     if out.returncode != 0:

@@ -2,9 +2,9 @@
 """The switch platforms the tests run on: one list for every test (integration, unit, lab).
 
 A platform is tested when it has both a production driver (the registry's ``DRIVERS`` in
-plugins/module_utils/_platforms/__init__.py) and a simulator grammar (``GRAMMARS`` in
-tests/lab/switchsim/__init__.py), so adding a platform is one driver plus one grammar and every
-parametrised test picks it up. Outside pytest (where the repo's conftest.py makes
+plugins/module_utils/_platforms/_drivers.py) and a simulator grammar (``tests/lab/switchsim/<platform>.py``,
+found into ``GRAMMARS``), so adding a platform is its driver package, its record and its grammar, and
+every parametrised test picks it up (docs/adding-a-platform.md). Outside pytest (where the repo's conftest.py makes
 ``ansible_collections.lossless.fabric`` importable) the simulator's table alone is used.
 """
 
@@ -34,9 +34,9 @@ def _tested() -> list[str]:
         return list(GRAMMARS)
     missing = [p for p in drivers if p not in GRAMMARS]
     if missing:  # a driver nobody can test is a gap, not something to skip silently
-        raise RuntimeError(f"switch platform(s) {missing} have a driver but no simulator grammar (tests/lab/switchsim GRAMMARS)")
-    return [p for p in GRAMMARS if p in drivers]
+        raise RuntimeError(f"switch platform(s) {missing} have a driver but no simulator grammar (tests/lab/switchsim/<platform>.py)")
+    return list(drivers)
 
 
-# Driver order is not relied on: the simulator's table order, filtered.
+# In the registry's order (_records.DRIVEN); the grammars' order outside pytest.
 SWITCH_PLATFORMS: list[str] = _tested()

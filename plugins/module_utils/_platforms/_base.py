@@ -59,6 +59,12 @@ class Platform(NamedTuple):
     ecn_defaults_of_buffer: Any = None
 
 
+# The counters (names of module_utils/_switches/_counters.py COUNTERS) a reader looks for on every switch: PFC pause
+# frames, queue drops, ECN marks, PFC watchdog storms. A driver names those its platform cannot show in
+# Driver.counters_not_available; the integration suite checks every other one on every platform.
+COUNTERS_EXPECTED = ("pfc_rx_frames", "pfc_tx_frames", "queue_drops", "ecn_marked", "ecn_marked_total", "watchdog_storms")
+
+
 class DeviceError(Exception):
     """A device refused or failed something; str() is the message for the user."""
 
@@ -86,6 +92,10 @@ class Driver:
 
     platform = ""
     device_type = ""  # netmiko device_type, e.g. arista_eos
+    # Of the counters a reader looks for on every switch (COUNTERS_EXPECTED), those this platform's show commands
+    # print no count of, on any port (each in docs/vendor-<platform>.md): a snapshot lists them in not_available,
+    # never as a 0. docs/counters.md has every counter per platform.
+    counters_not_available: tuple[str, ...] = ()
 
     def __init__(self, conn: Any, device: str):
         self.conn = conn

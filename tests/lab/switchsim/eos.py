@@ -1339,3 +1339,23 @@ def _section_block(text: str, header: str) -> str:
             else:
                 break
     return "\n".join(out) + "\n" if out else ""
+
+
+# -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --
+
+DEVICE = EosDevice
+
+# Two ports of a lab switch of this platform, as a lab inventory gives them.
+LAB_PORTS = {"Ethernet1": {"speed": "400G", "cable_length_m": 3, "description": "gpu1 mlx5_0"},
+             "Ethernet2": {"speed": "100G", "cable_length_m": 40, "description": "to spine"}}
+
+# Where the transaction stops answering, per switch_config step: the command (regular expression) the
+# simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
+HANG_AT = {
+    "connect": "login",
+    # EOS reads its diff inside load's round trip.
+    "load": "^configure session",
+    "commit": "^commit timer",
+    "read-back": "^show running-config",
+    "confirm": "^configure session .* commit$",
+}

@@ -1412,3 +1412,23 @@ class JunosShell(Shell):
             if c["comment"]:
                 out.append(f"    {c['comment']}")
         return "\n".join(out) + "\n"
+
+
+# -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --
+
+DEVICE = JunosDevice
+
+# Two ports of a lab switch of this platform, as a lab inventory gives them.
+LAB_PORTS = {"et-0/0/1": {"speed": "400G", "cable_length_m": 3, "description": "gpu2 mlx5_0"},
+             "et-0/0/2": {"speed": "400G", "cable_length_m": 3}}
+
+# Where the transaction stops answering, per switch_config step: the command (regular expression) the
+# simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
+HANG_AT = {
+    "connect": "login",
+    # Junos reads its diff inside load's round trip.
+    "load": "^set class-of-service",
+    "commit": "^commit confirmed",
+    "read-back": "^run show configuration",
+    "confirm": "^commit$",
+}

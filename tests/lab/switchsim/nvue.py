@@ -1002,3 +1002,26 @@ class NvueShell(Shell):
         if j:
             return json.dumps(cc.get("traffic-class", {}), indent=2) + "\n"
         return self._table(["traffic-class", "ECN", "RED", "Min Th", "Max Th", "Probability"], rows)
+
+
+# -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --
+
+DEVICE = NvueDevice
+
+# Two ports of a lab switch of this platform, as a lab inventory gives them.
+LAB_PORTS = {"swp1": {"speed": "400G", "cable_length_m": 3, "description": "gpu1 mlx5_1"},
+             "swp2": {"speed": "200G", "cable_length_m": 10}}
+
+# Where the transaction stops answering, per switch_config step: the command (regular expression) the
+# simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
+HANG_AT = {
+    "connect": "login",
+    "load": "^nv set qos mapping",
+    # NVUE reads 'nv config diff' first while opening its session (staged edits of another run are refused there),
+    # so a switch hung on that command stops at 'open session'; the diff after the load sends the same command and
+    # cannot be singled out by the fault.
+    "open session": "^nv config diff",
+    "commit": r"^nv config apply --confirm [0-9]",
+    "read-back": "^nv config show",
+    "confirm": "--confirm-yes",
+}

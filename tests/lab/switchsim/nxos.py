@@ -1296,3 +1296,29 @@ class NxosShell(Shell):
         out += ["%7d %9d  Inactive %19d  Inactive %19d" % (q, q, c["pfc_tx"][q], c["pfc_rx"][q]) for q in range(8)]
         out.append("-" * 78)
         return "\n".join(out) + "\n"
+
+
+# -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --
+
+DEVICE = NxosDevice
+
+# Two ports of a lab switch of this platform, as a lab inventory gives them.
+# NX-OS names a front-panel port Ethernet<slot>/<port> (the emulated fixed Nexus 9364C-GX, 64 x 100G: slot 1).
+LAB_PORTS = {"Ethernet1/1": {"speed": "100G", "cable_length_m": 3, "description": "gpu1 mlx5_2"},
+             "Ethernet1/2": {"speed": "100G", "cable_length_m": 10}}
+
+# Where the transaction stops answering, per switch_config step: the command (regular expression) the
+# simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
+HANG_AT = {
+    "connect": "login",
+    "load": "^copy running-config bootflash:",
+    # Opening the session reads 'show config-replace status' (a timer of another run is refused there).
+    "open session": "^show config-replace status",
+    "commit": "^configure replace .* commit-timeout",
+    "read-back": "^show running-config$",
+    "confirm": "^configure replace commit$",
+}
+
+# What a lab switch starts with, as an operator prepares a real one: the driver sends the target configuration
+# by SCP, which needs NX-OS's SCP server (docs/vendor-nxos.md, "Transport").
+PREPARED = ("feature scp-server",)

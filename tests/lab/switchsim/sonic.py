@@ -1201,3 +1201,26 @@ def _split_operators(text: str) -> list[tuple[str, str | None]]:
     elif pieces and pieces[-1][1] in ("&&", "||"):
         pieces.append(("", None))
     return pieces
+
+
+# -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --
+
+DEVICE = SonicDevice
+
+# Two ports of a lab switch of this platform, as a lab inventory gives them.
+# SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
+LAB_PORTS = {"Ethernet0": {"speed": "400G", "cable_length_m": 3, "description": "gpu1 mlx5_1"},
+             "Ethernet8": {"speed": "200G", "cable_length_m": 10}}
+
+# Where the transaction stops answering, per switch_config step: the command (regular expression) the
+# simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
+HANG_AT = {
+    "connect": "login",
+    "load": "^sudo config apply-patch --dry-run",
+    # The checkpoint opens the session; the rollback timer is armed before the patch (a drop while it
+    # applies still rolls back), so commit hangs at systemd-run; confirm stops that timer.
+    "open session": "^sudo config checkpoint",
+    "commit": "^sudo systemd-run",
+    "read-back": "^show runningconfiguration all",
+    "confirm": "^sudo systemctl stop",
+}

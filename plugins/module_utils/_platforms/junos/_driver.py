@@ -824,6 +824,8 @@ class Driver(_base.Driver):
 
     platform = "junos"
     device_type = "juniper_junos"
+    # Junos has no PFC watchdog command to read (docs/vendor-junos.md, docs/counters.md).
+    counters_not_available = ("watchdog_storms",)
 
     def __init__(self, conn: Any, device: str):
         super().__init__(conn, device)

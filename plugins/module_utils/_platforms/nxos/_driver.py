@@ -837,6 +837,8 @@ class Driver(_base.Driver):
 
     platform = "nxos"
     device_type = "cisco_nxos"
+    # No ECN-marked count in any published 'show queuing interface', no watchdog statistics read (_show, docs/vendor-nxos.md).
+    counters_not_available = ("ecn_marked", "ecn_marked_total", "watchdog_storms")
 
     def __init__(self, conn: Any, device: str):
         super().__init__(conn, device)

@@ -380,7 +380,8 @@ ERROR_CASES = [
         None,
         "lossless_fabric.roce.data.bandwidth_percent: 99 leaves 1 % for 2 other weighted classes: each needs at least 1 %",
     ),
-    ("platform-missing", roce_base, None, {"leaf1.platform": None}, "leaf1: lossless_fabric_device.platform: required (one of eos, junos, nvue, nxos, sonic)"),
+    ("platform-missing", roce_base, None, {"leaf1.platform": None},
+     "leaf1: lossless_fabric_device.platform: required (one of %s)" % ", ".join(sorted(_tables.PLATFORMS))),
     (
         "port-speed",
         roce_base,
@@ -792,7 +793,8 @@ def test_a_planned_platform_is_refused_as_not_supported_yet(monkeypatch):
     planned = _base.Platform("planned", r"Ethernet[0-9]+", "Ethernet1", supported=False)
     monkeypatch.setattr(_tables, "PLATFORMS", {**_tables.PLATFORMS, "planned": planned})
     intent, devices = apply(roce_base, None, {"leaf1.platform": "planned"})
-    expected = "leaf1: lossless_fabric_device.platform: 'planned' is not supported yet (supported: eos, junos, nvue, nxos, sonic)"
+    supported = ", ".join(sorted(name for name, record in _tables.PLATFORMS.items() if record.supported))  # the registry's (a new platform's too)
+    expected = "leaf1: lossless_fabric_device.platform: 'planned' is not supported yet (supported: %s)" % supported
     assert _plan.validate(intent, devices)[0] == [expected]
     with pytest.raises(_tables.IntentError) as info:
         _plan.build_plan(intent, devices)

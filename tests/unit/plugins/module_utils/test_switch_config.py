@@ -14,6 +14,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent import _pl
 from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "lab"))
+import switchsim  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 
 
@@ -151,16 +152,21 @@ def _plans():
         "s": {"kind": "switch", "platform": "sonic", "ports": {"Ethernet0": {"speed": "400G"}}},
         "x": {"kind": "switch", "platform": "nxos", "ports": {"Ethernet1/1": {"speed": "400G"}, "Ethernet1/2": {"speed": "100G"}}},
     }
+    # Any other tested platform: a switch of it with its grammar's lab ports (tests/lab/switchsim/<platform>.py).
+    for platform in SWITCH_PLATFORMS:
+        if platform not in {device["platform"] for device in devices.values()}:
+            devices[platform] = {"kind": "switch", "platform": platform, "queue_buffer_bytes": 12000000,
+                                 "ports": {port: {"speed": settings["speed"]} for port, settings in switchsim.lab_ports(platform).items()}}
     return _plan.build_plan({"name": "t", "transport": "roce"}, devices)["devices"]
 
 
 def test_the_plans_cover_every_tested_platform():
-    """A new platform (a driver plus a simulator grammar: tests/lab/switch_platforms.py) fails here until
-    _plans() has a switch of it, so the parametrised checks below run on it too."""
+    """Every tested platform (a driver plus a simulator grammar: tests/lab/switch_platforms.py) has a switch in
+    _plans() (a new one from its grammar's lab ports), so the parametrised checks below run on it too."""
     assert sorted({plan["platform"] for plan in _plans().values()}) == sorted(SWITCH_PLATFORMS)
 
 
-@pytest.mark.parametrize("host", ["e", "n", "j", "s", "x"])
+@pytest.mark.parametrize("host", sorted(_plans()))
 def test_every_plan_fabric_plan_derives_passes_the_check_unchanged(host):
     plan = _plans()[host]
     checked, errors = _switch_config.check_plan(plan, plan["platform"], host)

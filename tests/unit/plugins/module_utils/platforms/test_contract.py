@@ -197,12 +197,20 @@ def test_parse_counters_reports_an_empty_answer(name):
 
 @pytest.mark.parametrize("module", ["switch_config", "switch_counters", "switch_links"])
 def test_module_docs_name_every_driver(module):
-    # ansible-doc and sanity read DOCUMENTATION, not the argument spec: a new driver must be listed there too.
-    import pathlib  # pylint: disable=import-outside-toplevel
+    # ansible-doc and sanity read DOCUMENTATION with its fragments merged, not the argument spec: the platform
+    # option and attribute come from doc fragment _switch_platform, written from the registry.
+    import importlib  # pylint: disable=import-outside-toplevel
 
     import yaml  # pylint: disable=import-outside-toplevel
 
-    source = (pathlib.Path(__file__).resolve().parents[5] / "plugins" / "modules" / (module + ".py")).read_text()
-    doc = yaml.safe_load(re.search(r'DOCUMENTATION = r?"""(.*?)"""', source, re.S).group(1))
+    prefix = "ansible_collections.lossless.fabric.plugins"
+    doc = yaml.safe_load(importlib.import_module("%s.modules.%s" % (prefix, module)).DOCUMENTATION)
+    assert "platform" not in (doc.get("options") or {}) and "platform" not in (doc.get("attributes") or {}), "written from the registry"
+    for ref in doc["extends_documentation_fragment"]:
+        parts = ref[len("lossless.fabric."):].split(".")
+        fragment = importlib.import_module("%s.doc_fragments.%s" % (prefix, parts[0])).ModuleDocFragment
+        piece = yaml.safe_load(getattr(fragment, parts[1].upper() if len(parts) > 1 else "DOCUMENTATION"))
+        for key in ("options", "attributes"):
+            doc.setdefault(key, {}).update(piece.get(key) or {})
     assert doc["options"]["platform"]["choices"] == NAMES
     assert sorted(doc["attributes"]["platform"]["platforms"]) == NAMES
