@@ -13,7 +13,7 @@ Two things come from this one table:
   list length (``BY_PATH[path].default``, ``.low``, ...) so each value is written once, here;
   cross-key rules (data.priority in pfc.priorities, ...) are always code.
 - the key tables of docs/intent.md, which ``tools/intent_docs.py`` rewrites between the
-  ``<!-- intent-schema:NAME -->`` markers (tests/unit/plugins/module_utils/test_intent_schema.py
+  ``<!-- intent-schema:NAME -->`` markers (tests/unit/plugins/module_utils/_intent/test_schema.py
   fails when the two disagree).
 
 Every row gives its default and its range either as data or as an explicit marker:

@@ -7,7 +7,7 @@ See README.md in this directory ("Adding a platform's grammar").
 
 A platform's grammar is its module here, ``<platform>.py``: no table names it. What a grammar
 module exports for the rest of the lab and the tests (docs/adding-a-platform.md lists the same
-names; tests/unit/plugins/module_utils/platforms/test_adding_a_platform.py checks both):
+names; tests/unit/plugins/module_utils/_platforms/test_adding_a_platform.py checks both):
 
 - ``DEVICE``: its ``core.Device`` subclass (``platform = "<platform>"``);
 - ``LAB_PORTS``: two of its ports as a lab inventory gives them, ``{name: {"speed", "cable_length_m"

@@ -10,7 +10,7 @@ and signatures as _base.Driver's:
     counter_commands(ports)   show interface priority-flow-control detail, show queuing interface <port> per port
     parse_counters(outputs)   -> ({port: counters} in the _counters shape, {command: error})
 
-Every form read is a real published NX-OS output (tests/unit/plugins/module_utils/platforms/
+Every form read is a real published NX-OS output (tests/unit/plugins/module_utils/_platforms/
 fixtures/nxos/SOURCES.md; docs/vendor-nxos.md). What NX-OS does not print is left out of a port's
 counters, so the snapshot lists it in not_available (never a 0): NX-OS prints no ECN-marked count
 (ecn_marked, ecn_marked_total), no WRED-only drop count (its 'WRED/AFD & Tail Drop Pkts' is the

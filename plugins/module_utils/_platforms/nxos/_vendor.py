@@ -159,7 +159,7 @@ COMMIT_TIMEOUT_S_RANGE = (30, 3600)
 COMMIT_TIMEOUT_RANGE_VERIFIED_ON_N9K = False
 
 # The values above that no source read states but the driver needs: listed so that no reader takes them for
-# sourced ones (tests/unit/plugins/module_utils/test_vendor_nxos.py keeps the list honest).
+# sourced ones (tests/unit/plugins/module_utils/_platforms/test_vendor_nxos.py keeps the list honest).
 UNVERIFIED = frozenset({
     "ECN_THRESHOLD_UNITS",  # all but 'kbytes'
     "WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT",

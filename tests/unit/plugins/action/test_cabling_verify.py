@@ -16,8 +16,8 @@ from ansible_collections.lossless.fabric.plugins.action import cabling_verify
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "module_utils"))
-cabling_tests = importlib.import_module("test_cabling")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "module_utils", "_cabling"))
+cabling_tests = importlib.import_module("test_compare")
 
 
 class _Templar:

@@ -16,7 +16,7 @@ from ansible.module_utils.testing import patch_module_args
 from ansible_collections.lossless.fabric.plugins.modules import nccl_localize
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
-sys.path.insert(0, str(ROOT / "tests" / "unit" / "plugins" / "module_utils"))
+sys.path.insert(0, str(ROOT / "tests" / "unit" / "plugins" / "module_utils" / "_localize"))
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 import localize_sim  # noqa: E402  # pylint: disable=wrong-import-position,import-error

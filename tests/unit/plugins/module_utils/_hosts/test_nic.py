@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "nic")
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "nic")
 
 
 def fixture(name):

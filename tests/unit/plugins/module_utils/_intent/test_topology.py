@@ -18,7 +18,7 @@ import yaml
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _topology
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 
 
 def load_inventory(name: str, cabled: bool = False) -> tuple[dict, dict]:

@@ -9,7 +9,7 @@ import copy
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 
 from nccl import fabrics  # noqa: E402  # pylint: disable=wrong-import-position
@@ -26,7 +26,7 @@ def rail_fabric(units: int, per_unit: int, rails: int = 8, spines: int = 4) -> d
 
 def lab_cabling() -> dict:
     """The cabling of inventories/lab (gpu1, gpu2; leaf1 = rail 0, leaf2 = rail 1; spine1)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_intent"))
     import test_topology  # pylint: disable=import-outside-toplevel
 
     intent, devices = test_topology.load_inventory("lab", cabled=True)

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "lab"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "..", "..", "lab"))
 import switchsim  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 from switch_platforms import SWITCH_PLATFORMS  # noqa: E402  # pylint: disable=wrong-import-position,import-error
 

@@ -17,7 +17,7 @@ import yaml
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 DOC = os.path.join(ROOT, "docs", "intent.md")
 KIB = 1024
 

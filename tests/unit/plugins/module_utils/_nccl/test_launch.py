@@ -14,7 +14,7 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _launch as L
 
-ROOT = pathlib.Path(__file__).resolve().parents[4]
+ROOT = pathlib.Path(__file__).resolve().parents[5]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from k8sim import crds  # noqa: E402

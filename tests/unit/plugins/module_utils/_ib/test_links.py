@@ -10,7 +10,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _links as _ib_links
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
 
 
 def fixture(path: str) -> str:

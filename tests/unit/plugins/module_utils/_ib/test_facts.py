@@ -15,7 +15,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _verify as _ib_verify
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
-FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ib")
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "ib")
 UFM, GPU1, GPU2 = "0x0c42a10300000001", "0x0c42a10300010001", "0x0c42a10300020001"
 LEAF2 = "0x0008f1332e695c00"
 

@@ -17,7 +17,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _pars
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
 CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'

@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _schema, _tables
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 DOC = os.path.join(ROOT, "docs", "intent.md")
 SCHEMA_LEAVES = [leaf for leaf in _schema.LEAVES if leaf.check == _schema.SCHEMA]
 # Every leaf with a machine-readable range or choices, whoever checks it (the schema or the section's code);

@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(HERE, '..', '..', '..', '..', 'tests', 'data', 'nccl-corpus')
 ALLREDUCE = 'cci_moc_h100_2node_roce_allreduce_nogdr'
 SENDRECV = 'cci_moc_h100_2node_roce_sendrecv_nogdr'

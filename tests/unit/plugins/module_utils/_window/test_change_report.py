@@ -17,7 +17,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _pars
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _change_report
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPLAYS = os.path.abspath(os.path.join(HERE, "..", "..", "..", "lab", "nccl", "replays"))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLAN = {"kind": "switch", "platform": "eos", "pfc_priorities": [3], "ecn_queue": 3}

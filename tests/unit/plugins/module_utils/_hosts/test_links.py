@@ -10,7 +10,7 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _links as hl
 
-FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "host_links")
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "host_links")
 
 
 def fixture(name: str) -> str:

@@ -20,7 +20,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import NicError
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
-ROOT = pathlib.Path(__file__).resolve().parents[4]
+ROOT = pathlib.Path(__file__).resolve().parents[5]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from hostsim import tools, tree  # noqa: E402  # pylint: disable=wrong-import-position

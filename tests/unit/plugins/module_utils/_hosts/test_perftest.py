@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _perftest as pt
 
-DATA = pathlib.Path(__file__).resolve().parents[3] / "data" / "perftest"
+DATA = pathlib.Path(__file__).resolve().parents[4] / "data" / "perftest"
 
 
 def fixture(name: str) -> str:

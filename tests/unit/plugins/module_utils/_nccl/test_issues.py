@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(HERE, '..', '..', '..', '..', 'tests', 'data', 'nccl-issues')
 NAMES = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(DATA, '*.txt')))
 

@@ -220,7 +220,7 @@ def test_every_kubernetes_error_at_once():
 
 
 def _doc_section():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
     with open(os.path.join(root, "docs", "intent.md"), encoding="utf-8") as handle:
         text = handle.read()
     section = text.split("### `kubernetes`", 1)[1].split("\n## ", 1)[0]

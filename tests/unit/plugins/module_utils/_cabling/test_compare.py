@@ -21,7 +21,7 @@ import yaml
 
 from ansible_collections.lossless.fabric.plugins.module_utils._cabling import _compare as _cabling
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 

@@ -17,7 +17,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
 CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 HDR = 'deepops_netop_dgxa100_2node_hdr'        # 2.10-2.11 layout (error column), 16 ranks, complete; 181.62 GB/s at 1 GiB

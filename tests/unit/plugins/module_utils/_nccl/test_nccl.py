@@ -14,7 +14,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _parse as _nccl_parse
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _stats as _nccl_stats
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
 CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 FIXTURES = os.path.join(HERE, 'fixtures', 'nccl')
