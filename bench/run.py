@@ -97,7 +97,7 @@ Measured before and after, one simulator process, 64 and 256 switches, minutes a
 
 - **The known hosts file, parsed on every connection** (quadratic). netmiko hands paramiko the known hosts file per
   connection (`alt_key_file`), and paramiko's `HostKeys.load` builds a key object for every line of it: N switches
-  sharing one known hosts file cost N x N key parses. `_switch_connection.py` now parses the file once per process
+  sharing one known hosts file cost N x N key parses. `_platforms/_connection.py` now parses the file once per process
   (again only when it changes) and gives each connection only its host's keys (same lookup as paramiko: `[host]:port`,
   plain and hashed names; unit-tested against paramiko's own `HostKeys`).
 - **A fixed sleep per connection.** netmiko's `_try_session_preparation` sends a RETURN and sleeps 0.1 s before the

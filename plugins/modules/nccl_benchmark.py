@@ -2,8 +2,8 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: options and rendering are plugins/module_utils/_nccl/_launch.py, launching is _nccl_runner.py,
-# the launch glue both nccl modules share (runner, hostfile, token) is _nccl_jobs.py.
+# Thin glue: options and rendering are plugins/module_utils/_nccl/_launch.py, launching is _nccl/_runner.py,
+# the launch glue both nccl modules share (runner, hostfile, token) is _nccl/_jobs.py.
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: the statistics and the gate are plugins/module_utils/_nccl/_stats.py and _nccl_gate.py.
+# Thin glue: the statistics and the gate are plugins/module_utils/_nccl/_stats.py and _nccl/_gate.py.
 
 from __future__ import annotations
 

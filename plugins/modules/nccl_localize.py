@@ -2,7 +2,7 @@
 # Copyright: lossless.fabric contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Thin glue: the rounds are plugins/module_utils/_localize.py, the jobs _localize_jobs.py, launching _nccl_jobs.py.
+# Thin glue: the rounds are plugins/module_utils/_localize/, the jobs _localize/_jobs.py, launching _nccl/_jobs.py.
 
 from __future__ import annotations
 

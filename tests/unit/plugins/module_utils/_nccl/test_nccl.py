@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests for plugins/module_utils/_nccl/_parse.py, _nccl_gate.py and _nccl_stats.py: corpus, synthetic fixtures, gate, compare, fuzz."""
+"""Tests for plugins/module_utils/_nccl/_parse.py, _gate.py and _stats.py: corpus, synthetic fixtures, gate, compare, fuzz."""
 from __future__ import annotations
 
 import glob

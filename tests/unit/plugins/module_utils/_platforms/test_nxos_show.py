@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The NX-OS link and counter readers (_platforms/_nxos_show.py) on real published NX-OS outputs
+"""The NX-OS link and counter readers (_platforms/nxos/_show.py) on real published NX-OS outputs
 (fixtures/nxos/SOURCES.md), exact values, and every refusal."""
 
 from __future__ import annotations
