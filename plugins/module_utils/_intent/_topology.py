@@ -201,6 +201,7 @@ def _pattern(ctx: Any, raw: Any, transport: Any) -> Any:
         if src.get(key) is None:
             ctx.error(f"{path}.{key}", "required with pattern rail_optimized")
             ok = False
+
     def count(key: str) -> Any:
         # the row's default, range and noun; a required key's absence is reported above, its low bound stands in
         row = _schema.BY_PATH[f"topology.{key}"]

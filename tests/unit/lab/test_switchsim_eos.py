@@ -311,7 +311,7 @@ def test_qos_profile_mode_and_service_profile(jericho):
 def test_counter_text_tables_are_the_sourced_forms(family, request):
     """Without '| json' the simulator prints the text forms docs/vendor-eos.md sources; the
     driver's text parser reads them (and refuses the layouts nobody has published)."""
-    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _readers as eos_readers
 
     sim = request.getfixturevalue(family)
     block = "uc-tx-queue" if family == "sim" else "tx-queue"
@@ -320,15 +320,15 @@ def test_counter_text_tables_are_the_sourced_forms(family, request):
     try:
         conn.send_config_set(["interface Ethernet1", f"{block} 3", "random-detect ecn count"], config_mode_command="configure session cnt")
         conn.send_command("configure session cnt commit")
-        queue = eos.parse_counter_text("show interfaces counters queue detail", conn.send_command("show interfaces counters queue detail"))
+        queue = eos_readers.parse_counter_text("show interfaces counters queue detail", conn.send_command("show interfaces counters queue detail"))
         assert queue["Ethernet1"]["queue_drops"]["3"] == 2
-        ecn = eos.parse_counter_text("show qos interfaces ecn counters queue", conn.send_command("show qos interfaces ecn counters queue"))
+        ecn = eos_readers.parse_counter_text("show qos interfaces ecn counters queue", conn.send_command("show qos interfaces ecn counters queue"))
         assert ecn["Ethernet1"]["ecn_marked"] == {"3": 81234}
-        pfc = eos.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters"))
+        pfc = eos_readers.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters"))
         assert pfc["Ethernet1"]["pfc_rx_frames_total"] == 1204
-        discards = eos.parse_counter_text("show interfaces counters discards", conn.send_command("show interfaces counters discards"))
+        discards = eos_readers.parse_counter_text("show interfaces counters discards", conn.send_command("show interfaces counters discards"))
         assert discards["Ethernet1"]["in_discards"] == 5
         with pytest.raises(ValueError, match="^eos: "):
-            eos.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters detail"))
+            eos_readers.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters detail"))
     finally:
         conn.disconnect()

@@ -19,6 +19,8 @@ from switchsim.client import SimProcess  # noqa: E402  # pylint: disable=wrong-i
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _readers as nxos_readers  # noqa: E402  # pylint: disable=wrong-import-position
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _render as nxos_render  # noqa: E402  # pylint: disable=wrong-import-position
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _show as _nxos_show  # noqa: E402  # pylint: disable=wrong-import-position
 
 netmiko = pytest.importorskip("netmiko")
@@ -133,7 +135,7 @@ def test_service_policy_needs_an_existing_policy_map(sim):
 
 
 def test_running_config_full_form_is_what_the_driver_reads(sim):
-    sim.load("leaf4", nxos.render_plan(plan()))
+    sim.load("leaf4", nxos_render.render_plan(plan()))
     conn = connect(sim)
     try:
         run = conn.send_command("show running-config")
@@ -142,13 +144,13 @@ def test_running_config_full_form_is_what_the_driver_reads(sim):
         assert lines[1].startswith("!Running configuration last done at: ") and lines[2].startswith("!Time: ")
         assert lines[3] == "" and lines[4].startswith("version 10.3(2) Bios:version ")
         assert "hostname leaf4" in lines and "  match dscp 26" in lines
-        parsed = nxos.parse_config(run)
+        parsed = nxos_readers.parse_config(run)
         assert parsed["dscp_map"]["26"] == 3 and parsed["interfaces"]["Ethernet1/1"]["pfc_priorities"] == [3]
-        assert nxos.missing(nxos.render_plan(plan()), run) == []
+        assert nxos_readers.missing(nxos_render.render_plan(plan()), run) == []
         ipqos = conn.send_command("show running-config ipqos")
         assert "!Command: show running-config ipqos" in ipqos and "hostname" not in ipqos
         assert "description" not in ipqos and "interface Ethernet1/1\n  priority-flow-control mode on" in ipqos  # QoS lines only
-        assert nxos.parse_config(ipqos)["dscp_map"] == parsed["dscp_map"]
+        assert nxos_readers.parse_config(ipqos)["dscp_map"] == parsed["dscp_map"]
     finally:
         conn.disconnect()
 
@@ -297,7 +299,7 @@ def _driver(sim):
 
 
 def test_driver_transaction_commit_timeout_confirm(sim):
-    lines = nxos.render_plan(plan())
+    lines = nxos_render.render_plan(plan())
     conn, driver = _driver(sim)
     try:
         driver.open_session("s1")
@@ -320,30 +322,30 @@ def test_driver_transaction_commit_timeout_confirm(sim):
 
 
 def test_driver_rollback_while_the_timer_runs(sim):
-    before = nxos.parse_config(sim.running("leaf4"))
+    before = nxos_readers.parse_config(sim.running("leaf4"))
     conn, driver = _driver(sim)
     try:
         driver.open_session("s2")
-        driver.load(nxos.render_plan(plan()))
+        driver.load(nxos_render.render_plan(plan()))
         driver.commit(300)
         driver.rollback()
         assert not sim.pending("leaf4")["pending_commit"]
-        assert nxos.parse_config(sim.running("leaf4")) == before
+        assert nxos_readers.parse_config(sim.running("leaf4")) == before
     finally:
         conn.disconnect()
 
 
 def test_driver_timer_expiry_restores_and_a_new_session_is_refused_meanwhile(sim):
-    before = nxos.parse_config(sim.running("leaf4"))
+    before = nxos_readers.parse_config(sim.running("leaf4"))
     conn, driver = _driver(sim)
     try:
         driver.open_session("s3")
-        driver.load(nxos.render_plan(plan()))
+        driver.load(nxos_render.render_plan(plan()))
         driver.commit(30)
         with pytest.raises(_base.DeviceError, match="commit timer runs"):
             nxos.Driver(conn, "leaf4").open_session("other")
         time.sleep(30 * SCALE + 0.5)
-        assert nxos.parse_config(sim.running("leaf4")) == before
+        assert nxos_readers.parse_config(sim.running("leaf4")) == before
         with pytest.raises(_base.DeviceError, match="rolled back"):
             driver.confirm()
     finally:
@@ -356,7 +358,7 @@ def test_driver_load_reports_the_line_the_switch_refuses(sim):
     try:
         driver.open_session("s4")
         with pytest.raises(_base.DeviceError, match="rejected the configuration"):
-            driver.load(nxos.render_plan(plan()))
+            driver.load(nxos_render.render_plan(plan()))
         assert "  mtu 9214" not in sim.running("leaf4")
     finally:
         conn.disconnect()

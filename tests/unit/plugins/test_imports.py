@@ -27,7 +27,6 @@ CONTRACT = MODULE_UTILS + "._intent._contract"
 DYNAMIC_IMPORT = ("plugins/module_utils/_platforms/_drivers.py",)
 
 
-
 class Source:
     """One .py file of plugins/: its path from the repo root, its dotted name and package, its AST."""
 

@@ -67,7 +67,6 @@ ALLOWED_INTENT = ("_intent/__init__.py", "_intent/_contract.py")
 CONTROLLER_FILES = ("_nccl/_report.py",)
 
 
-
 def forbidden(module: str, files: list[str]) -> list[str]:
     """The files of ``module``'s payload (paths under module_utils/) that a host module must not carry."""
     allowed = HOST_MODULES[module]

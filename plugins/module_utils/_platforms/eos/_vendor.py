@@ -30,6 +30,9 @@ QUEUE_BLOCK = {
 }
 ASIC_FAMILIES = tuple(sorted(QUEUE_BLOCK))
 
+# intent vocabulary <-> EOS keyword (reference 1.6: the global action is drop | no-drop)
+WATCHDOG_ACTIONS = {"drop": "drop", "forward": "no-drop"}
+
 # Model prefix -> ASIC family, longest prefix wins. The families of these product
 # lines follow Arista's datasheets (7050X/7060X/7260X/7300X/7358X/7368X/7388X:
 # Broadcom Trident/Tomahawk; 7280R/7500R/7800R: Broadcom Jericho) and EOS-QOS's

@@ -2,7 +2,7 @@
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
 """Cisco NX-OS show-command readers for links and counters: pure functions, no netmiko.
 
-The NX-OS driver (_platforms/nxos.py) delegates its static methods to these, with the same names
+The NX-OS driver (_platforms/nxos/_driver.py) delegates its static methods to these, with the same names
 and signatures as _base.Driver's:
 
     link_commands(ports)      show lldp neighbors detail, show interface status

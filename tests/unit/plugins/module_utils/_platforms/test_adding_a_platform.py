@@ -5,6 +5,7 @@ files and names exists for every platform (its package, its record, its grammar 
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pathlib
 import re
@@ -26,6 +27,8 @@ PREFIX = "ansible_collections.lossless.fabric."
 PROVIDES = [
     ("plugins/module_utils/_platforms/<name>/__init__.py", []),
     ("plugins/module_utils/_platforms/<name>/_vendor.py", []),
+    ("plugins/module_utils/_platforms/<name>/_render.py", []),
+    ("plugins/module_utils/_platforms/<name>/_readers.py", []),
     ("plugins/module_utils/_platforms/<name>/_driver.py",
      ["PLATFORM", "Driver", "Driver.platform", "Driver.device_type", "Driver.counters_not_available"]),
     ("plugins/module_utils/_platforms/_records.py", ["<NAME>", "DRIVEN"]),
@@ -106,3 +109,21 @@ def test_the_hang_table_is_collected_from_every_grammar():
     table = switchsim.hang_at(DRIVEN)
     assert {platform for by_platform in table.values() for platform in by_platform} == set(DRIVEN)
     assert all(set(table[step]) == set(DRIVEN) for step in switchsim.HANG_STEPS)
+
+
+@pytest.mark.parametrize("name", DRIVEN)
+def test_render_and_readers_import_one_way(name):
+    """_render.py and _readers.py (pure) import only the package's _vendor, _platforms/_base, _indent,
+    _records and _common: never _driver, nor each other (docs/adding-a-platform.md, "The driver")."""
+    platforms = PREFIX + "plugins.module_utils._platforms"
+    allowed = {platforms + "." + name + "._vendor", platforms + "._base", platforms + "._indent", platforms + "._records"}
+    for part in ("_render", "_readers"):
+        path = ROOT / "plugins" / "module_utils" / "_platforms" / name / (part + ".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(PREFIX):
+                continue
+            for alias in node.names:
+                target = node.module + "." + alias.name
+                module = target if target.startswith(platforms + ".") and target.rsplit(".", 1)[-1].startswith("_") else node.module
+                assert module.startswith(PREFIX + "plugins.module_utils._common") or module in allowed or target in allowed, (
+                    "%s/%s.py imports %s" % (name, part, target))

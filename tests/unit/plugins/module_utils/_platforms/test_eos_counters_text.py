@@ -13,6 +13,7 @@ import pathlib
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _driver as eos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _readers as eos_readers
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "eos"
 PFC, WATCHDOG, ECN, QUEUE, DROPS, DISCARDS = eos.Driver.COUNTER_COMMANDS
@@ -23,7 +24,7 @@ def _fixture(name):
 
 
 def test_jericho_queue_detail_real_output():
-    ports = eos.parse_counter_text(QUEUE, _fixture("show_interfaces_counters_queue_detail_jericho.txt"))
+    ports = eos_readers.parse_counter_text(QUEUE, _fixture("show_interfaces_counters_queue_detail_jericho.txt"))
     assert len(ports) == 18  # every port row, Et names expanded
     assert ports["Ethernet4/2/1"]["queue_drops"] == {"7": 1}
     assert ports["Ethernet3/9/1"]["queue_drops"] == {"1": 0, "7": 0}
@@ -31,20 +32,20 @@ def test_jericho_queue_detail_real_output():
 
 
 def test_strata_queue_detail_reads_unicast_queues_only():
-    ports = eos.parse_counter_text(QUEUE, _fixture("constructed_show_interfaces_counters_queue_detail_strata.txt"))
+    ports = eos_readers.parse_counter_text(QUEUE, _fixture("constructed_show_interfaces_counters_queue_detail_strata.txt"))
     assert ports["Ethernet1/1"]["queue_drops"] == {"0": 0, "3": 5}  # MC0's drop is not a traffic class
     assert ports["Ethernet1/2"]["queue_drops"] == {"3": 0}
 
 
 def test_pfc_totals_table_and_discards_table():
-    pfc = eos.parse_counter_text(PFC, _fixture("constructed_show_priority_flow_control_counters.txt"))
+    pfc = eos_readers.parse_counter_text(PFC, _fixture("constructed_show_priority_flow_control_counters.txt"))
     assert pfc["Ethernet1/1"] == {"pfc_rx_frames_total": 1204, "pfc_tx_frames_total": 57}
-    discards = eos.parse_counter_text(DISCARDS, _fixture("constructed_show_interfaces_counters_discards.txt"))
+    discards = eos_readers.parse_counter_text(DISCARDS, _fixture("constructed_show_interfaces_counters_discards.txt"))
     assert discards["Ethernet1/1"] == {"in_discards": 7, "out_discards": 9} and discards["Ethernet1/2"]["in_discards"] == 0
 
 
 def test_ecn_per_interface_blocks():
-    ports = eos.parse_counter_text(ECN, _fixture("constructed_show_qos_interfaces_ecn_counters_queue.txt"))
+    ports = eos_readers.parse_counter_text(ECN, _fixture("constructed_show_qos_interfaces_ecn_counters_queue.txt"))
     assert ports["Ethernet1/1"] == {"ecn_marked": {"0": 0, "3": 81234}, "ecn_marked_total": 81234}  # '-' left out
     assert ports["Ethernet1/2"]["ecn_marked"] == {"3": 0}
 
@@ -76,7 +77,7 @@ def test_parse_counters_takes_text_under_the_plain_command_and_json_together():
 )
 def test_unknown_text_is_refused_naming_eos_and_the_form(command, text):
     with pytest.raises(ValueError) as err:
-        eos.parse_counter_text(command, text)
+        eos_readers.parse_counter_text(command, text)
     message = str(err.value)
     assert message.startswith("eos: ") and "| json" in message and command.replace(" | json", "") in message
     ports, errors = eos.Driver.parse_counters({command: text})
@@ -84,7 +85,7 @@ def test_unknown_text_is_refused_naming_eos_and_the_form(command, text):
 
 
 def test_ruler_and_header_only_table_is_an_empty_table_not_an_error():
-    ports = eos.parse_counter_text(DISCARDS, "Port InDiscards OutDiscards\n---- ---------- -----------\n")
+    ports = eos_readers.parse_counter_text(DISCARDS, "Port InDiscards OutDiscards\n---- ---------- -----------\n")
     assert ports == {}
 
 

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _driver as junos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _readers as junos_readers
 
 ROOT = pathlib.Path(__file__).resolve().parents[5]
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "junos"
@@ -290,7 +291,7 @@ def test_parse_jvd_qfx5240_hierarchical_wildcards_and_queue_not_priority():
 def test_parse_both_forms_agree():
     """The hierarchical form turned into set lines reads the same as the display-set form."""
     braces = (FIXTURES / "jvd_aiml_leaf1_qfx5240-64od.conf").read_text()
-    as_set = "\n".join(junos.set_lines(braces))
+    as_set = "\n".join(junos_readers.set_lines(braces))
     assert junos.Driver.parse(as_set) == junos.Driver.parse(braces)
     assert "set class-of-service interfaces et-* unit * classifiers dscp mydscp" in as_set
     assert "set class-of-service drop-profiles dp1 interpolate fill-level [ 55 90 ]" in as_set
@@ -906,14 +907,14 @@ def test_parse_a_pasted_capture_with_prompt_and_context_lines():
         "}\n"
     )
     # a hierarchy shown from below the top: its path comes from the pasted command line
-    assert junos.set_lines(text) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3"]
+    assert junos_readers.set_lines(text) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4 no-loss pfc-priority 3"]
     # without the command line: a statement only class-of-service has
-    assert junos.set_lines(text.split("\n", 2)[2]) == junos.set_lines(text)
+    assert junos_readers.set_lines(text.split("\n", 2)[2]) == junos_readers.set_lines(text)
     with_path = "user@sw> show configuration interfaces et-0/0/1\nmtu 9216;\n"
-    assert junos.set_lines(with_path) == ["set interfaces et-0/0/1 mtu 9216"]
+    assert junos_readers.set_lines(with_path) == ["set interfaces et-0/0/1 mtu 9216"]
     full = (
         "{master:0}\nnetops@qfx1> show configuration | display set\n"
         "set class-of-service forwarding-classes class NO-LOSS queue-num 4\n\n{master:0}\nnetops@qfx1> \n"
     )
     assert junos.Driver.parse(full)["dscp_map"] == {}
-    assert junos.set_lines(full) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4"]
+    assert junos_readers.set_lines(full) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4"]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""plugins/module_utils/_platforms/nvue/_driver.py: render, parse, and the transaction
+"""plugins/module_utils/_platforms/nvue/ (_render.py, _readers.py, _driver.py): render, parse, and the transaction
 against the NVUE switch simulator (tests/lab/switchsim) over real SSH."""
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _driver as nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _readers as nvue_readers
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _render as nvue_render
 from ansible_collections.lossless.fabric.plugins.module_utils._switches._config import drift
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,16 +156,16 @@ def test_render_refuses_what_it_cannot_send():
 
 
 def test_port_lists_and_expansion():
-    assert nvue._ports(["swp3", "swp1", "swp2", "swp10", "swp1s0", "swp4"]) == "swp1-4,swp10,swp1s0"
-    assert nvue._expand("swp1-2,32") == ["swp1", "swp2", "swp32"]
-    assert nvue._expand("eth0,swp19-20") == ["eth0", "swp19", "swp20"]
-    assert nvue._expand("0-2,4,7") == ["0", "1", "2", "4", "7"]
-    assert nvue._atoms("nv set interface swp1-2 description two words") == [
+    assert nvue_render._ports(["swp3", "swp1", "swp2", "swp10", "swp1s0", "swp4"]) == "swp1-4,swp10,swp1s0"
+    assert nvue_readers._expand("swp1-2,32") == ["swp1", "swp2", "swp32"]
+    assert nvue_readers._expand("eth0,swp19-20") == ["eth0", "swp19", "swp20"]
+    assert nvue_readers._expand("0-2,4,7") == ["0", "1", "2", "4", "7"]
+    assert nvue_readers._atoms("nv set interface swp1-2 description two words") == [
         ("set", "interface", "swp1", "description", "two words"),
         ("set", "interface", "swp2", "description", "two words"),
     ]
-    assert nvue._atoms("nv set interface swp1 description 'two  words'") == nvue._atoms("nv set interface swp1 description two words")
-    assert nvue._atoms("nv set qos pfc p tx enabled") == nvue._atoms("nv set qos pfc p tx enable")
+    assert nvue_readers._atoms("nv set interface swp1 description 'two  words'") == nvue_readers._atoms("nv set interface swp1 description two words")
+    assert nvue_readers._atoms("nv set qos pfc p tx enabled") == nvue_readers._atoms("nv set qos pfc p tx enable")
 
 
 # --- parse -------------------------------------------------------------------------------------

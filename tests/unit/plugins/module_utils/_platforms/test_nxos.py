@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The NX-OS driver: the rendered lines of a plan, 'show running-config' parsing, missing_lines,
 target_config (the whole configuration configure replace is given) and the configure replace
-transaction's exact commands against a scripted switch (the device forms: nxos.py and
+transaction's exact commands against a scripted switch (the device forms: _platforms/nxos/ and
 docs/vendor-nxos.md)."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _readers as nxos_readers
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _render as nxos_render
 
 Driver = nxos.Driver
 
@@ -152,7 +154,7 @@ def test_render_values_come_from_the_plan():
 
 def test_every_dscp_is_classified_once():
     lines = Driver.render(plan())
-    dscps = [d for line in lines if line.startswith("  match dscp ") for d in nxos.parse_dscp_list(line[len("  match dscp "):])]
+    dscps = [d for line in lines if line.startswith("  match dscp ") for d in nxos_readers.parse_dscp_list(line[len("  match dscp "):])]
     assert sorted(dscps) == list(range(64))
 
 
@@ -289,8 +291,8 @@ def test_parse_refuses_a_dscp_it_does_not_know():
 
 
 def test_dscp_lists_read_values_ranges_and_names():
-    assert nxos.parse_dscp_list("0-2,5, af31 ef cs6") == [0, 1, 2, 5, 26, 46, 48]
-    assert nxos.dscp_list([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
+    assert nxos_readers.parse_dscp_list("0-2,5, af31 ef cs6") == [0, 1, 2, 5, 26, 46, 48]
+    assert nxos_render.dscp_list([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
 
 
 # --- missing_lines ------------------------------------------------------------------------------------
@@ -790,9 +792,9 @@ def test_the_netmiko_classes_are_ciscos():
 def test_the_driver_reads_its_ranges_and_classes_from_the_vendor_table():
     from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
-    assert nxos.WATCHDOG_INTERVAL_MS == (100, 1000)  # NDFC's pfc_watch_int 101-1000 and the system default 100 it names
-    assert nxos.NETQOS_MTU == _vendor_nxos.NETWORK_QOS_MTU_RANGE and nxos.INTERFACE_MTU == _vendor_nxos.MTU_RANGE
-    assert nxos.COMMIT_TIMEOUT_S == _vendor_nxos.COMMIT_TIMEOUT_S_RANGE and nxos.PERCENT == _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
+    assert nxos_render.WATCHDOG_INTERVAL_MS == (100, 1000)  # NDFC's pfc_watch_int 101-1000 and the system default 100 it names
+    assert nxos_render.NETQOS_MTU == _vendor_nxos.NETWORK_QOS_MTU_RANGE and nxos_render.INTERFACE_MTU == _vendor_nxos.MTU_RANGE
+    assert nxos.COMMIT_TIMEOUT_S == _vendor_nxos.COMMIT_TIMEOUT_S_RANGE and nxos_render.PERCENT == _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
     queuing = [line.split()[-1] for line in LINES if line.startswith("  class type queuing ")]
     assert queuing == [_vendor_nxos.queuing_class(3), _vendor_nxos.queuing_class(6), _vendor_nxos.queuing_class(0)]
 

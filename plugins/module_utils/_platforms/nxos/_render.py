@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""Cisco NX-OS rendering: the plan as the collection's configuration lines (Cisco's RoCEv2 design: the
+classification, queuing and network-qos policies, 'system qos', the PFC watchdog globals, the ports).
+Pure: no device. The driver (_driver.py) merges these lines into the switch's configuration
+(_readers.target) and replaces it; every command and form with its source: docs/vendor-nxos.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils._common._snapshot import natural as _natural
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
+
+QOS_POLICY = "LF-QOS"
+QUEUING_POLICY = "LF-QUEUING"
+NETQOS_POLICY = "LF-NETQOS"
+CLASS_PREFIX = "LF-TC"
+# Every range, class name and default below is _vendor_nxos's (the vendor table, each value with its source;
+# docs/vendor-nxos.md). Cloud-scale switches run 8 qos-groups and 8 egress queues; qos-group N is queue N, its
+# system classes _vendor_nxos.queuing_class / network_qos_class (qos-group 0: the default class).
+QOS_GROUP = _vendor_nxos.QOS_GROUP_RANGE
+PFC_COS = _vendor_nxos.PFC_COS_RANGE
+DSCP = _vendor_nxos.DSCP_RANGE
+PERCENT = _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
+# 'random-detect ... drop-probability <p>': the plan's value is a percentage, 0-100 by its meaning; NX-OS's own
+# bounds are unverified (_vendor_nxos.ECN_DROP_PROBABILITY_RANGE is None), as are those of 'weight'.
+DROP_PROBABILITY = (0, 100)
+# 'weight 0' (no averaging: marking on the instantaneous queue depth) is the driver's choice; that NX-OS takes
+# weight 0 is unverified (the published configuration uses weight 7; _vendor_nxos.ECN_WEIGHT_RANGE is None).
+ECN_WEIGHT = 0
+# WRED thresholds are rendered in 'bytes': whether an NX-OS kbyte is 1000 or 1024 bytes is unverified, and so is
+# that the CLI takes 'bytes' at all (the published configuration gives kbytes). Read back, a threshold in another
+# unit has no byte count (_vendor_nxos.ECN_THRESHOLD_UNITS, ECN_THRESHOLD_BYTES_PER).
+ECN_UNIT = "bytes"
+NETQOS_MTU = _vendor_nxos.NETWORK_QOS_MTU_RANGE
+INTERFACE_MTU = _vendor_nxos.MTU_RANGE
+# PFC watchdog: 'priority-flow-control watch-dog-interval {on|off}' enables it, '... watch-dog interval <ms>' is
+# its poll interval, '... watch-dog shutdown-multiplier <n>' the intervals of a stuck queue before it is shut
+# (drops), '... auto-restore multiplier <n>' the intervals before it is restored (those three keywords and every
+# range: unverified, _vendor_nxos). The plan's detection time is rendered as the interval (shutdown-multiplier
+# left at its default) and its restoration time as the auto-restore multiplier of that interval.
+# The interval: 101-1000 ms is what Cisco's NDFC fabric setting 'pfc_watch_int' takes and 100 ms the system
+# default it names, so the driver renders 100-1000 ms; the CLI's own bounds are unverified.
+WATCHDOG_INTERVAL_MS = (_vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS, _vendor_nxos.NDFC_PFC_WATCH_INT_MS_RANGE[1])
+# No source bounds the auto-restore multiplier: the driver asks for a whole multiple, at least 1, and leaves a
+# value the switch does not take to 'configure replace ... verify-only' to refuse.
+WATCHDOG_AUTO_RESTORE_MIN = 1
+
+_PORT_RE = re.compile(_vendor_nxos.INTERFACE_PATTERN, re.ASCII)
+_POLICY_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,40}", re.ASCII)
+
+
+def _in(value: Any, bounds: tuple[int, int], what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not bounds[0] <= value <= bounds[1]:
+        raise ValueError("nxos: %s %r is outside NX-OS's %d-%d" % (what, value, bounds[0], bounds[1]))
+    return value
+
+
+def dscp_list(dscps: list[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8' ('match dscp' takes a list of values and ranges; the exact
+    form 'show running-config' prints the list in is unverified: the parser reads any of them)."""
+    runs: list[list[int]] = []
+    for dscp in sorted(set(dscps)):
+        if runs and runs[-1][1] == dscp - 1:
+            runs[-1][1] = dscp
+        else:
+            runs.append([dscp, dscp])
+    return ",".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs)
+
+
+def _ecn_groups(plan: dict, ports: list[str]) -> list[tuple[tuple[int, int, int], list[str]]]:
+    """The ports grouped by their ECN values (min bytes, max bytes, probability), in port order."""
+    groups: dict[tuple[int, int, int], list[str]] = {}
+    for name in ports:
+        ecn = plan["ports"][name]["ecn"]
+        key = (ecn["min_threshold_bytes"], ecn["max_threshold_bytes"], ecn["max_probability_percent"])
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in key) or not 1 <= key[0] <= key[1]:
+            raise ValueError("nxos: port %s: ECN thresholds %r are not byte counts with minimum <= maximum" % (name, key[:2]))
+        _in(key[2], DROP_PROBABILITY, "port %s: ECN drop-probability" % name)
+        groups.setdefault(key, []).append(name)
+    return list(groups.items())
+
+
+def _watchdog_lines(watchdog: dict) -> list[str]:
+    if not watchdog.get("enabled"):
+        # The global default of the watchdog is unverified: disabled is said explicitly.
+        return ["priority-flow-control watch-dog-interval off"]
+    if watchdog.get("action") not in _vendor_nxos.WATCHDOG_ACTIONS:
+        raise ValueError("nxos: PFC watchdog action %r has no NX-OS form (the NX-OS watchdog only drops: %s)"
+                         % (watchdog.get("action"), ", ".join(_vendor_nxos.WATCHDOG_ACTIONS)))
+    detect = _in(watchdog.get("detection_time_ms"), WATCHDOG_INTERVAL_MS, "PFC watchdog detection time (ms; the watch-dog interval)")
+    restore = watchdog.get("restoration_time_ms")
+    if not isinstance(restore, int) or isinstance(restore, bool) or restore % detect:
+        raise ValueError("nxos: PFC watchdog restoration time %r ms is not a whole multiple of the detection time %d ms "
+                         "(NX-OS restores after 'auto-restore multiplier' watch-dog intervals)" % (restore, detect))
+    multiplier = restore // detect
+    if multiplier < WATCHDOG_AUTO_RESTORE_MIN:
+        raise ValueError("nxos: PFC watchdog auto-restore multiplier %d (restoration / detection time) is not at least %d"
+                         % (multiplier, WATCHDOG_AUTO_RESTORE_MIN))
+    return [
+        "priority-flow-control watch-dog-interval on",
+        "priority-flow-control watch-dog interval %d" % detect,
+        "priority-flow-control auto-restore multiplier %d" % multiplier,
+    ]
+
+
+def render_plan(plan: dict) -> list[str]:
+    """The NX-OS configuration lines of a switch plan, hierarchical with two spaces a level as
+    'show running-config' prints them. ValueError naming the value NX-OS would not take."""
+    if plan["trust"] != "dscp":
+        raise ValueError("nxos: trust %r has no NX-OS mapping (the classification policy matches DSCP)" % (plan["trust"],))
+    ports = sorted(plan["ports"], key=_natural)
+    if not ports:
+        raise ValueError("nxos: the plan has no ports")
+    for name in ports:
+        if not isinstance(name, str) or not _PORT_RE.fullmatch(name):
+            raise ValueError("nxos: port %r is not an NX-OS interface name (%s)" % (name, _vendor_nxos.INTERFACE_EXAMPLE))
+    default = int(plan["default_traffic_class"])
+    if default != 0:
+        # NX-OS: "By default, all network traffic is grouped into ... qos-group 0", the class-default system
+        # classes (_vendor_nxos.queuing_class(0)); another default class has no NX-OS form.
+        raise ValueError("nxos: default traffic class %r: NX-OS's default class is qos-group 0 (%s, %s)"
+                         % (default, _vendor_nxos.QUEUING_CLASS_DEFAULT, _vendor_nxos.NETWORK_QOS_CLASS_DEFAULT))
+    classes = {int(tc): spec for tc, spec in plan["traffic_classes"].items()}
+    for tc in [default, *classes]:
+        _in(tc, QOS_GROUP, "traffic class (qos-group)")
+    full = plan.get("dscp_map_full") or {str(d): plan["dscp_map"].get(str(d), default) for d in range(64)}
+    by_tc: dict[int, list[int]] = {}
+    for dscp, tc in full.items():
+        by_tc.setdefault(_in(int(tc), QOS_GROUP, "traffic class (qos-group)"), []).append(_in(int(dscp), DSCP, "DSCP"))
+    mtu = plan["mtu"]
+    _in(mtu, NETQOS_MTU, "MTU (network-qos class mtu)")
+    _in(mtu, INTERFACE_MTU, "MTU (interface mtu)")
+    pfc = sorted({int(p) for name in ports for p in plan["ports"][name]["pfc_priorities"]})
+    for prio in pfc:
+        _in(prio, PFC_COS, "PFC priority (pause pfc-cos)")
+        if prio == default:
+            # The default class's no-drop form is unverified: refused rather than guessed.
+            raise ValueError("nxos: PFC priority %d is the default class (qos-group %d, c-8q-nq-default): "
+                             "a lossless default class is not rendered (unverified)" % (prio, default))
+    ecn_queue = int(plan["ecn_queue"])
+    if ecn_queue not in classes or classes[ecn_queue]["strict"]:
+        raise ValueError("nxos: the ECN queue %d is not a weighted traffic class of the plan" % ecn_queue)
+
+    lines: list[str] = []
+    # -- classification: QoS guide, "Configuring Classification" ('class-map type qos match-any',
+    # 'match dscp <list>'); "Configuring Marking" ('set qos-group') in a 'policy-map type qos'.
+    for tc in sorted(by_tc):
+        lines += ["class-map type qos match-any %s%d" % (CLASS_PREFIX, tc), "  match dscp %s" % dscp_list(by_tc[tc])]
+    lines.append("policy-map type qos %s" % QOS_POLICY)
+    for tc in sorted(by_tc):
+        lines += ["  class %s%d" % (CLASS_PREFIX, tc), "    set qos-group %d" % tc]
+    # -- egress queuing: QoS guide, "Configuring Queuing and Scheduling" ('policy-map type queuing',
+    # 'class type queuing c-out-8q-q<N>', 'priority level 1', 'bandwidth remaining percent', 'random-detect
+    # minimum-threshold .. maximum-threshold .. drop-probability .. weight .. ecn'); the published RoCE
+    # configuration (ZB, docs/vendor-nxos.md) has the same statements (in kbytes, weight 7). One policy per distinct ECN setting of the ports.
+    groups = _ecn_groups(plan, ports)
+    names = [QUEUING_POLICY] if len(groups) == 1 else ["%s-%d" % (QUEUING_POLICY, i + 1) for i in range(len(groups))]
+    order = sorted(tc for tc in classes if tc != default) + ([default] if default in classes else [])
+    for prio in pfc:
+        if prio not in classes:
+            raise ValueError("nxos: PFC priority %d is not a traffic class of the plan" % prio)
+    for name, ((low, high, prob), _members) in zip(names, groups):
+        lines.append("policy-map type queuing %s" % name)
+        for tc in order:
+            spec = classes[tc]
+            lines.append("  class type queuing %s" % _vendor_nxos.queuing_class(tc))
+            if spec["strict"]:
+                lines.append("    priority level 1")
+                continue
+            lines.append("    bandwidth remaining percent %d" % _in(spec["bandwidth_percent"], PERCENT, "traffic class %d: bandwidth remaining percent" % tc))
+            if tc == ecn_queue:
+                lines.append("    random-detect minimum-threshold %d %s maximum-threshold %d %s drop-probability %d weight %d ecn"
+                             % (low, ECN_UNIT, high, ECN_UNIT, prob, ECN_WEIGHT))
+    # -- no-drop and MTU per system class: QoS guide, "Configuring Network QoS" / "Configuring Priority Flow
+    # Control" ('policy-map type network-qos', 'class type network-qos c-8q-nq<N>', 'pause pfc-cos', 'mtu').
+    lines.append("policy-map type network-qos %s" % NETQOS_POLICY)
+    for tc in order:
+        lines.append("  class type network-qos %s" % _vendor_nxos.network_qos_class(tc))
+        if tc in pfc:
+            lines.append("    pause pfc-cos %d" % tc)
+        lines.append("    mtu %d" % mtu)
+    # -- system-wide: QoS guide ('system qos', 'service-policy type network-qos', 'service-policy type
+    # queuing output').
+    lines += ["system qos", "  service-policy type network-qos %s" % NETQOS_POLICY]
+    if len(groups) == 1:
+        lines.append("  service-policy type queuing output %s" % QUEUING_POLICY)
+    lines += _watchdog_lines(plan["watchdog"])
+    # -- per port: QoS guide, "Configuring Priority Flow Control" ('priority-flow-control mode on',
+    # 'service-policy type qos input'); Interfaces guide ('description', 'mtu').
+    queuing_of = {port: name for name, (_key, members) in zip(names, groups) for port in members}
+    for name in ports:
+        port = plan["ports"][name]
+        description = port.get("description") or ""
+        _base.check_cli_line("nxos render", description)
+        lines.append("interface %s" % name)
+        if description:
+            lines.append("  description %s" % description)
+        lines += ["  mtu %d" % mtu, "  priority-flow-control mode on", "  service-policy type qos input %s" % QOS_POLICY]
+        if len(groups) > 1:
+            lines.append("  service-policy type queuing output %s" % queuing_of[name])
+    for line in lines:
+        _base.check_cli_line("nxos render", line)
+    return lines

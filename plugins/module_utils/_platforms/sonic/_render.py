@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# PRIVATE: not a public API of lossless.fabric; may change without notice.
+"""SONiC rendering: the plan as JSON Patch operations, one per line, each adding one CONFIG_DB leaf
+(``{"op": "add", "path": "/PORT/Ethernet0/mtu", "value": "9100"}``), and back (the leaves of the
+rendered lines, the CONFIG_DB a switch holding them prints). Pure: no device. The driver
+(_driver.py) loads these lines; every form with its source: docs/vendor-sonic.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ansible_collections.lossless.fabric.plugins.module_utils._common._snapshot import natural as _natural
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _records
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
+
+MAP = _vendor_sonic.MAP_NAME
+_PORT_RE = re.compile(_records.SONIC.interface_pattern, re.ASCII)
+_NAME_RE = re.compile(_vendor_sonic.NAME_PATTERN, re.ASCII)
+# A CONFIG_DB path segment we write: table names, keys (Ethernet0|3, Ethernet0|3-4) and field names.
+_SEGMENT_RE = re.compile(r"[A-Za-z0-9_|.-]{1,64}", re.ASCII)
+
+# plan trust -> what SONiC classifies by: a port trusts DSCP when PORT_QOS_MAP binds a dscp_to_tc_map.
+TRUST = {"dscp": "dscp_to_tc_map"}
+
+
+def _op(path: list[str], value: str) -> str:
+    for segment in path:
+        if not _SEGMENT_RE.fullmatch(segment):
+            raise ValueError("sonic: %r is not a CONFIG_DB table, key or field name we write" % (segment,))
+    return json.dumps({"op": "add", "path": "/" + "/".join(path), "value": str(value)}, ensure_ascii=True)
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs of priorities: [3, 4, 6] -> [(3, 4), (6, 6)] (BUFFER_PG pg_num is 'X' or 'X-Y')."""
+    runs: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if runs and runs[-1][1] == number - 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return [(run[0], run[1]) for run in runs]
+
+
+def _pg(run: tuple[int, int]) -> str:
+    return "%d" % run[0] if run[0] == run[1] else "%d-%d" % run
+
+
+def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
+    """The rendered lines as (path segments, value); ValueError on a line that is not one of our ops."""
+    out = []
+    for line in lines:
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            raise ValueError("sonic: %r is not a JSON Patch operation" % line[:120]) from None
+        if not isinstance(doc, dict) or doc.get("op") != "add" or not isinstance(doc.get("path"), str) or not isinstance(doc.get("value"), str):
+            raise ValueError("sonic: %r is not an add of one CONFIG_DB value" % line[:120])
+        path = doc["path"].split("/")[1:]
+        if len(path) != 3 or not all(_SEGMENT_RE.fullmatch(p) for p in path):
+            raise ValueError("sonic: %r is not a /TABLE/key/field path" % doc["path"])
+        out.append((path, doc["value"]))
+    return out
+
+
+def render(plan: dict) -> list[str]:
+    """One JSON Patch add per CONFIG_DB leaf, every value from the plan (docs/vendor-sonic.md)."""
+    if plan["trust"] not in TRUST:
+        raise ValueError("trust %r has no SONiC mapping (only %s)" % (plan["trust"], ", ".join(sorted(TRUST))))
+    ports = plan["ports"]
+    if not ports:
+        raise ValueError("the plan has no ports")
+    v = _vendor_sonic
+    classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
+    default_tc = int(plan["default_traffic_class"])
+    lines: list[str] = []
+    full = plan.get("dscp_map_full") or {str(d): plan["dscp_map"].get(str(d), default_tc) for d in range(64)}
+    for dscp in sorted(full, key=int):
+        lines.append(_op(["DSCP_TO_TC_MAP", MAP, str(int(dscp))], str(int(full[dscp]))))
+    for tc in range(8):
+        queue = tc if tc in classes else default_tc
+        lines.append(_op(["TC_TO_QUEUE_MAP", MAP, str(tc)], str(queue)))
+    lossless = sorted({int(p) for port in ports.values() for p in port["pfc_priorities"]})
+    for tc in range(8):
+        lines.append(_op(["TC_TO_PRIORITY_GROUP_MAP", MAP, str(tc)], str(tc if tc in lossless else 0)))
+    for prio in range(8):
+        lines.append(_op(["MAP_PFC_PRIORITY_TO_QUEUE", MAP, str(prio)], str(prio)))
+    schedulers: dict[int, str] = {}
+    for tc in sorted(classes):
+        cls = classes[tc]
+        if cls["strict"]:
+            name = "LF_STRICT"
+            fields = [("type", "STRICT")]
+        else:
+            weight = int(cls["bandwidth_percent"])
+            if not v.WEIGHT_RANGE[0] <= weight <= v.WEIGHT_RANGE[1]:
+                raise ValueError("traffic class %d: DWRR weight %d is outside SONiC's %d..%d" % ((tc, weight) + v.WEIGHT_RANGE))
+            # type and weight are create-only (sonic-scheduler.yang): the name carries the weight.
+            name = "LF_DWRR_%d" % weight
+            fields = [("type", "DWRR"), ("weight", str(weight))]
+        schedulers[tc] = name
+        for field, value in fields:
+            line = _op(["SCHEDULER", name, field], value)
+            if line not in lines:
+                lines.append(line)
+    ecn_queue = int(plan["ecn_queue"])
+    wred: dict[str, str] = {}
+    for name in sorted(ports, key=_natural):
+        ecn = ports[name]["ecn"]
+        key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
+        profile = "LF_ECN_%d_%d_%d" % key
+        if not _NAME_RE.fullmatch(profile):
+            raise ValueError("port %s: WRED profile name %r is longer than SONiC's 32 characters" % (name, profile))
+        wred[name] = profile
+        fields = [("ecn", v.ECN_MODE), ("wred_green_enable", "true"), ("green_min_threshold", str(key[0])),
+                  ("green_max_threshold", str(key[1])), ("green_drop_probability", str(key[2]))]
+        for field, value in fields:
+            line = _op(["WRED_PROFILE", profile, field], value)
+            if line not in lines:
+                lines.append(line)
+    model = (plan.get("sonic") or {}).get("buffer_model", v.DEFAULT_BUFFER_MODEL)
+    if model not in v.BUFFER_MODELS:
+        raise ValueError("buffer_model %r is not one of %s" % (model, ", ".join(v.BUFFER_MODELS)))
+    watchdog = plan["watchdog"]
+    for name in sorted(ports, key=_natural):
+        port = ports[name]
+        if not _PORT_RE.fullmatch(name):
+            raise ValueError("port %r is not a SONiC port name (%s)" % (name, _records.SONIC.interface_example))
+        description = port.get("description") or ""
+        _base.check_cli_line("sonic render", description)
+        lines.append(_op(["PORT", name, "mtu"], str(int(plan["mtu"]))))
+        if description:
+            lines.append(_op(["PORT", name, "description"], description))
+        prios = sorted(int(p) for p in port["pfc_priorities"])
+        for field in ("dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"):
+            lines.append(_op(["PORT_QOS_MAP", name, field], MAP))
+        lines.append(_op(["PORT_QOS_MAP", name, "pfc_enable"], ",".join(str(p) for p in prios)))
+        for tc in sorted(classes):
+            lines.append(_op(["QUEUE", "%s|%d" % (name, tc), "scheduler"], schedulers[tc]))
+        lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
+        if watchdog["enabled"]:
+            lines.append(_op(["PFC_WD", name, "action"], str(watchdog["action"])))
+            lines.append(_op(["PFC_WD", name, "detection_time"], str(int(watchdog["detection_time_ms"]))))
+            lines.append(_op(["PFC_WD", name, "restoration_time"], str(int(watchdog["restoration_time_ms"]))))
+        lines.append(_op(["CABLE_LENGTH", v.CABLE_LENGTH_KEY, name], "%dm" % int(port["cable_length_m"])))
+        room = port["headroom"]
+        if model == "traditional" and prios:
+            profile = "LF_PG_%d_%d_%d" % (int(room["size_bytes"]), int(room["xoff_bytes"]), int(room["xon_bytes"]))
+            for field, value in (("pool", v.LOSSLESS_POOL), ("size", str(int(room["size_bytes"]))), ("xoff", str(int(room["xoff_bytes"]))),
+                                 ("xon", str(int(room["xon_bytes"]))), ("dynamic_th", v.LOSSLESS_DYNAMIC_TH)):
+                line = _op(["BUFFER_PROFILE", profile, field], value)
+                if line not in lines:
+                    lines.append(line)
+        else:
+            profile = "NULL"  # the dynamic model: the switch computes the headroom (dynamic buffer HLD)
+        for run in _runs(prios):
+            lines.append(_op(["BUFFER_PG", "%s|%s" % (name, _pg(run)), "profile"], profile))
+    for line in lines:
+        _base.check_cli_line("sonic render", line)
+    return lines
+
+
+def running_of(lines: list[str]) -> str:
+    """The CONFIG_DB JSON of a switch holding exactly the rendered leaves (and one PORT entry each)."""
+    doc: dict[str, dict] = {}
+    for (table, key, field), value in _leaves(lines):
+        doc.setdefault(table, {}).setdefault(key, {})[field] = value
+    doc.setdefault("PORT", {})
+    return json.dumps(doc, indent=4, sort_keys=True)
