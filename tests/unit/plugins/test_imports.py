@@ -51,7 +51,7 @@ def subsystem(dotted: str) -> str | None:
 
 
 def contract(module: str, name: str | None) -> bool:
-    """Whether an import is of _intent._contract (or a name in it); it need not exist yet (branch h/intent adds it)."""
+    """Whether an import is of _intent._contract (or a name in it), the one module any package may import."""
     return module == CONTRACT or module.startswith(CONTRACT + ".") or (module, name) == (MODULE_UTILS + "._intent", "_contract")
 
 
