@@ -11,8 +11,10 @@ PYTHON=${PYTHON:-python3}
 VENV=$ROOT/.venv
 DEPS=$ROOT/.deps
 STAMPS=$DEPS/stamps
-ANSIBLE_WHEEL_VERSION=12.3.0   # carries kubernetes.core 6.2.0, netcommon 8.2.0, utils 6.0.0, arista.eos 12.0.0
-COLLECTIONS="kubernetes/core ansible/netcommon ansible/utils arista/eos"
+# carries kubernetes.core 6.2.0, netcommon 8.2.0, utils 6.0.0, and the vendors' collections the lab is
+# checked against (tests/integration/test_peer_*.py): arista.eos 12.0.0, cisco.nxos 11.1.0, junipernetworks.junos 11.0.0
+ANSIBLE_WHEEL_VERSION=12.3.0
+COLLECTIONS="kubernetes/core ansible/netcommon ansible/utils arista/eos cisco/nxos junipernetworks/junos"
 DEBIAN_PACKAGES="opensm ibsim-utils infiniband-diags shellcheck"
 
 mkdir -p "$STAMPS"

@@ -81,12 +81,33 @@ class SwitchLab:
         data = {"all": {"vars": {"lossless_fabric": intent or INTENT}, "children": {"switches": {"hosts": hosts}}}}
         (self.inventory / "hosts.yml").write_text(yaml.safe_dump(data))
 
-    def playbook(self, body, *args, check=True):
-        """Run a playbook (a list of plays) against this lab; returns the CompletedProcess."""
+    def peer_inventory(self, network_os, **host_vars):
+        """An inventory a user of a vendor's own collection would write for these switches
+        (ansible.netcommon.network_cli, `network_os` such as 'cisco.nxos.nxos'); returns its directory.
+        Host keys are checked, by paramiko: libssh reads the known_hosts of the account's home from the
+        password database, whatever HOME says, and netcommon passes it no other file; paramiko reads
+        ~/.ssh/known_hosts, so a playbook run on this inventory gets a HOME of its own holding the lab's keys."""
+        ssh = self.tmp / "peer_home" / ".ssh"
+        ssh.mkdir(parents=True, exist_ok=True)
+        (ssh / "known_hosts").write_text(open(self.known_hosts, encoding="utf-8").read())
+        hosts = {name: {"ansible_host": "127.0.0.1", "ansible_port": self.sim.port(name), **host_vars} for name in self.switches}
+        common = {"ansible_connection": "ansible.netcommon.network_cli", "ansible_network_os": network_os,
+                  "ansible_user": "admin", "ansible_password": PASSWORD, "ansible_host_key_checking": True,
+                  "ansible_network_cli_ssh_type": "paramiko"}
+        where = self.tmp / "peer_inventory"
+        where.mkdir(exist_ok=True)
+        (where / "hosts.yml").write_text(yaml.safe_dump({"all": {"vars": common, "hosts": hosts}}))
+        return where
+
+    def playbook(self, body, *args, check=True, inventory=None):
+        """Run a playbook (a list of plays) against this lab (or `inventory`: peer_inventory's, run with
+        its own HOME); returns the CompletedProcess."""
         path = self.tmp / "play.yml"
         path.write_text(yaml.safe_dump(body, sort_keys=False))
-        out = run([os.path.join(BIN, "ansible-playbook"), "-i", str(self.inventory), str(path), *args],
-                  env=ansible_env(ANSIBLE_STDOUT_CALLBACK="default"))
+        env = ansible_env(ANSIBLE_STDOUT_CALLBACK="default")
+        if inventory is not None:
+            env.update(HOME=str(self.tmp / "peer_home"), ANSIBLE_ASYNC_DIR=str(self.tmp / "peer_home" / ".ansible_async"))
+        out = run([os.path.join(BIN, "ansible-playbook"), "-i", str(inventory or self.inventory), str(path), *args], env=env)
         text = out.stdout + out.stderr
         assert PASSWORD not in text, "the switch password leaked into ansible-playbook output"
         if check:
