@@ -129,7 +129,8 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
             _schema.BY_PATH["lossless_fabric_device.ports.<ifname>.description"].default if description is None else description, f"{port_path}.description"
         )
         good = good and _ok(speed, cable, description)
-        if _ok(speed, canonical[ifname]) and platform is not BAD and not _model_speed_ok(ctx, platform.name, raw.get("model"), canonical[ifname], speed, port_path):
+        model_checked = _ok(speed, canonical[ifname]) and platform is not BAD
+        if model_checked and not _model_speed_ok(ctx, platform.name, raw.get("model"), canonical[ifname], speed, port_path):
             good = False
         junos_later = platform is not BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
         ecn_now = _ok(speed) and roce.get("ecn") and platform is not BAD and not junos_later
