@@ -190,31 +190,6 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
     return out
 
 
-def _model_speed_ok(ctx: Ctx, platform: str, model: Any, ifname: str, speed_gbps: int, port_path: str) -> bool:
-    """A port's speed is one its model's port runs, where _tables.SWITCH_MODELS knows the model
-    (from the vendor's datasheet); an unknown model, or a name no port group covers, is not checked."""
-    groups = model_ports(platform, model)
-    if groups is None:
-        return True
-    ranges = []
-    for pattern, first, last, speeds in groups:
-        match = re.fullmatch(pattern, ifname)
-        if not match:
-            continue
-        number = int(match.group(1))
-        if first <= number <= last:
-            if speed_gbps in speeds:
-                return True
-            runs = ", ".join(f"{speed}G" for speed in speeds)
-            ctx.error(f"{port_path}.speed", f"'{speed_gbps}G': a {model} runs port {number} ({ifname}) at {runs} only (docs/lab.md, \"Switch models\")")
-            return False
-        ranges.append(f"{first}-{last}")
-    if ranges:
-        ctx.error(port_path, f"{ifname!r} is not a port of a {model} (its ports: {', '.join(ranges)})")
-        return False
-    return True
-
-
 def _sonic_device(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
     """SONiC only: the switch's buffer model (DEVICE_METADATA|localhost buffer_model, _vendor_sonic):
     'dynamic' (the default: the switch computes lossless headroom from speed, cable length and MTU)
@@ -267,17 +242,6 @@ def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
         ctx.error(f"{path}.dcbx", f"{dcbx!r} is not a DCBX PFC mode (one of {', '.join(_vendor_junos.DCBX_MODES)})")
         return BAD
     return {"model": model, "scheduling": scheduling, "dcbx": dcbx}
-
-
-def _junos_family(model: Any) -> str | None:
-    """The _vendor_junos.MODELS family of a Junos model: the family itself ('qfx5220') or one of its
-    SKUs as 'show version' prints them ('qfx5220-32cd', family + '-' + variant); None if unknown."""
-    if not isinstance(model, str):
-        return None
-    if model in _vendor_junos.MODELS:
-        return model
-    sku = re.fullmatch(r"([a-z0-9]+)-[a-z0-9]+", model.casefold())
-    return sku.group(1) if sku and sku.group(1) in _vendor_junos.MODELS else None
 
 
 def _release(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
@@ -356,6 +320,42 @@ def _port_ecn_ok(ctx: Ctx, ecn: dict, speed_gbps: int, path: str, platform: str,
         )
         return False
     return True
+
+
+def _model_speed_ok(ctx: Ctx, platform: str, model: Any, ifname: str, speed_gbps: int, port_path: str) -> bool:
+    """A port's speed is one its model's port runs, where _tables.SWITCH_MODELS knows the model
+    (from the vendor's datasheet); an unknown model, or a name no port group covers, is not checked."""
+    groups = model_ports(platform, model)
+    if groups is None:
+        return True
+    ranges = []
+    for pattern, first, last, speeds in groups:
+        match = re.fullmatch(pattern, ifname)
+        if not match:
+            continue
+        number = int(match.group(1))
+        if first <= number <= last:
+            if speed_gbps in speeds:
+                return True
+            runs = ", ".join(f"{speed}G" for speed in speeds)
+            ctx.error(f"{port_path}.speed", f"'{speed_gbps}G': a {model} runs port {number} ({ifname}) at {runs} only (docs/lab.md, \"Switch models\")")
+            return False
+        ranges.append(f"{first}-{last}")
+    if ranges:
+        ctx.error(port_path, f"{ifname!r} is not a port of a {model} (its ports: {', '.join(ranges)})")
+        return False
+    return True
+
+
+def _junos_family(model: Any) -> str | None:
+    """The _vendor_junos.MODELS family of a Junos model: the family itself ('qfx5220') or one of its
+    SKUs as 'show version' prints them ('qfx5220-32cd', family + '-' + variant); None if unknown."""
+    if not isinstance(model, str):
+        return None
+    if model in _vendor_junos.MODELS:
+        return model
+    sku = re.fullmatch(r"([a-z0-9]+)-[a-z0-9]+", model.casefold())
+    return sku.group(1) if sku and sku.group(1) in _vendor_junos.MODELS else None
 
 
 def canonical_port(platform: Platform, name: str) -> str | None:
