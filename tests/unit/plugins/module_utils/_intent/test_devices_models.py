@@ -4,10 +4,15 @@ checked against the model the device names; an unknown model is accepted uncheck
 
 from __future__ import annotations
 
+import glob
+import os
+
 import pytest
+import yaml
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _tables
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))))
 JUNOS = {"kind": "switch", "platform": "junos", "queue_buffer_bytes": 12000000}
 EOS = {"kind": "switch", "platform": "eos"}
 
@@ -90,3 +95,23 @@ def test_every_table_model_has_groups_that_cover_each_port_once():
             assert model == model.casefold() and groups, (platform, model)
             for _pattern, first, last, speeds in groups:
                 assert 0 <= first <= last and speeds and set(speeds) <= set(_tables.SPEEDS.values()), (platform, model)
+
+
+def test_every_lab_switch_that_names_a_model_names_one_the_table_checks_and_runs_its_ports_at_real_speeds():
+    """The lab keeps itself honest: a model in inventories/lab is one whose ports the table knows, and the lab's
+    whole intent plans with it, so a port speed the hardware does not run fails the lab (docs/lab.md, "Switch models")."""
+    lab = os.path.join(ROOT, "inventories", "lab")
+    with open(os.path.join(lab, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
+        intent = yaml.safe_load(handle)["lossless_fabric"]
+    devices = {}
+    for path in sorted(glob.glob(os.path.join(lab, "host_vars", "*.yml"))):
+        with open(path, encoding="utf-8") as handle:
+            devices[os.path.basename(path)[:-4]] = yaml.safe_load(handle)["lossless_fabric_device"]
+    named = {name: d["model"] for name, d in devices.items() if d.get("kind") == "switch" and d.get("model")}
+    assert named == {"leaf2": "qfx5220-32cd", "spine1": "DCS-7280DR3-24"}
+    assert all(_tables.model_ports(devices[name]["platform"], model) is not None for name, model in named.items())
+    assert _plan.validate(intent, devices)[0] == []  # errors; the lab has warnings of its own (SONiC)
+    # The lab's ports at a speed its models do not run are refused: the check reaches the lab's own plan.
+    devices["spine1"]["ports"]["Ethernet1/1"]["speed"] = "200G"
+    errors, _warnings = _plan.validate(intent, devices)
+    assert [e for e in errors if "a DCS-7280DR3-24 runs port 1" in e], errors
