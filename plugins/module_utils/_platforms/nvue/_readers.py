@@ -521,6 +521,16 @@ def _id_list(text: str | None) -> list[int]:
 _CELL = re.compile(r"\S+(?: \S+)*")
 
 
+def _columns(header: str, ruler: str) -> list[tuple[int, str]]:
+    """[(start, name)] of a key tree's value columns, placed by the dash ruler: a header line may have lost its
+    leading spaces (an output read back with its whitespace trimmed), the ruler starts at column 0 anyway."""
+    names = [name.lower() for name in _split_columns(header)]
+    starts = [m.start() for m in re.finditer(r"-+", ruler)]
+    if len(names) == len(starts) - 1:
+        return list(zip(starts[1:], names))
+    return [(m.start(), m.group(0).lower()) for m in _CELL.finditer(header)]
+
+
 def _text_view(text: str) -> tuple[dict, dict[str, list[dict]], dict]:
     """({dotted key: operational value}, {table title: [row dicts]}, {dotted key: applied value}) of a view.
     A key row's cells go to the column whose header starts at or before the cell ('operational', 'applied',
@@ -534,7 +544,7 @@ def _text_view(text: str) -> tuple[dict, dict[str, list[dict]], dict]:
     tables: dict[str, list[dict]] = {}
     first_title = min(titles) if titles else n
     if n > 1 and _is_ruler(lines[1]) and not lines[0].strip().startswith(("-", "=")):
-        columns = [(m.start(), m.group(0).lower()) for m in _CELL.finditer(lines[0])]
+        columns = _columns(lines[0], lines[1])
         stack: list[tuple[int, str]] = []
         for line in lines[2:first_title]:
             if not line.strip():
@@ -966,13 +976,12 @@ def _cc_tc_view(tree: dict, profile: str, tc: str) -> dict:
 def _pfc_view(tree: dict, text: str, profile: str | None) -> dict:
     """``nv show qos pfc <profile>``: key rows, '[switch-priority]' once per priority (the operational column)."""
     prios = []
-    header = text.replace("\r", "").split("\n")[0]
-    op_at = header.find("operational")
-    applied_at = header.find("applied")
-    for line in text.split("\n"):
+    lines = text.replace("\r", "").split("\n")
+    applied_at = dict((name, start) for start, name in _columns(lines[0], lines[1] if len(lines) > 1 else "")).get("applied", -1)
+    for line in lines:
         cells = list(_CELL.finditer(line))
         if cells and cells[0].group(0) == "[switch-priority]" and len(cells) > 1 and _int(cells[1].group(0)) is not None:
-            if op_at < 0 or applied_at < 0 or cells[1].start() + 1 < applied_at:
+            if applied_at < 0 or cells[1].start() + 1 < applied_at:
                 prios.append(int(cells[1].group(0)))
     directions = [tree.get(k) for k in ("rx", "tx") if tree.get(k)]
     shaped = _empty_shape()
