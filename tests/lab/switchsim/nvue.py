@@ -5,7 +5,11 @@
 keeps one per user); ``nv config diff``, ``nv config apply [-y] [--confirm <t>]
 [-m <msg>]`` with automatic rollback, ``nv config apply <rev> --confirm-yes |
 --confirm-no``, ``--confirm-status``, ``nv config revision [-o json]``,
-``nv config detach``, ``nv config show``, ``nv show`` read-back and counters.
+``nv config detach``, ``nv config show``, ``nv show`` read-back and counters, and the
+operational views (``nv show qos roce``, ``nv show interface <if> qos roce status``,
+``nv show qos pfc <p>``, ``nv show qos congestion-control <p> [traffic-class <n>]``)
+from what the ASIC runs. NVUE-only faults: ``operational`` (the ASIC runs other values)
+and ``unknown_options`` (a release that refuses the undocumented confirm forms).
 Grammar per release (``version``, default 5.14.0) and every rule's source:
 docs/vendor-nvue.md.
 """

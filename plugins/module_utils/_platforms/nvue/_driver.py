@@ -13,6 +13,8 @@ The device is a Linux shell (netmiko ``cumulus_linux``); every command is an
     nv config apply <rev> --confirm-yes|-no     confirm / cancel OUR revision only
     nv config apply --confirm-status            the timer
     nv config show -o commands                  read-back (what gather/parse/readback read)
+    nv show qos pfc|congestion-control <p>, nv show qos roce
+                                                gathered: the applied state (the operational views)
     nv config save                              startup config (5.9+ already auto-saves on apply)
 
 Real NVUE keeps one pending revision per *user* (shared by that user's
@@ -21,7 +23,9 @@ are refused, never applied with ours.
 
 Every command and form, with its source (CumulusNetworks/docs pages, the NVUE
 command reference, napalm-cumulus for the confirm forms NVIDIA does not
-document) and what is unverified: docs/vendor-nvue.md. Release-dependent
+document: neither confirming nor cancelling a --confirm apply is documented,
+only that an unconfirmed one rolls back when its timer runs out) and what is
+unverified: docs/vendor-nvue.md. Release-dependent
 spellings and paths come from the plan's ``release`` (_vendor_nvue).
 """
 
