@@ -344,8 +344,9 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
             steps.driver.prepare()
         if state == "gathered":
             running = steps.gather()
+            views = steps.gather_views(running)
             try:
-                result["gathered"] = driver_cls.parse(running)
+                result["gathered"] = driver_cls.parse(running + ("\n" + views if views else ""))
             except ValueError as exc:
                 return _fail(result, "%s: the running configuration the switch returned: %s" % (device, exc), device_state=_base.UNCHANGED, step="gather")
             if args.get("backup"):
@@ -396,6 +397,12 @@ class _Steps:
 
     def gather(self) -> str:
         return self._call("gather", "gather")
+
+    def gather_views(self, running: str) -> str:
+        # The operational views a platform reads beside its configuration (NVUE: docs/vendor-nvue.md).
+        if not hasattr(self.driver, "gather_views"):
+            return ""
+        return self._call("gather", "gather_views", running)
 
     def open_session(self, name: str) -> None:
         self._call("open session", "open_session", name)
