@@ -796,6 +796,10 @@ class JunosDevice(Device):
         descr = self.committed.get(f"interfaces {port}", {}).get("description", (None, None))[1]
         return {"port_id": str(index), "subtype": "local", "descr": descr or port}
 
+    def describe(self) -> dict:
+        """The lab state a test compares a peer's facts with: also the model, release and chassis serial number."""
+        return {**super().describe(), "model": self.model, "version": self.version, "serial": _serial(self.name)}
+
     def pending_state(self) -> dict:
         with self.lock:
             p = self.pending
