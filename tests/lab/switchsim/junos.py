@@ -2,7 +2,10 @@
 """Juniper Junos (QFX) model: operational/configuration modes, configure private,
 schema-checked ``set``/``delete`` for the class-of-service statements of
 shared/reference/switch-lossless-cli.md section 5, ``show | compare``,
-``commit check``, ``commit confirmed N`` with automatic rollback, counters (5.6).
+``commit check``, ``commit confirmed N`` with automatic rollback, counters (5.6); the operational views
+peers read (show version, show interfaces [terse], show chassis hardware, show system uptime, show lldp
+neighbors [interface X]) in text, ``| display xml`` and ``| display json``, and the terminal setup of
+junipernetworks.junos and netmiko (docs/vendor-junos.md "Peers").
 """
 from __future__ import annotations
 
