@@ -1479,7 +1479,7 @@ class EosShell(Shell):
         fs = (b.get("fs") or "flash:").rstrip("/")
         if fs not in ("flash:", "system:"):
             return f"% Error listing directory {fs}/ (No such file or directory)\n"
-        stamp = time.strftime("%b %d %H:%M", time.gmtime(self.dev.boot_time))
+        stamp = time.strftime("%b %e %H:%M", time.gmtime(self.dev.boot_time))  # "Feb 14 02:03", "Apr  3 10:29"
         out = []
         for name in (("flash:", "system:") if every else (fs,)):
             out.append(f"Directory of {name}/")
