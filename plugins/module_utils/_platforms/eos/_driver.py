@@ -111,6 +111,7 @@ class Driver(_base.Driver):
         super().__init__(conn, device)
         self._in_session = False  # the CLI sits in the session's config mode
         self._diff: str | None = None  # the diff load() read, until the session changes
+        self._loaded: list[str] = []  # the lines load() put into this driver's session (for the read-back after a lost timer)
         self._state = _base.UNCHANGED  # what this driver has done to the device so far
         self._prompt = ""  # the last prompt read
         self.timeout = DEFAULT_TIMEOUT
@@ -220,6 +221,7 @@ class Driver(_base.Driver):
         self.session = name
         self._in_session = False
         self._diff = None
+        self._loaded = []
 
     def load(self, lines: list[str]) -> None:
         name = self._name(None)
@@ -245,6 +247,7 @@ class Driver(_base.Driver):
             self._abort_quietly()
             raise self._error("the device rejected a line; the session was aborted", _base.UNCHANGED, line=command, device_said=said)
         self._diff = self._clean_diff(outputs[-1])
+        self._loaded = self._loaded + [line for line in lines if line.strip()]  # indented: the read-back reads the blocks
 
     @staticmethod
     def _clean_diff(text: str) -> str:
@@ -299,7 +302,16 @@ class Driver(_base.Driver):
 
     def confirm(self, session: str | None = None) -> None:
         name = self._name(session)
-        self._own_timed_session(name, "confirm")
+        try:
+            self._own_timed_session(name, "confirm")
+        except _base.DeviceError as exc:
+            if self._timer_rolled_back(name, exc):
+                raise self._error(
+                    "cannot confirm session %s: its commit timer ran out first and EOS rolled the change back (read back: the "
+                    "running config lacks the change again)" % name,
+                    _base.ROLLED_BACK,
+                ) from None
+            raise
         command = "configure session %s commit" % name
         out = self._run([command], _base.UNKNOWN, "confirming session %s" % name)[0]
         said = self._rejection(out)
@@ -310,13 +322,31 @@ class Driver(_base.Driver):
     def rollback(self, session: str | None = None) -> None:
         # EOS: aborting a session whose commit timer runs restores the config it replaced.
         name = self._name(session)
-        self._own_timed_session(name, "roll back")
+        try:
+            self._own_timed_session(name, "roll back")
+        except _base.DeviceError as exc:
+            if self._timer_rolled_back(name, exc):
+                self._state = _base.ROLLED_BACK  # what was asked: the commit timer did it first
+                return
+            raise
         command = "configure session %s abort" % name
         out = self._run([command], _base.PENDING, "rolling session %s back" % name)[0]
         said = self._rejection(out)
         if said:
             raise self._error("cannot roll session %s back" % name, self._state_after_failure(name), line=command, device_said=said)
         self._state = _base.ROLLED_BACK
+
+    def _timer_rolled_back(self, name: str, refusal: _base.DeviceError) -> bool:
+        """Issue 33: after 'commit timer', this driver's session is no longer under its timer (refusal, state
+        unknown): read the running config back. When it lacks the lines this driver committed, EOS's timer
+        reverted them (or an operator's abort did: either way the change is rolled back); when it holds them, the
+        commit was confirmed by someone, and the state stays unknown to the caller's report."""
+        if refusal.state != _base.UNKNOWN or name != self.session or self._state != _base.PENDING or not self._loaded:
+            return False
+        try:
+            return bool(self.readback_missing(self._loaded))
+        except _base.DeviceError:
+            return False
 
     def _state_after_failure(self, name: str) -> str:
         """Still pending (the timer will revert it) or no longer (confirmed or reverted: unknown which)."""

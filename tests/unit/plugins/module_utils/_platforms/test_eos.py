@@ -413,9 +413,28 @@ def test_timer_expiry_reverts(sim, driver):
     assert sim.running("leaf1") == before
     assert driver.pending() is None
     assert driver.readback_missing(lines)  # the plan is gone again
-    with pytest.raises(_base.DeviceError, match="refusing to confirm session lossless-fabric-timer: it has no commit timer pending") as err:
+    # issue 33: the driver reads the running config back and says what the timer did, not "unknown"
+    with pytest.raises(_base.DeviceError, match="cannot confirm session lossless-fabric-timer: its commit timer ran out first "
+                                                "and EOS rolled the change back") as err:
         driver.confirm()
-    assert err.value.state == _base.UNKNOWN
+    assert err.value.state == _base.ROLLED_BACK
+    driver.rollback()  # what a rollback asks for is already done: no error
+    assert sim.running("leaf1") == before
+
+
+def test_a_confirm_after_someone_else_settled_the_timer_stays_unknown(sim, driver, tmp_path):
+    """The read-back says 'rolled back' only when the change is gone: a commit confirmed by another
+    terminal (the change is live, the session no longer under its timer) is not reported as rolled back."""
+    lines = eos.Driver.render(small_plan())
+    driver.open_session("lossless-fabric-other")
+    driver.load(lines)
+    driver.commit(3600)
+    other = _driver(sim, tmp_path)
+    other._run(["configure session lossless-fabric-other commit"], None, "test")  # pylint: disable=protected-access
+    other.conn.disconnect()
+    with pytest.raises(_base.DeviceError, match="refusing to confirm session lossless-fabric-other: it has no commit timer pending") as err:
+        driver.confirm()
+    assert err.value.state == _base.UNKNOWN and driver.readback_missing(lines) == []
 
 
 def test_rollback_of_pending_commit(sim, driver):
