@@ -478,13 +478,33 @@ def test_refuses_lines_outside_the_session(driver):
 def test_connection_dropped_while_loading(sim, driver):
     lines = eos.Driver.render(small_plan())
     before = sim.running("leaf1")
-    sim.set_faults("leaf1", {"drop_after_commands": 5})
+    # login (terminal width, length), enable, the sessions check (2): the 6th command opens the session, the 9th is lost
+    sim.set_faults("leaf1", {"drop_after_commands": 8})
     driver.open_session("lossless-fabric-drop")
     with pytest.raises(_base.DeviceError, match="connection lost while loading") as err:
         driver.load(lines)
     assert err.value.state == _base.UNCHANGED
     assert sim.running("leaf1") == before
     assert not sim.pending("leaf1")["pending_commit"]
+    # issue 33: the session the lost load left open would block every later run; this run logs in again and aborts it
+    assert "logged in again and aborted the uncommitted session lossless-fabric-drop: the switch is as it was" in str(err.value)
+    assert "lossless-fabric-drop" not in sim.pending("leaf1")["sessions"]
+    sim.set_faults("leaf1", {"drop_after_commands": None})
+    driver.open_session("lossless-fabric-next")
+    driver.load(lines)  # a later change is not refused
+    driver.abort()
+
+
+def test_a_lost_load_that_cannot_log_in_again_says_the_session_stays_open(sim, driver):
+    lines = eos.Driver.render(small_plan())
+    sim.set_faults("leaf1", {"drop_after_commands": 8, "wrong_password": True})  # this login stays; a new one fails
+    driver.open_session("lossless-fabric-stuck")
+    with pytest.raises(_base.DeviceError, match="connection lost while loading") as err:
+        driver.load(lines)
+    assert err.value.state == _base.UNCHANGED
+    assert "could not log in again to abort it" in str(err.value)
+    assert "('configure session lossless-fabric-stuck abort')" in str(err.value)
+    assert sim.pending("leaf1")["sessions"]["lossless-fabric-stuck"]["state"] == "pending"
 
 
 def test_connection_dropped_after_commit_is_pending(sim, driver):
