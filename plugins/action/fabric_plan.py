@@ -9,6 +9,7 @@ from ansible import context
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _scope as _intent_scope
+from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config as _switch_config
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _fabric_lock
 from ansible_collections.lossless.fabric.plugins.plugin_utils._controller_action import ControllerAction
 
@@ -62,6 +63,9 @@ class ActionModule(ControllerAction):
 
         try:
             plan = _plan.build_plan(intent, devices)
+            unrenderable = _switch_config.render_errors(plan["devices"])
+            if unrenderable:
+                raise _tables.IntentError(unrenderable)
         except _tables.IntentError as exc:
             errors = list(exc.errors)
             result.update(

@@ -165,6 +165,8 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
                     queue_buffer = BAD
                     break
+    if not _watchdog_ok(ctx, (roce.get("pfc") or {}).get("watchdog"), platform):
+        good = False
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
     sonic = _sonic_device(ctx, raw.get("buffer_model"), f"{path}.buffer_model", platform)
@@ -188,6 +190,21 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
     if sonic is not None:
         out["sonic"] = sonic
     return out
+
+
+def _watchdog_ok(ctx: Ctx, watchdog: Any, platform: Any) -> bool:
+    """The intent's PFC watchdog against what this switch's OS can express (its record's watchdog_errors, the
+    function its renderer refuses by): refused here, before any device, naming the key, the value and the platform
+    (issue 33: an NX-OS watchdog the intent accepted was refused at render time, after the other switches changed)."""
+    if platform is BAD or platform.watchdog_errors is None or not isinstance(watchdog, dict) or watchdog.get("enabled") is not True:
+        return True
+    values = {key: watchdog.get(key) for key in ("detection_time_ms", "restoration_time_ms", "action")}
+    if not _ok(*values.values()):
+        return True  # the intent's own errors name them
+    errors = platform.watchdog_errors(values["detection_time_ms"], values["restoration_time_ms"], values["action"])
+    for key, why in errors:
+        ctx.error(f"lossless_fabric.roce.pfc.watchdog.{key}", f"{values[key]!r}: platform {platform.name} cannot take it: {why}")
+    return not errors
 
 
 def _sonic_device(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:

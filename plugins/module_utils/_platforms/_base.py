@@ -61,6 +61,10 @@ class Platform(NamedTuple):
     # None where the OS documents no limit. A change window hands its remaining time to each switch as that
     # timer, so the window's preflight refuses a window longer than a switch can hold (_window/_change_window.py).
     commit_timer_s: tuple[int, int] | None = None
+    # (detection_ms, restoration_ms, action) -> [(key under roce.pfc.watchdog, why)]: the PFC watchdog values the
+    # OS has no form for, from its _vendor_<os>.py. The intent refuses them before any device, naming the key, the
+    # value and the platform (_intent/_devices.py); the renderer refuses by the same function. None: no limit known.
+    watchdog_errors: Any = None
 
 
 # The counters (names of module_utils/_switches/_counters.py COUNTERS) a reader looks for on every switch: PFC pause

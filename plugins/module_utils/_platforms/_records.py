@@ -30,6 +30,7 @@ EOS = Platform(
     # 'commit timer <hh:mm:ss>' (EOS manual, configuration sessions): the driver sends 00:00:01-23:59:59; a longer
     # timer would need a day field the command has no form for (the EOS range itself is unverified).
     commit_timer_s=(1, 24 * 3600 - 1),
+    watchdog_errors=_vendor_eos.watchdog_errors,
 )
 
 NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
@@ -63,6 +64,7 @@ JUNOS = Platform(
     # 'commit confirmed <minutes>', 1 through 65,535 minutes (Juniper's Junos XML protocol guide, <confirm-timeout>;
     # junos/_driver.py _CONFIRM_MINUTES_MAX has the citation).
     commit_timer_s=(60, 65535 * 60),
+    watchdog_errors=_vendor_junos.watchdog_errors,
 )
 
 SONIC = Platform(

@@ -101,6 +101,24 @@ _HEADROOM_KEYS = _contract.keys(_contract.PortHeadroom)
 _INDEX_RE = re.compile(r"[0-9]{1,2}")
 
 
+def render_errors(devices: dict) -> list[str]:
+    """Every switch plan of a fabric rendered by its platform's driver, as switch_config will render it: what a
+    renderer refuses becomes an error of the plan, before any device, instead of a failure on that switch after
+    the others have changed (issue 33). The intent's own rules (the records' watchdog_errors and the like) name
+    the key first; this is the net under them, so no render-time refusal can reach a device run."""
+    errors = []
+    for host in sorted(devices):
+        plan = devices[host]
+        if not isinstance(plan, dict) or plan.get("kind") != "switch":
+            continue
+        try:
+            _drivers.driver_class(plan.get("platform")).render(plan)
+        except (_base.DeviceError, KeyError, TypeError, ValueError) as exc:
+            said = str(exc).split("; device state:", 1)[0]
+            errors.append("%s: platform %s cannot take this plan: %s" % (host, plan.get("platform"), said))
+    return errors
+
+
 def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]:
     """A switch plan checked value by value with the intent's rules: the plan
     with its port names in their one spelling, and every error (key path and

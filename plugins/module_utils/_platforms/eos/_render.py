@@ -7,6 +7,7 @@ configuration session. Every command with its source: docs/vendor-eos.md.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
@@ -75,8 +76,11 @@ def _by_number(mapping: dict) -> list:
 
 def _seconds(ms: int) -> str:
     """EOS takes watchdog timers in seconds with 2 decimals (reference 1.6)."""
-    if not isinstance(ms, int) or isinstance(ms, bool) or ms <= 0 or ms % 10:
-        raise ValueError("EOS takes PFC watchdog timers in steps of 10 ms; the plan has %r ms" % (ms,))
+    if not isinstance(ms, int) or isinstance(ms, bool) or ms <= 0:
+        raise ValueError("PFC watchdog timer %r is not a number of milliseconds above 0" % (ms,))
+    why = _vendor_eos.watchdog_timer_error(ms)
+    if why:
+        raise ValueError("%s; the plan has %d ms" % (why, ms))
     return "%d.%02d" % (ms // 1000, ms % 1000 // 10)
 
 
@@ -107,16 +111,25 @@ def _one_line(value: Any) -> Any:
     return value
 
 
-def render(plan: dict) -> list[str]:
-    import jinja2  # pylint: disable=import-outside-toplevel
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    """TEMPLATE compiled once per process: fabric_plan renders every switch's plan (switch_config's render-time
+    refusals are plan errors, _switches/_config.render_errors), and compiling cost more than rendering."""
+    import jinja2  # pylint: disable=import-outside-toplevel  # controller only: the sanity import test has no Jinja2
 
     env = jinja2.Environment(  # nosec B701 - CLI text, not HTML
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False, finalize=_one_line
     )
     env.filters.update(by_number=_by_number, seconds=_seconds, threshold=_threshold, watchdog_action=_watchdog_action, queue_block=_queue_block)
+    return env.from_string(TEMPLATE)
+
+
+def render(plan: dict) -> list[str]:
+    import jinja2  # pylint: disable=import-outside-toplevel
+
     device = "eos render"
     try:
-        text = env.from_string(TEMPLATE).render(plan=plan)
+        text = _template().render(plan=plan)
     except jinja2.UndefinedError as exc:
         raise KeyError("plan lacks %s" % exc.message) from None
     except ValueError as exc:

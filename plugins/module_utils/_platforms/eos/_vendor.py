@@ -32,6 +32,26 @@ ASIC_FAMILIES = tuple(sorted(QUEUE_BLOCK))
 
 # intent vocabulary <-> EOS keyword (reference 1.6: the global action is drop | no-drop)
 WATCHDOG_ACTIONS = {"drop": "drop", "forward": "no-drop"}
+# EOS takes the watchdog's timers in seconds with 2 decimals ('priority-flow-control pause watchdog default
+# timeout 0.20 recovery-time 0.40', reference 1.6): steps of 10 ms.
+WATCHDOG_STEP_MS = 10
+
+
+def watchdog_timer_error(ms: int) -> str | None:
+    """Why EOS cannot take a watchdog timer of ``ms`` milliseconds, or None."""
+    if ms % WATCHDOG_STEP_MS:
+        return f"EOS takes PFC watchdog timers in seconds with 2 decimals (steps of {WATCHDOG_STEP_MS} ms)"
+    return None
+
+
+def watchdog_errors(detection_ms: int, restoration_ms: int, action: str) -> list[tuple[str, str]]:
+    """The intent's watchdog against EOS's forms: (key under roce.pfc.watchdog, why) per value EOS cannot take.
+    The intent checks these before any device (_intent/_devices.py); the renderer refuses by the same rules."""
+    out = [(key, why) for key, ms in (("detection_time_ms", detection_ms), ("restoration_time_ms", restoration_ms))
+           if (why := watchdog_timer_error(ms))]
+    if action not in WATCHDOG_ACTIONS:
+        out.append(("action", "EOS's watchdog actions are %s" % ", ".join(sorted(WATCHDOG_ACTIONS))))
+    return out
 
 # Model prefix -> ASIC family, longest prefix wins. The families of these product
 # lines follow Arista's datasheets (7050X/7060X/7260X/7300X/7358X/7368X/7388X:

@@ -8,10 +8,12 @@ source: docs/vendor-junos.md.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 
 PREFIX = "LF-ROCE"
 FC_NAME = PREFIX + "-TC%d"  # forwarding class of traffic class n (queue n)
@@ -20,17 +22,7 @@ CNP = PREFIX + "-CNP-%dM"  # one congestion-notification profile per cable lengt
 SCHEDULER = PREFIX + "-TC%d"  # scheduler of a queue without ECN
 ECN_SUFFIX = "-%d-%d-%d"  # fill-level low %, high %, max probability %: one per distinct ECN curve
 
-# Junos PFC watchdog (Juniper "PFC Watchdog",
-# https://www.juniper.net/documentation/us/en/software/junos/cos/topics/topic-map/cos-pfc-watchdog-configure.html:
-# "By default, the polling interval is 100 milliseconds, the detection period is set to 2 (that is,
-# two polling intervals, or 200 milliseconds), and the recovery time is 200 milliseconds"): the
-# detection time is poll-interval x detection (number of polls). We keep 2 polls whenever the plan's
-# time divides evenly. The largest poll interval we ask for is 1000 ms: UNVERIFIED, the ranges of
-# poll-interval, detection and recovery-time are not in any Juniper text we could read (the lab
-# simulator enforces no range; docs/vendor-junos.md says where we looked).
-WATCHDOG_POLLS = 2
-WATCHDOG_MAX_POLLS = 10
-WATCHDOG_MAX_POLL_MS = 1000
+# The PFC watchdog's forms and limits: _vendor_junos (watchdog_polls, watchdog_errors), shared with the intent's check.
 
 # One Jinja2 template; every number in it comes from the context _context()
 # builds from the plan. Lines are atomic (one leaf per line) so that
@@ -141,20 +133,11 @@ def _watchdog(plan_wd: dict) -> dict | None:
     """The plan's watchdog as Junos pfc-watchdog options, or None when it is off."""
     if not plan_wd["enabled"]:
         return None
-    if plan_wd["action"] != "drop":
-        # drop is the Junos default and the only action the QFX watchdog page
-        # describes; Junos EVO (AI-ML page) has a global drop|forward setting
-        # whose statement we could not confirm, so we refuse rather than guess.
-        raise ValueError("junos: watchdog action %r: no verified Junos statement sets it (Junos drops by default)" % plan_wd["action"])
     detect = int(plan_wd["detection_time_ms"])
-    exact = [n for n in range(1, WATCHDOG_MAX_POLLS + 1) if detect % n == 0 and detect // n <= WATCHDOG_MAX_POLL_MS]
-    if not exact:
-        raise ValueError(
-            "junos: watchdog detection_time_ms %d is not poll-interval x detection for any poll-interval <= %d ms and 1-%d polls"
-            % (detect, WATCHDOG_MAX_POLL_MS, WATCHDOG_MAX_POLLS)
-        )
-    polls = WATCHDOG_POLLS if WATCHDOG_POLLS in exact else exact[0]
-    return {"poll_ms": detect // polls, "polls": polls, "recovery_ms": int(plan_wd["restoration_time_ms"])}
+    for key, why in _vendor_junos.watchdog_errors(detect, int(plan_wd["restoration_time_ms"]), plan_wd["action"]):
+        raise ValueError("junos: watchdog %s %r: %s" % (key, plan_wd[key], why))
+    poll_ms, polls = _vendor_junos.watchdog_polls(detect)
+    return {"poll_ms": poll_ms, "polls": polls, "recovery_ms": int(plan_wd["restoration_time_ms"])}
 
 
 def _ecn_curve(ifname: str, ecn: dict, plan: dict) -> tuple[int, int, int]:
@@ -306,11 +289,17 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
     }
 
 
-def render(plan: dict) -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    """TEMPLATE compiled once per process (fabric_plan renders every switch's plan: _switches/_config.render_errors)."""
     from jinja2 import Environment, StrictUndefined  # pylint: disable=import-outside-toplevel
 
     env = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False)
-    text = env.from_string(TEMPLATE).render(**_context(plan))
+    return env.from_string(TEMPLATE)
+
+
+def render(plan: dict) -> list[str]:
+    text = _template().render(**_context(plan))
     lines = [line for line in text.splitlines() if line.strip()]
     for line in lines:
         _base.check_cli_line(plan.get("name", "junos"), line)

@@ -118,3 +118,40 @@ def ecn_defaults_bytes(queue_buffer_bytes: int) -> dict[str, int]:
         "max_threshold_bytes": queue_buffer_bytes * high // 100,
         "max_probability_percent": ECN_MAX_PROBABILITY_PERCENT,
     }
+
+
+# PFC watchdog (Juniper "PFC Watchdog",
+# https://www.juniper.net/documentation/us/en/software/junos/cos/topics/topic-map/cos-pfc-watchdog-configure.html:
+# "By default, the polling interval is 100 milliseconds, the detection period is set to 2 (that is,
+# two polling intervals, or 200 milliseconds), and the recovery time is 200 milliseconds"): the
+# detection time is poll-interval x detection (number of polls). We keep 2 polls whenever the plan's
+# time divides evenly. The largest poll interval we ask for is 1000 ms: UNVERIFIED, the ranges of
+# poll-interval, detection and recovery-time are not in any Juniper text we could read (the lab
+# simulator enforces no range; docs/vendor-junos.md says where we looked).
+WATCHDOG_POLLS = 2
+WATCHDOG_MAX_POLLS = 10
+WATCHDOG_MAX_POLL_MS = 1000
+# drop is the Junos default and the only action the QFX watchdog page describes; Junos EVO (AI-ML page) has a
+# global drop|forward setting whose statement we could not confirm, so another action is refused, not guessed.
+WATCHDOG_ACTIONS = ("drop",)
+
+
+def watchdog_polls(detection_ms: int) -> tuple[int, int] | None:
+    """(poll interval ms, polls) whose product is ``detection_ms`` exactly (2 polls when they fit), or None."""
+    exact = [n for n in range(1, WATCHDOG_MAX_POLLS + 1) if detection_ms % n == 0 and detection_ms // n <= WATCHDOG_MAX_POLL_MS]
+    if not exact:
+        return None
+    polls = WATCHDOG_POLLS if WATCHDOG_POLLS in exact else exact[0]
+    return detection_ms // polls, polls
+
+
+def watchdog_errors(detection_ms: int, restoration_ms: int, action: str) -> list[tuple[str, str]]:  # noqa: ARG001 - any recovery time
+    """The intent's watchdog against the Junos forms: (key under roce.pfc.watchdog, why) per value Junos cannot take.
+    The intent checks these before any device (_intent/_devices.py); the renderer refuses by the same rules."""
+    out = []
+    if watchdog_polls(detection_ms) is None:
+        out.append(("detection_time_ms", "Junos sets the detection time as poll-interval x detection, and no poll-interval <= %d ms "
+                    "with 1-%d polls gives exactly this" % (WATCHDOG_MAX_POLL_MS, WATCHDOG_MAX_POLLS)))
+    if action not in WATCHDOG_ACTIONS:
+        out.append(("action", "no verified Junos statement sets it (Junos drops by default)"))
+    return out

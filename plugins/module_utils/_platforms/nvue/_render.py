@@ -7,7 +7,9 @@ every number from the plan, on named profiles bound to the plan's ports. Pure: n
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common._snapshot import natural as _natural
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
@@ -132,11 +134,17 @@ def _ports(names) -> str:
     return ",".join(["swp%d" % a if a == b else "swp%d-%d" % (a, b) for a, b in pieces] + others)
 
 
-def render(plan: dict) -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    """TEMPLATE compiled once per process (fabric_plan renders every switch's plan: _switches/_config.render_errors)."""
     import jinja2  # pylint: disable=import-outside-toplevel
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
-    text = env.from_string(TEMPLATE).render(**_context(plan))
+    return env.from_string(TEMPLATE)
+
+
+def render(plan: dict) -> list[str]:
+    text = _template().render(**_context(plan))
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     for line in lines:
         _base.check_cli_line("nvue render", line)

@@ -181,15 +181,19 @@ def test_render_watchdog_off_and_odd_detection_time():
 
 
 @pytest.mark.parametrize(
-    "change, message",
+    "key, value, message",
     [
-        ({"pfc": {"watchdog": {"action": "forward"}}}, "watchdog action 'forward'"),
-        ({"pfc": {"watchdog": {"detection_time_ms": 4999}}}, "detection_time_ms 4999"),
+        ("action", "forward", "watchdog action 'forward'"),
+        ("detection_time_ms", 4999, "watchdog detection_time_ms 4999"),
     ],
 )
-def test_render_refuses_what_junos_cannot_express(change, message):
+def test_render_refuses_what_junos_cannot_express_and_the_intent_refuses_it_first(key, value, message):
+    plan = make_plan()
+    plan["watchdog"][key] = value  # a hand-written plan: the renderer is the last guard
     with pytest.raises(ValueError, match=message):
-        junos.Driver.render(make_plan(**change))
+        junos.Driver.render(plan)
+    with pytest.raises(ValueError, match=r"lossless_fabric\.roce\.pfc\.watchdog\.%s: %r: platform junos cannot take it" % (key, value)):
+        make_plan(pfc={"watchdog": {key: value}})
 
 
 def test_render_needs_the_queue_buffer_for_ecn():
