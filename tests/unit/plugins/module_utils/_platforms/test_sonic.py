@@ -30,7 +30,7 @@ def plan(**device):
 
 
 def ops(lines):
-    return [json.loads(line) for line in lines]
+    return [json.loads(line) for line in lines if not line.startswith("#")]
 
 
 def value(lines, path):
@@ -44,8 +44,9 @@ def value(lines, path):
 
 def test_render_is_one_add_of_one_leaf_per_line():
     lines = Driver.render(plan())
+    assert lines[0] == "# sonic release 202505 hwsku -"  # the expectation 'show version' is checked against
     assert all(op["op"] == "add" and op["path"].count("/") == 3 and isinstance(op["value"], str) for op in ops(lines))
-    assert len({op["path"] for op in ops(lines)}) == len(lines)  # no leaf twice
+    assert len({op["path"] for op in ops(lines)}) == len(lines) - 1  # no leaf twice
 
 
 def test_render_values_come_from_the_plan():
@@ -63,10 +64,18 @@ def test_render_values_come_from_the_plan():
     assert value(lines, "/SCHEDULER/LF_STRICT/type") == "STRICT"
     assert value(lines, "/SCHEDULER/LF_DWRR_50/weight") == "50"
     ecn = p["ports"]["Ethernet0"]["ecn"]
+    # 202505 (the default release): the stock lossless profile's green thresholds (GCU's validators and ecnconfig
+    # change nothing else); master: a profile of our own, which no validator guards there
+    assert value(lines, "/QUEUE/Ethernet0|3/wred_profile") == "AZURE_LOSSLESS"
+    assert value(lines, "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold") == str(ecn["min_threshold_bytes"])
+    assert not [op for op in ops(lines) if op["path"] == "/WRED_PROFILE/AZURE_LOSSLESS/ecn"]
+    own = Driver.render(plan(release="master"))
     profile = "LF_ECN_%d_%d_%d" % (ecn["min_threshold_bytes"], ecn["max_threshold_bytes"], ecn["max_probability_percent"])
-    assert value(lines, "/QUEUE/Ethernet0|3/wred_profile") == profile
-    assert value(lines, "/WRED_PROFILE/%s/ecn" % profile) == "ecn_all"
-    assert value(lines, "/WRED_PROFILE/%s/green_min_threshold" % profile) == str(ecn["min_threshold_bytes"])
+    assert value(own, "/QUEUE/Ethernet0|3/wred_profile") == profile
+    assert value(own, "/WRED_PROFILE/%s/ecn" % profile) == "ecn_all"
+    assert value(own, "/WRED_PROFILE/%s/green_min_threshold" % profile) == str(ecn["min_threshold_bytes"])
+    # the watchdog watches the plan's lossless TCs (pfcwdorch reads pfcwd_sw_enable, not pfc_enable)
+    assert value(lines, "/PORT_QOS_MAP/Ethernet0/pfcwd_sw_enable") == value(lines, "/PORT_QOS_MAP/Ethernet0/pfc_enable") == "3"
     assert value(lines, "/PFC_WD/Ethernet0/detection_time") == str(p["watchdog"]["detection_time_ms"])
     assert value(lines, "/PFC_WD/Ethernet0/restoration_time") == str(p["watchdog"]["restoration_time_ms"])
     assert value(lines, "/PFC_WD/Ethernet0/action") == "drop"
@@ -77,10 +86,12 @@ def test_render_values_come_from_the_plan():
 
 
 def test_render_traditional_buffers_carry_the_plans_headroom():
-    p = plan(buffer_model="traditional")
+    """Named as buffermgrd names the profile it points BUFFER_PG at (pg_lossless_<speed>_<cable>_profile), so that its
+    rewrite on a PORT change finds ours and keeps it (202211: the one release whose GCU lets the profile be written)."""
+    p = plan(buffer_model="traditional", release="202211")
     lines = Driver.render(p)
     room = p["ports"]["Ethernet8"]["headroom"]
-    name = "LF_PG_%d_%d_%d" % (room["size_bytes"], room["xoff_bytes"], room["xon_bytes"])
+    name = "pg_lossless_400000_30m_profile"
     assert value(lines, "/BUFFER_PG/Ethernet8|3/profile") == name
     assert value(lines, "/BUFFER_PROFILE/%s/xoff" % name) == str(room["xoff_bytes"])
     assert value(lines, "/BUFFER_PROFILE/%s/size" % name) == str(room["size_bytes"])
@@ -168,10 +179,10 @@ def test_missing_lines_compares_leaf_values():
 
 
 def test_patch_adds_missing_tables_and_keys_whole_and_skips_equal_leaves():
-    lines = Driver.render(plan())
+    lines = Driver.render(plan(release="master"))
     running = json.loads(fixture("gcu_add_rack_current_config.json"))
     running["PORT"]["Ethernet0"] = {"mtu": str(plan()["mtu"]), "lanes": "0,1,2,3"}
-    patch = Driver(None, "leaf1").patch(lines, json.dumps(running))
+    patch = Driver(None, "leaf1").patch(lines[1:], json.dumps(running))
     paths = [op["path"] for op in patch]
     assert "/PORT/Ethernet0/mtu" not in paths  # already the plan's value
     assert "/PORT/Ethernet0/description" in paths  # a leaf under an existing key
@@ -200,13 +211,32 @@ class Shell:
         return out
 
     def write_channel(self, data):
-        commands = re.split(r"\n(?!(?:\[|\]|\{|LF_PATCH_EOF))", data.rstrip("\n"))
+        lines, commands, i = data.rstrip("\n").split("\n"), [], 0
+        while i < len(lines):   # a here-document is one command up to its delimiter line
+            end = lines.index("LF_PATCH_EOF", i) + 1 if "<<'LF_PATCH_EOF'" in lines[i] else i + 1
+            commands.append("\n".join(lines[i:end]))
+            i = end
         for command in commands:
             self.sent.append(command)
             answer = next((text for prefix, text in self.answers if command.startswith(prefix)), "")
             echo = command.replace("\n", "\n> ")
             self.out += echo + "\n" + (answer + "\n" if answer else "") + self.base_prompt + "$ "
 
+
+# show/main.py version(): the lines the driver reads, as a 202505 untagged build prints them.
+SHOW_VERSION = """
+SONiC Software Version: SONiC.202505.12-0a1b2c3d
+SONiC OS Version: 12
+Distribution: Debian 12.8
+Kernel: 6.1.0-29-2-amd64
+Build commit: 0a1b2c3d
+Build date: Mon Jan  6 00:00:00 UTC 2025
+Built by: builder@build
+
+Platform: x86_64-accton_as7726_32x-r0
+HwSKU: Accton-AS7726-32X
+ASIC: broadcom
+ASIC Count: 1"""
 
 DRY = "\n".join([
     "** DRY RUN EXECUTION **",
@@ -222,11 +252,13 @@ DRY = "\n".join([
 def session(answers):
     running = json.loads(Driver.running_of(Driver.render(plan())))
     running["PORT"]["Ethernet0"]["mtu"] = "9100"
-    base = [("show runningconfiguration all", json.dumps(running, indent=4)),
+    base = [("show version", SHOW_VERSION),
+            ("show runningconfiguration all", json.dumps(running, indent=4)),
             ("sonic-cfggen -d --print-data", json.dumps(running, indent=4)),
             ("sudo config checkpoint", "Checkpoint created successfully."),
             ("sudo config delete-checkpoint", "Checkpoint deleted successfully."),
-            ("sudo config rollback", "Config rolled back successfully.")]
+            ("sudo config rollback", "Config rolled back successfully."),
+            ("sudo bash /tmp/", "Config rolled back successfully.")]
     shell = Shell(answers + base)
     driver = Driver(shell, "leaf1")
     return shell, driver
@@ -245,21 +277,25 @@ def test_transaction_commands_and_device_diff():
     assert driver.pending() == {"session": "s1", "remaining_s": 250, "unit": "lf-rollback-s1.timer"}
     driver.confirm("s1")
     driver.save()
+    undo = next(c for c in shell.sent if c.startswith("cat > /tmp/s1.undo"))
+    assert undo.split("\n")[1:] == ["config rollback s1", "LF_PATCH_EOF"]  # no CLI change to undo first
     heredoc = next(c for c in shell.sent if c.startswith("cat > "))
     body = heredoc.split("\n")
     assert body[0] == "cat > /tmp/s1.json-patch <<'LF_PATCH_EOF'" and body[-1] == "LF_PATCH_EOF"
-    assert json.loads("\n".join(body[1:-1])) == [{"op": "add", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]
+    assert json.loads("\n".join(body[1:-1])) == [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]
     assert [c for c in shell.sent if not c.startswith(("cat > ", "show runningconfiguration"))] == [
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo config checkpoint s1",
+        "show version",
         "sonic-cfggen -d --print-data",
         "sudo config apply-patch --dry-run /tmp/s1.json-patch",
-        "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 config rollback s1",
+        "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 bash /tmp/s1.undo",
         "sudo config apply-patch /tmp/s1.json-patch",
         "rm -f /tmp/s1.json-patch",
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo systemctl stop lf-rollback-s1.timer",
+        "rm -f /tmp/s1.undo",
         "sudo config delete-checkpoint s1",
         "sudo config save -y",
     ]
@@ -366,7 +402,7 @@ def test_links_refuse_an_unknown_status_form():
 def test_a_patch_file_bash_cannot_write_is_refused_before_the_dry_run():
     shell, driver = session([("cat > ", "-bash: /tmp/s1.json-patch: Permission denied"), ("systemctl list-timers", "")])
     driver.open_session("s1")
-    with pytest.raises(_base.DeviceError, match="writing the patch file failed") as caught:
+    with pytest.raises(_base.DeviceError, match="writing /tmp/s1.json-patch failed") as caught:
         driver.load(Driver.render(plan()))
     assert caught.value.state == _base.UNCHANGED
     assert not [c for c in shell.sent if "apply-patch" in c]
@@ -379,7 +415,7 @@ def test_an_untimed_commit_arms_no_timer_and_drops_the_checkpoint():
     driver.load(Driver.render(plan()))
     driver.commit(None)
     assert not [c for c in shell.sent if c.startswith("sudo systemd-run")]
-    assert shell.sent[-2:] == ["rm -f /tmp/s1.json-patch", "sudo config delete-checkpoint s1"]
+    assert shell.sent[-3:] == ["rm -f /tmp/s1.json-patch", "rm -f /tmp/s1.undo", "sudo config delete-checkpoint s1"]
 
 
 def test_a_failed_timed_apply_is_rolled_back_at_once():
@@ -392,7 +428,8 @@ def test_a_failed_timed_apply_is_rolled_back_at_once():
     with pytest.raises(_base.DeviceError, match="apply-patch failed") as caught:
         driver.commit(120)
     assert caught.value.state == _base.ROLLED_BACK and "boom" in str(caught.value)
-    assert shell.sent[-3:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo config rollback s1", "sudo config delete-checkpoint s1"]
+    assert shell.sent[-4:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo bash /tmp/s1.undo", "rm -f /tmp/s1.undo",
+                               "sudo config delete-checkpoint s1"]
 
 
 def test_an_answer_keeps_the_leading_spaces_of_a_right_aligned_header():
