@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 
 import pytest
 
@@ -449,3 +448,101 @@ def test_counter_output_of_a_command_the_driver_did_not_ask_for_is_refused():
     ports, errors = sonic.Driver.parse_counters({"show interfaces counters": "IFACE  STATE  RX_OK\n-----  -----  -----\n"})
     assert ports == {} and list(errors) == ["show interfaces counters"]
     assert "not a counter command this driver reads" in errors["show interfaces counters"]
+
+
+# --- per release and SKU: the path, the refusals before any device, the dry-run text --------------------------
+
+MELLANOX = "Mellanox-SN4700-O8C48"
+
+
+def test_a_release_sku_with_no_documented_path_is_refused_when_the_plan_is_built():
+    intent = {"name": "lab", "transport": "roce", "roce": {}}
+    device = {"kind": "switch", "platform": "sonic", "release": "202405", "hwsku": MELLANOX, "buffer_model": "traditional",
+              "ports": {"Ethernet0": {"speed": "400G"}}}
+    errors = _plan.validate(intent, {"leaf3": device})[0]
+    assert any(e.startswith("leaf3: lossless_fabric_device.release: release 202405, HwSKU Mellanox-SN4700-O8C48: no documented path "
+                            "for a static lossless BUFFER_PROFILE") for e in errors), errors
+    assert not _plan.validate(intent, {"leaf3": dict(device, release="202211")})[0]
+    # two speeds, two ECN values: one stock profile holds only one on 202305-202505, a profile of our own on master
+    mixed = dict(device, buffer_model="dynamic", ports={"Ethernet0": {"speed": "400G"}, "Ethernet8": {"speed": "100G"}})
+    errors = _plan.validate(intent, {"leaf3": mixed})[0]
+    assert any("release 202405, HwSKU Mellanox-SN4700-O8C48: the ports need 2 different ECN thresholds" in e for e in errors), errors
+    assert not _plan.validate(intent, {"leaf3": dict(mixed, release="master")})[0]
+    errors = _plan.validate(intent, {"leaf3": dict(mixed, release="202106")})[0]
+    assert any("'202106' is not a SONiC release branch" in e for e in errors), errors
+    errors = _plan.validate(intent, {"leaf3": {"kind": "switch", "platform": "eos", "hwsku": MELLANOX, "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
+    assert any("hwsku: applies to platform sonic only" in e for e in errors), errors
+
+
+RUNNING = {"PORT": {"Ethernet0": {"mtu": "9100"}, "Ethernet8": {"mtu": "9100"}},
+           "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576", "green_max_threshold": "2097152",
+                                               "green_drop_probability": "5"}},
+           "PFC_WD": {"Ethernet8": {"action": "alert", "detection_time": "400", "restoration_time": "800"}}}
+
+
+@pytest.mark.parametrize("release, hwsku, asic, build, by_gcu", [
+    ("202305", MELLANOX, "mellanox", "202305.9-0a1b2c3d", True),      # listed (spc3), no build date: no gate
+    ("202305", "Accton-AS7726-32X", "broadcom", "202305.9-0a1b2c3d", False),
+    ("202405", "Arista-7260CX3-C64", "broadcom", "20180531.01", False),   # th2 from 20181100: a tag built before it
+    ("202405", "Arista-7260CX3-C64", "broadcom", "20240531.01", True),
+    ("202505", None, "broadcom", "202505.1-0a1b2c3d", False),
+    ("202511", "Accton-AS7726-32X", "broadcom", "202511.1-0a1b2c3d", True),   # no WRED validator from 202511
+])
+def test_split_sends_what_gcu_refuses_through_ecnconfig_and_the_watchdog_through_pfcwd(release, hwsku, asic, build, by_gcu):
+    lines = Driver.render(plan(release=release, **({"hwsku": hwsku} if hwsku else {})))
+    ops_, cli, undo = Driver(None, "leaf1").split(lines, json.dumps(RUNNING), release, asic, hwsku, build)
+    wred_ops = [op for op in ops_ if op["path"].startswith("/WRED_PROFILE")]
+    assert not [op for op in ops_ if op["path"].startswith("/PFC_WD")]
+    p = plan()
+    wd = p["watchdog"]
+    start = "sudo pfcwd start --action drop --restoration-time %d" % wd["restoration_time_ms"]
+    assert "%s Ethernet0 Ethernet8 %d" % (start, wd["detection_time_ms"]) in cli
+    # undo: the port without a watchdog is stopped, the other one restarted with what it had
+    assert "pfcwd stop Ethernet0" in undo and "pfcwd start --action alert --restoration-time 800 Ethernet8 400" in undo
+    if release in ("202511",):
+        assert [op["op"] for op in wred_ops] == ["add"]   # a new profile of our own, whole
+    elif by_gcu:
+        assert {op["op"] for op in wred_ops} == {"replace"} and not [c for c in cli if "ecnconfig" in c]
+        assert {op["path"] for op in wred_ops} == {"/WRED_PROFILE/AZURE_LOSSLESS/%s" % f for f in
+                                                  ("green_min_threshold", "green_max_threshold", "green_drop_probability")}
+    else:
+        ecn = p["ports"]["Ethernet0"]["ecn"]
+        assert not wred_ops
+        assert "sudo ecnconfig -p AZURE_LOSSLESS -gdrop %d -gmax %d -gmin %d" % (
+            ecn["max_probability_percent"], ecn["max_threshold_bytes"], ecn["min_threshold_bytes"]) in cli
+        assert "ecnconfig -p AZURE_LOSSLESS -gdrop 5 -gmax 2097152 -gmin 1048576" in undo
+
+
+# PatchApplier's dry run of an empty patch on each release's text (docs/research/sonic-gcu.md 1.4).
+EMPTY = {
+    "202211": ["Patch Applier: Sorting patch updates.", "Patch Applier: The patch was sorted into 0 changes.",
+               "Patch Applier: Applying 0 changes in order.", "Patch Applier: Verifying patch updates are reflected on ConfigDB."],
+    "202305": ["Patch Applier: Sorting patch updates.", "Patch Applier: The patch was converted into 0 changes.",
+               "Patch Applier: Applying 0 changes in order.", "Patch Applier: Patch application completed."],
+    "202405": ["Patch Applier: localhost: sorting patch updates.", "Patch Applier: The localhost patch was converted into 0 changes.",
+               "Patch Applier: localhost: applying 0 changes in order.", "Patch Applier: localhost patch application completed."],
+}
+CHANGE = '[{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]'
+ONE = {
+    "202211": ["Patch Applier: The patch was sorted into 1 change:", "Patch Applier:   * " + CHANGE, "Patch Applier: Applying 1 change in order:",
+               "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+    "202305": ["Patch Applier: The patch was converted into 1 change:", "Patch Applier:   * " + CHANGE,
+               "Patch Applier: Applying 1 change in order:", "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+    "202405": ["Patch Applier: The localhost patch was converted into 1 change:", "Patch Applier: localhost: applying 1 change in order:",
+               "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+}
+
+
+@pytest.mark.parametrize("release", sorted(EMPTY))
+def test_the_dry_run_reads_each_releases_text_and_an_empty_patch_as_no_change(release):
+    for body, want in ((EMPTY[release], ""), (ONE[release], CHANGE)):
+        out = "\n".join(["** DRY RUN EXECUTION **"] + body + ["Patch applied successfully."])
+        shell, driver = session([("sudo config apply-patch --dry-run", out), ("systemctl list-timers", "")])
+        driver.open_session("s1")
+        driver.load(Driver.render(plan()))
+        assert driver.diff() == want   # the change listed twice up to 202311 is one change
+    shell, driver = session([("sudo config apply-patch --dry-run", "Patch applied successfully."), ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    driver.load(Driver.render(plan()))
+    with pytest.raises(_base.DeviceError, match="sorted/converted into N changes"):
+        driver.diff()
