@@ -621,3 +621,106 @@ def test_buffermgrd_rewrites_the_lossless_pg_on_a_port_change_unless_it_names_th
         assert db(sim)["BUFFER_PG"]["Ethernet8|3-4"] == {"profile": "pg_lossless_400000_3m_profile"}
     finally:
         sim.stop()
+
+
+# --- the collection's driver against the simulator, per release and SKU ------------------------------------
+class SimConn:
+    """A terminal onto an in-process simulator shell: each line typed is echoed, answered, then prompted."""
+
+    def __init__(self, shell_):
+        self.shell = shell_
+        self.out = ""
+        self.base_prompt = shell_.prompt().rstrip("$ ")
+
+    def read_channel(self):
+        out, self.out = self.out, ""
+        return out
+
+    def write_channel(self, data):
+        for line in data.split("\n")[:-1]:
+            self.out += line + "\n" + self.shell.handle(line) + self.shell.prompt()
+
+
+def _driver_world(tmp_path, release, hwsku):
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: PLC0415
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver  # noqa: PLC0415
+
+    spec = {"name": "leaf5", "platform": "sonic", "ports": PORTS, "version": release}
+    if hwsku:
+        spec["hwsku"] = hwsku
+    simulator = Simulator({"time_scale": 1.0, "switches": [spec]}, str(tmp_path))
+    device = {"kind": "switch", "platform": "sonic", "release": release, "ports": {p: {"speed": "400G"} for p in PORTS}}
+    if hwsku:
+        device["hwsku"] = hwsku
+    plan = _plan.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf5": device})["devices"]["leaf5"]
+    return simulator, _driver.Driver, plan
+
+
+@pytest.mark.parametrize("release, hwsku, wred_by", [
+    ("202211", None, "gcu"), ("202305", UNKNOWN, "ecnconfig"), ("202405", MELLANOX, "gcu"), ("202405", UNKNOWN, "ecnconfig"),
+    ("202505", None, "ecnconfig"), ("master", UNKNOWN, "gcu"),
+])
+def test_the_driver_goes_through_each_releases_validators_and_an_empty_change_reads_as_none(tmp_path, release, hwsku, wred_by):
+    sim, Driver, plan = _driver_world(tmp_path, release, hwsku)
+    try:
+        dev = sim.devices["leaf5"]
+        lines = Driver.render(plan)
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(lines)
+        diff = driver.diff()
+        assert diff and ("sudo ecnconfig -p AZURE_LOSSLESS" in diff) is (wred_by == "ecnconfig"), diff
+        assert "sudo pfcwd start --action drop --restoration-time" in diff
+        driver.commit(3600)
+        assert driver.readback_missing(lines) == []
+        driver.confirm("s1")
+        config = json.loads(dev.running_config())
+        assert config["PORT_QOS_MAP"]["Ethernet0"]["pfcwd_sw_enable"] == config["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3"
+        assert sorted(config["PFC_WD"]) == PORTS and not dev.checkpoints and not dev.units
+        assert not [f for f in dev.files if f.startswith("/tmp/s1")]
+        # the same plan again: no change on this release's dry-run text
+        again = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        again.open_session("s2")
+        again.load(lines)
+        assert again.diff() == ""
+        again.abort()
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release, hwsku", [("202405", UNKNOWN), ("202505", MELLANOX)])
+def test_the_driver_rolls_back_cli_and_gcu_changes_alike(tmp_path, release, hwsku):
+    """ecnconfig / pfcwd changes are undone by the rollback script before config rollback, which GCU validates: the
+    switch is back to its checkpoint (a bare config rollback would be refused on an unlisted SKU)."""
+    sim, Driver, plan = _driver_world(tmp_path, release, hwsku)
+    try:
+        dev = sim.devices["leaf5"]
+        before = json.loads(dev.running_config())
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(Driver.render(plan))
+        driver.commit(3600)
+        assert json.loads(dev.running_config()) != before
+        driver.rollback("s1")
+        assert json.loads(dev.running_config()) == before and not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+def test_the_driver_refuses_a_switch_whose_show_version_disagrees_with_the_inventory(tmp_path):
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, "202405", MELLANOX)
+    try:
+        dev = sim.devices["leaf5"]
+        dev.release, dev.build_version = "202505", "202505.3-0a1b2c3d"
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.load(Driver.render(plan))
+        text = str(caught.value)
+        assert caught.value.state == _base.UNCHANGED and "leaf5" in text
+        assert "the inventory says release 202405, HwSKU Mellanox-SN4700-O8C48, the switch says release 202505" in text
+        assert not dev.checkpoints
+    finally:
+        sim.stop()
