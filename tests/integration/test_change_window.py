@@ -335,7 +335,8 @@ def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
 
     out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(), "--check", "--diff")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert ": dry run; leaf1: would change, leaf2: would change, leaf3: would change, leaf4: would change, leaf5: would change, spine1: would change;" in out.stdout
+    assert (": dry run; leaf1: would change, leaf2: would change, leaf3: would change, leaf4: would change, leaf5: would change, "
+            "spine1: would change;") in out.stdout
     # each switch's own diff of the change, read from the switch
     assert "min-threshold: 153600" in out.stdout  # NVUE
     assert "+      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 bytes" in out.stdout  # EOS
