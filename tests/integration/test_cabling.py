@@ -151,7 +151,7 @@ def test_the_infiniband_lab_is_read_on_the_subnet_manager_and_its_faults_found(t
 
 def test_an_intent_without_cabling_is_skipped_with_a_message_and_reads_nothing(tmp_path):
     inventory = copy_lab_inventory(tmp_path / "lab")
-    for host in ("leaf1", "leaf2", "leaf3", "leaf4"):
+    for host in ("leaf1", "leaf2", "leaf3", "leaf4", "leaf5"):
         path = os.path.join(inventory, "host_vars", host + ".yml")
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)

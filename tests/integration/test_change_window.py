@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
 from labproc import wait_for  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from switchsim.client import ControlClient  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
-SWITCHES = ("leaf1", "leaf2", "leaf3", "leaf4", "spine1")
+SWITCHES = ("leaf1", "leaf2", "leaf3", "leaf4", "leaf5", "spine1")
 HOSTS = ("gpu1", "gpu2")  # lab NIC stacks: gpu1 mlnx, gpu2 upstream
 
 # The change: new ECN thresholds on the RoCE queue (a typical tuning change).
@@ -233,7 +233,7 @@ def test_a_good_change_is_kept_on_every_switch_and_the_report_says_so(lab_factor
         if sw == "leaf2":
             # Junos backups are 'show configuration | display set': the old ECN scheduler, not the new one
             assert "scheduler-map LF-ROCE-SM-55-90-100" in saved and "LF-ROCE-SM-1-13-10" not in saved, saved
-        elif sw == "leaf3":
+        elif sw in ("leaf3", "leaf5"):
             # SONiC backups are 'show runningconfiguration all': CONFIG_DB as it was, plus FRR's 'bgpraw' text
             db = json.loads(saved)
             assert "bgpraw" in db, sorted(db)
@@ -335,7 +335,8 @@ def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
 
     out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(), "--check", "--diff")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert ": dry run; leaf1: would change, leaf2: would change, leaf3: would change, leaf4: would change, spine1: would change;" in out.stdout
+    assert (": dry run; leaf1: would change, leaf2: would change, leaf3: would change, leaf4: would change, leaf5: would change, "
+            "spine1: would change;") in out.stdout
     # each switch's own diff of the change, read from the switch
     assert "min-threshold: 153600" in out.stdout  # NVUE
     assert "+      random-detect ecn minimum-threshold 153600 bytes maximum-threshold 1536000 bytes" in out.stdout  # EOS
@@ -347,7 +348,7 @@ def test_check_mode_shows_every_diff_and_changes_nothing(lab_factory):
 
 
 def test_one_switch_failing_mid_change_rolls_every_switch_back(lab_factory):
-    # spine1 loses its connection as it commits; leaf1, leaf2, leaf3 and leaf4 have committed by then and must not stay pending.
+    # spine1 loses its connection as it commits; leaf1 to leaf5 have committed by then and must not stay pending.
     # The benchmark is off: the roll-back after a failure is under test.
     lab = lab_factory()
     before = _prepare(lab, kubernetes=False)
@@ -358,7 +359,7 @@ def test_one_switch_failing_mid_change_rolls_every_switch_back(lab_factory):
     report = lab.report()
     assert report["verdict"] == "rolled back"
     expected = {"leaf1": "rolled back", "leaf2": "rolled back", "leaf3": "rolled back", "leaf4": "rolled back",
-                "spine1": "unchanged"}
+                "leaf5": "rolled back", "spine1": "unchanged"}
     assert {d: e["outcome"] for d, e in report["devices"].items()} == expected
     assert "spine1" in report["devices"]["spine1"]["detail"] and "push failed" in report["devices"]["spine1"]["detail"]
     assert any('failed at "Change - commit the plan' in r and "spine1" in r for r in report["reasons"]), report["reasons"]
@@ -389,7 +390,7 @@ def test_drops_on_the_lossless_queue_after_the_change_roll_every_switch_back(lab
 
 
 def test_serial_batches_stop_at_the_first_batch_not_kept(lab_factory):
-    # One switch per batch (spine1, leaf1, leaf2, leaf3, leaf4 in inventory order); leaf1's connection drops as it commits. The
+    # One switch per batch (spine1, leaf1 ... leaf5 in inventory order); leaf1's connection drops as it commits. The
     # benchmark is off: the batching is under test.
     lab = lab_factory()
     before = _prepare(lab, kubernetes=False)
@@ -402,10 +403,11 @@ def test_serial_batches_stop_at_the_first_batch_not_kept(lab_factory):
     assert report["verdict"] == "partial"
     assert [(b["batch"], b["devices"]) for b in report["batches"]] == [(1, ["spine1"]), (2, ["leaf1"])]
     outcome = {d: e["outcome"] for d, e in report["devices"].items()}
-    assert outcome == {"spine1": "kept", "leaf1": "unchanged", "leaf2": "unchanged", "leaf3": "unchanged", "leaf4": "unchanged"}
-    assert all(report["devices"][sw]["detail"] == "not reached: its serial batch has not run" for sw in ("leaf2", "leaf3", "leaf4"))
+    assert outcome == {"spine1": "kept", "leaf1": "unchanged", "leaf2": "unchanged", "leaf3": "unchanged", "leaf4": "unchanged",
+                       "leaf5": "unchanged"}
+    assert all(report["devices"][sw]["detail"] == "not reached: its serial batch has not run" for sw in ("leaf2", "leaf3", "leaf4", "leaf5"))
     after = lab.running()
-    assert after["spine1"] != before["spine1"] and all(after[sw] == before[sw] for sw in ("leaf1", "leaf2", "leaf3", "leaf4"))
+    assert after["spine1"] != before["spine1"] and all(after[sw] == before[sw] for sw in ("leaf1", "leaf2", "leaf3", "leaf4", "leaf5"))
     assert _nothing_pending(lab.pending())
 
 

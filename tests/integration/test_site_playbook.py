@@ -38,14 +38,15 @@ def test_make_lab_runs_site_to_the_end_then_changes_nothing(lab_run_dir, tmp_pat
     out = run([*lab, *site])
     assert out.returncode == 0, out.stdout + out.stderr
     counts = recap(out)
-    assert all(counts[h]["changed"] >= 1 and counts[h]["failed"] == 0 for h in ("spine1", "leaf1", "leaf2", "leaf3", "leaf4", "gpu1", "gpu2")), out.stdout
+    hosts = ("spine1", "leaf1", "leaf2", "leaf3", "leaf4", "leaf5", "gpu1", "gpu2")
+    assert all(counts[h]["changed"] >= 1 and counts[h]["failed"] == 0 for h in hosts), out.stdout
     # the last play: the benchmark ran against the lab's cluster and its gate passed
     assert "NCCL gate pass" in out.stdout, out.stdout
     assert "lab: report folder:" in out.stdout
     report = out.stdout.split("lab: report folder: ", 1)[1].splitlines()[0].strip()
     with open(os.path.join(report, "plan.json"), encoding="utf-8") as handle:
         plan = json.load(handle)
-    assert sorted(plan["devices"]) == ["gpu1", "gpu2", "leaf1", "leaf2", "leaf3", "leaf4", "spine1"]
+    assert sorted(plan["devices"]) == ["gpu1", "gpu2", "leaf1", "leaf2", "leaf3", "leaf4", "leaf5", "spine1"]
     assert plan["nccl_env"]["NCCL_IB_TC"] == "106"
     assert os.path.exists(os.path.join(report, "plan.md"))
     with open(os.path.join(report, "benchmark.json"), encoding="utf-8") as handle:

@@ -33,7 +33,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic i
 # ---------------------------------------------------------------------------
 
 _DEVICE_KEYS = {
-    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family", "scheduling", "dcbx", "release", "buffer_model"),
+    "switch": ("kind", "platform", "ports", "queue_buffer_bytes", "model", "asic_family", "scheduling", "dcbx", "release", "buffer_model", "hwsku"),
     "host": ("kind", "nics", "gpus"),
     "subnet_manager": ("kind", "role"),
 }
@@ -169,7 +169,7 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
         good = False
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
-    sonic = _sonic_device(ctx, raw.get("buffer_model"), f"{path}.buffer_model", platform)
+    sonic = _sonic_device(ctx, raw, path, platform, ports, roce)
     eos = _eos_device(ctx, raw, path, platform) if platform is not BAD else None
     if platform is not BAD:
         if raw.get("asic_family") is not None and platform.name != "eos":
@@ -207,23 +207,41 @@ def _watchdog_ok(ctx: Ctx, watchdog: Any, platform: Any) -> bool:
     return not errors
 
 
-def _sonic_device(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
-    """SONiC only: the switch's buffer model (DEVICE_METADATA|localhost buffer_model, _vendor_sonic):
-    'dynamic' (the default: the switch computes lossless headroom from speed, cable length and MTU)
-    or 'traditional' (static BUFFER_PROFILE with the plan's headroom). The driver does not change it."""
+def _sonic_device(ctx: Ctx, raw: dict, path: str, platform: Any, ports: dict, roce: dict) -> Any:
+    """SONiC only: the buffer model (DEVICE_METADATA|localhost buffer_model: 'dynamic', the default, where the
+    switch computes the lossless headroom, or 'traditional', a static BUFFER_PROFILE with the plan's headroom; the
+    driver does not change it), the release branch and the hardware SKU ('show version' checks both on the switch).
+    Together they decide the path GCU's validators allow; a plan with none is refused here, before any device
+    (_vendor_sonic.plan_problem, docs/vendor-sonic.md)."""
     if platform is BAD:
         return None
     if platform.name != "sonic":
-        if value is not None:
-            ctx.error(path, f"applies to platform sonic only (this switch is {platform.name})")
-            return BAD
+        for key in ("buffer_model", "hwsku"):
+            if raw.get(key) is not None:
+                ctx.error(f"{path}.{key}", f"applies to platform sonic only (this switch is {platform.name})")
+                return BAD
         return None
+    value, release, hwsku = raw.get("buffer_model"), raw.get("release"), raw.get("hwsku")
     if value is None:
         value = _vendor_sonic.DEFAULT_BUFFER_MODEL
     if not isinstance(value, str) or value not in _vendor_sonic.BUFFER_MODELS:
-        ctx.error(path, f"{value!r} is not a SONiC buffer model (one of {', '.join(_vendor_sonic.BUFFER_MODELS)})")
+        ctx.error(f"{path}.buffer_model", f"{value!r} is not a SONiC buffer model (one of {', '.join(_vendor_sonic.BUFFER_MODELS)})")
         return BAD
-    return {"buffer_model": value}
+    release = _vendor_sonic.DEFAULT_RELEASE if release is None else str(release)
+    if release not in _vendor_sonic.RELEASES:
+        ctx.error(f"{path}.release", f"{release!r} is not a SONiC release branch this collection knows (one of {', '.join(_vendor_sonic.RELEASES)})")
+        return BAD
+    if hwsku is not None and (not isinstance(hwsku, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}", hwsku)):
+        ctx.error(f"{path}.hwsku", f"{hwsku!r} is not a SONiC HwSKU name (letters, digits, '-', '_', '.', '+')")
+        return BAD
+    ecn = roce.get("ecn") or {}
+    ecn_ok = bool(ecn) and isinstance(ecn, dict) and _ok(*ecn.values())
+    triples = {tuple(sorted(_port_ecn(roce, p["speed_gbps"], "sonic").items())) for p in ports.values() if ecn_ok and _ok(p["speed_gbps"])}
+    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples)
+    if problem:
+        ctx.error(f"{path}.release", problem)
+        return BAD
+    return {"buffer_model": value, "release": release, "hwsku": hwsku}
 
 
 def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
@@ -262,12 +280,13 @@ def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
 
 
 def _release(ctx: Ctx, value: Any, path: str, platform: Any) -> Any:
-    """NVUE only: the Cumulus Linux release (command spellings and paths differ by release; _vendor_nvue)."""
-    if platform is BAD:
+    """NVUE: the Cumulus Linux release (command spellings and paths differ by release; _vendor_nvue). SONiC's
+    release branch is read by _sonic_device."""
+    if platform is BAD or platform.name == "sonic":
         return None
     if platform.name != "nvue":
         if value is not None:
-            ctx.error(path, f"applies to platform nvue only (this switch is {platform.name})")
+            ctx.error(path, f"applies to platforms nvue and sonic only (this switch is {platform.name})")
             return BAD
         return None
     if value is None:

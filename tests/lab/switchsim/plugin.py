@@ -51,6 +51,8 @@ class Switches:
                 # junos: model; nvue: the Cumulus Linux release), so the lab follows its host_vars.
                 **({"model": device["model"]} if device.get("model") else {}),
                 **({"version": str(device["release"])} if device.get("release") else {}),
+                # sonic: the hardware SKU (show version HwSKU, DEVICE_METADATA hwsku; GCU's validators key on it)
+                **({"hwsku": str(device["hwsku"])} if device.get("hwsku") else {}),
             })
         first = next(iter(ctx.devices("switch").values()))
         config = {"time_scale": float(first.get("lab_switch_time_scale", 1.0)), "control_port": 0, "switches": switches,

@@ -23,7 +23,7 @@ import shlex
 import time
 from typing import Any
 
-from . import sonic_yang
+from . import sonic_gcu, sonic_yang
 from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, deepcopy, natural_key
 from .jsonpatch_rfc6902 import JsonPatchException, JsonPointerException, Patch, escape, make_patch
@@ -33,6 +33,7 @@ CHECKPOINT_EXT = ".cp.json"                     # generic_updater.py CHECKPOINT_
 CONFIG_DB_FILE = "/etc/sonic/config_db.json"    # config/main.py DEFAULT_CONFIG_DB_FILE
 SCOPE = "localhost"                             # gu_common.py HOST_NAMESPACE (single ASIC)
 NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")       # units / checkpoints the contract allows (SONIC.md)
+STOCK_WRED = "AZURE_LOSSLESS"                   # qos_config.j2's lossless WRED profile
 
 
 class ClickFail(Exception):
@@ -132,6 +133,17 @@ class SonicDevice(Device):
     def __init__(self, spec: dict, sim: Any) -> None:
         super().__init__(spec, sim)
         self.release = str(spec.get("version") or "202505")
+        if self.release not in sonic_gcu.RELEASES:
+            raise SimError(f"sonic: release {self.release!r} is not one the simulator emulates ({', '.join(sonic_gcu.RELEASES)})")
+        # The hardware SKU (DEVICE_METADATA hwsku, 'show version' HwSKU) decides the ASIC GCU's validators see;
+        # the ASIC type follows the SKU's vendor (sonic_version.yml asic_type). A lab SKU is on no list.
+        self.hwsku = str(spec.get("hwsku") or "lab-sonic-32x400G")
+        mellanox = self.hwsku.lower().startswith(("mellanox-", "acs-msn", "acs-sn"))
+        self.asic_type = str(spec.get("asic_type") or ("mellanox" if mellanox else "broadcom"))
+        # sonic-buildimage functions.sh sonic_get_version: '<branch>.<build number>-<commit>' for an untagged
+        # build (no 8-digit component: GCU's build-date gate is skipped); spec build_version gives a tag form.
+        self.build_version = str(spec.get("build_version") or f"{self.release}.0-6f2a1c3d")
+        self.buffer_model = str(spec.get("buffer_model") or "dynamic")
         self.config: dict = self.factory_config()
         self.checkpoints: dict[str, dict] = {}
         self.files: dict[str, str] = {}
@@ -151,13 +163,28 @@ class SonicDevice(Device):
                            "lanes": ",".join(str(first + k) for k in range(8)), "mtu": "9100", "speed": "400000"}
         mac = _mac(self.name)
         return {
-            "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": "lab-sonic-32x400G",
+            "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": self.hwsku,
                                               "platform": "x86_64-lab_sonic-r0", "mac": mac, "type": "LeafRouter",
-                                              "buffer_model": "traditional", "default_pfcwd_status": "disable"}},
+                                              "buffer_model": self.buffer_model, "default_pfcwd_status": "disable"}},
             "PORT": ports,
             "BUFFER_POOL": {"ingress_lossless_pool": {"mode": "dynamic", "size": "32689152", "type": "ingress", "xoff": "2058240"},
                             "egress_lossless_pool": {"mode": "static", "size": "32340992", "type": "egress"},
                             "egress_lossy_pool": {"mode": "dynamic", "size": "24641536", "type": "egress"}},
+            # buffers_config.j2's lossy / egress profiles (sizes: the simulator's, unverified per SKU); the lossless
+            # PG profiles are buffermgrd's (traditional model) or buffermgrd's dynamic calculation
+            "BUFFER_PROFILE": {"ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+                               "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "static_th": "32340992"},
+                               "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "1792", "dynamic_th": "3"}},
+            # The stock lossless WRED profile sonic-buildimage files/build_templates/qos_config.j2 renders
+            # (AZURE_LOSSLESS: ecn_all, green/yellow/red enabled; the thresholds are per platform: these are
+            # the template's defaults, unverified for any one SKU). No PFC_WD table: only 'pfcwd start_default'
+            # with default_pfcwd_status=enable creates one (docs/research/sonic-gcu.md section 5).
+            "WRED_PROFILE": {STOCK_WRED: {"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true",
+                                          "wred_red_enable": "true", "green_min_threshold": "1048576",
+                                          "green_max_threshold": "2097152", "green_drop_probability": "5",
+                                          "yellow_min_threshold": "1048576", "yellow_max_threshold": "2097152",
+                                          "yellow_drop_probability": "5", "red_min_threshold": "1048576",
+                                          "red_max_threshold": "2097152", "red_drop_probability": "5"}},
         }
 
     # --- the platform contract ------------------------------------------------------------
@@ -241,48 +268,76 @@ class SonicDevice(Device):
             out.append(f"sonic_yang(3):Data Loading Failed:{exc}")
             raise GcuError(f"Data Loading Failed\n{exc}") from None
 
+    @property
+    def scoped(self) -> bool:
+        """202405+: GCU runs per scope; its notices and errors carry 'localhost' (docs/research/sonic-gcu.md 1.3, 1.4)."""
+        return sonic_gcu.rank(self.release) >= sonic_gcu.rank("202405")
+
     def apply_patch(self, ops: list, dry_run: bool, out: list[str]) -> None:
-        """config apply-patch after the file is read (config/main.py apply_patch + validate_patch, then
-        generic_updater.py PatchApplier.apply for the single scope 'localhost')."""
+        """config apply-patch after the file is read (config/main.py apply_patch; 202405+ first validate_patch,
+        then generic_updater.py PatchApplier.apply for the single scope 'localhost')."""
         patch = Patch(ops)
-        # validate_patch(): apply to `show runningconfiguration all`, YANG-check the result (minus bgpraw)
-        try:
-            target_all = patch.apply(self.running_all())
-            target_all.pop("bgpraw", None)
-            self.yang_check(target_all, out)
-        except (JsonPatchException, JsonPointerException, GcuError, TypeError) as exc:
-            raise GcuError(f"Validate json patch: {patch} failed due to:{exc}") from None
-        for op in ops:
-            if not op["path"]:
-                raise GcuError("Wrong patch with empty path.")   # generic_updater.py extract_scope
-        try:
+        if self.scoped:
+            # validate_patch(): apply to `show runningconfiguration all`, YANG-check the result (minus bgpraw)
+            try:
+                target_all = patch.apply(self.running_all())
+                target_all.pop("bgpraw", None)
+                self.yang_check(target_all, out)
+            except (JsonPatchException, JsonPointerException, GcuError, TypeError) as exc:
+                raise GcuError(f"Validate json patch: {patch} failed due to:{exc}") from None
+            for op in ops:
+                if not op["path"]:
+                    raise GcuError("Wrong patch with empty path.")   # generic_updater.py extract_scope
+            try:
+                self._patch_applier(patch, dry_run, out)
+            except GcuError as exc:
+                raise GcuError(f"Failed to apply patch on the following scopes:\n- {SCOPE}: {exc}") from None
+        else:
             self._patch_applier(patch, dry_run, out)
-        except GcuError as exc:
-            raise GcuError(f"Failed to apply patch on the following scopes:\n- {SCOPE}: {exc}") from None
 
     def _patch_applier(self, patch: Patch, dry_run: bool, out: list[str]) -> None:
-        """generic_updater.py PatchApplier.apply: its notices (logger title 'Patch Applier', print_all_to_console)."""
+        """generic_updater.py PatchApplier.apply: its notices (logger title 'Patch Applier', print_all_to_console),
+        per release (docs/research/sonic-gcu.md section 1.4): up to 202311 no scope, the changes listed after the
+        count line and again while applied ('sorted into' on 202211, 'converted into' on 202305/202311); 202405+
+        the scope 'localhost' in every line and each change listed once."""
         say = out.append
         title = "Patch Applier"
-        say(f"{title}: {SCOPE}: Patch application starting.")
-        say(f"{title}: {SCOPE}: Patch: {patch}")
-        say(f"{title}: {SCOPE} getting current config db.")
+        scoped = self.scoped
+        sc = f"{SCOPE}: " if scoped else ""
+
+        def cap(text: str) -> str:
+            return text if scoped else text[:1].upper() + text[1:]
+        say(f"{title}: {sc}Patch application starting.")
+        say(f"{title}: {sc}Patch: {patch}")
+        say(f"{title}: {SCOPE} getting current config db." if scoped else f"{title}: Getting current config db.")
         old = deepcopy(self.config)
-        say(f"{title}: {SCOPE}: simulating the target full config after applying the patch.")
+        say(f"{title}: {sc}{cap('simulating the target full config after applying the patch.')}")
         try:
             target = patch.apply(old)
         except (JsonPatchException, JsonPointerException) as exc:
             raise GcuError(str(exc)) from None
-        say(f"{title}: {SCOPE}: validating all JsonPatch operations are permitted on the specified fields")
-        say(f"{title}: {SCOPE}: validating target config does not have empty tables,\n"
-            f"                            since they do not show up in ConfigDb.")
+        say(f"{title}: {sc}{cap('validating all JsonPatch operations are permitted on the specified fields')}")
+        try:
+            sonic_gcu.validate_field_operation(sonic_gcu.Platform(self.release, self.asic_type, self.hwsku, self.build_version),
+                                               old, target)
+        except sonic_gcu.IllegalPatchOperation as exc:
+            self.record("gcu_refused", message=str(exc))
+            raise GcuError(str(exc)) from None
+        if scoped:
+            say(f"{title}: {SCOPE}: validating target config does not have empty tables,\n"
+                f"                            since they do not show up in ConfigDb.")
+        else:
+            say(f"{title}: Validating target config does not have empty tables, since they do not show up in ConfigDb.")
         empty = [t for t in target if not target[t]]
         if empty:
-            # the f-string's backslash continuations keep the next lines' indentation (generic_updater.py)
-            pad = " " * 32
-            raise GcuError(f"{SCOPE}: given patch is not valid because it will result in empty tables {pad}which is not "
-                           f"allowed in ConfigDb. {pad}Table{'s' if len(empty) != 1 else ''}: {', '.join(empty)}")
-        say(f"{title}: {SCOPE}: sorting patch updates.")
+            if scoped:
+                # the f-string's backslash continuations keep the next lines' indentation (generic_updater.py)
+                pad = " " * 32
+                raise GcuError(f"{SCOPE}: given patch is not valid because it will result in empty tables {pad}which is not "
+                               f"allowed in ConfigDb. {pad}Table{'s' if len(empty) != 1 else ''}: {', '.join(empty)}")
+            raise GcuError(f"Given patch is not valid because it will result in empty tables which is not allowed in ConfigDb. "
+                           f"Table{'s' if len(empty) != 1 else ''}: {', '.join(empty)}")
+        say(f"{title}: {sc}{cap('sorting patch updates.')}")
         # patch_sorter.py StrictPatchSorter.sort
         touched = {op["path"].split("/")[1].replace("~1", "/").replace("~0", "~") for op in patch.ops if op["path"].count("/") >= 1}
         touched.discard("")
@@ -303,21 +358,82 @@ class SonicDevice(Device):
         # One change per non-test operation (the real sorter may split or merge them: unverified).
         changes = [[op] for op in patch.ops if op["op"] != "test"]
         n = len(changes)
-        say(f"{title}: The {SCOPE} patch was converted into {n} change{'s' if n != 1 else ''}{':' if n else '.'}")
-        say(f"{title}: {SCOPE}: applying {n} change{'s' if n != 1 else ''} in order{':' if n else '.'}")
+        s = "s" if n != 1 else ""
+        colon = ":" if n else "."
+        if scoped:
+            say(f"{title}: The {SCOPE} patch was converted into {n} change{s}{colon}")
+            say(f"{title}: {SCOPE}: applying {n} change{s} in order{colon}")
+        else:
+            verb = "sorted" if self.release == "202211" else "converted"
+            say(f"{title}: The patch was {verb} into {n} change{s}{colon}")
+            for change in changes:
+                say(f"{title}:   * {json.dumps(change)}")
+            say(f"{title}: Applying {n} change{s} in order{colon}")
         for change in changes:
             say(f"{title}:   * {json.dumps(change)}")
             if dry_run:
                 say(f"** DryRun: Would apply {json.dumps(change)}")
-        say(f"{title}: {SCOPE}: verifying patch updates are reflected on ConfigDB.")
+        say(f"{title}: {sc}{cap('verifying patch updates are reflected on ConfigDB.')}")
         if not dry_run:
             # ConfigDBConnector stores every field as a string: a typed value never reads back equal (unverified
             # beyond the source reading of change_applier.py / verify_same_json).
             if _has_non_string(target):
-                raise GcuError(f"{SCOPE}: after applying patch to config, there are still some parts not updated")
+                raise GcuError(f"{SCOPE}: after applying patch to config, there are still some parts not updated" if scoped
+                               else "After applying patch to config, there are still some parts not updated")
             self.config = target
+            self.buffermgrd(old)
             self.record("apply_patch", ops=len(patch.ops))
-        say(f"{title}: {SCOPE} patch application completed.")
+        say(f"{title}: {SCOPE} patch application completed." if scoped else f"{title}: Patch application completed.")
+
+    # --- buffermgrd (sonic-swss cfgmgr/buffermgr.cpp, traditional buffer model) -----------------
+    # pg_profile_lookup.ini stand-in: (xon, xoff, size) bytes per speed; the real files are per platform (unverified).
+    PG_LOOKUP = {"400000": ("19456", "145408", "164864"), "200000": ("19456", "91136", "110592"),
+                 "100000": ("19456", "63488", "82944")}
+
+    def buffermgrd(self, old: dict) -> None:
+        """doSpeedUpdateTask after CONFIG_DB changed: for each port whose PORT entry or PORT_QOS_MAP pfc_enable changed,
+        with a cable length other than 0m and PFC on: the lossless PG profile is pg_lossless_<speed>_<cable>_profile,
+        created only if absent (an existing one, tuned or not, is reused), and BUFFER_PG|<port>|<pgs> is pointed at it,
+        replacing whatever profile it named. Mellanox with the port admin down: the default PG is removed instead.
+        Nothing in the dynamic model (buffermgrd does not run it; buffermgrdyncalc.cpp computes there)."""
+        config = self.config
+        meta = config.get("DEVICE_METADATA", {}).get("localhost", {})
+        if meta.get("buffer_model", "traditional") != "traditional":
+            return
+        cable = (config.get("CABLE_LENGTH") or {}).get("AZURE") or {}
+        for port, row in sorted((config.get("PORT") or {}).items()):
+            qos = (config.get("PORT_QOS_MAP") or {}).get(port) or {}
+            before_qos = ((old.get("PORT_QOS_MAP") or {}).get(port) or {})
+            if row == (old.get("PORT") or {}).get(port) and qos.get("pfc_enable") == before_qos.get("pfc_enable"):
+                continue
+            length = cable.get(port)
+            prios = sorted({int(p) for p in (qos.get("pfc_enable") or "").split(",") if p.isdigit()})
+            if not length or length == "0m" or not prios or not row.get("speed"):
+                continue
+            admin = row.get("admin_status") or ("down" if self.release == "master" else None)
+            if admin is None:
+                continue   # buffermgrd waits for the admin status (202505 and older)
+            name = f"pg_lossless_{row['speed']}_{length}_profile"
+            pgs = _pg_ranges(prios)
+            pg_table = config.setdefault("BUFFER_PG", {})
+            if admin == "down" and self.asic_type == "mellanox":
+                for pg in pgs:
+                    if (pg_table.get(f"{port}|{pg}") or {}).get("profile") == name:
+                        del pg_table[f"{port}|{pg}"]
+                continue
+            profiles = config.setdefault("BUFFER_PROFILE", {})
+            if name not in profiles:
+                lookup = self.PG_LOOKUP.get(row["speed"])
+                if lookup is None:
+                    self.record("buffermgrd", error=f"No PG profile configured for speed {row['speed']} and cable length {length}")
+                    continue
+                xon, xoff, size = lookup
+                profiles[name] = {"pool": "ingress_lossless_pool", "xon": xon, "xoff": xoff, "size": size, "dynamic_th": "0"}
+            for pg in pgs:
+                key = f"{port}|{pg}"
+                if (pg_table.get(key) or {}).get("profile") != name:
+                    pg_table[key] = {"profile": name}
+                    self.record("buffermgrd", port=port, pg=pg, profile=name)
 
     def checkpoint(self, name: str, out: list[str]) -> None:
         say = out.append
@@ -403,6 +519,26 @@ def leaf_changes(old: dict, new: dict) -> list[str]:
                 elif fields_a.get(field) != fields_b[field]:
                     out.append(json.dumps({"op": "add", "path": path, "value": fields_b[field]}))
     return out
+
+
+def _int_range(text: str, low: int, high: int, usage: tuple, name: str) -> int:
+    """click.IntRange: click 7's message for a value outside the range or not a number."""
+    if not re.fullmatch(r"-?\d+", text):
+        raise ClickFail(*usage, f"Invalid value for {name}: {text} is not a valid integer")
+    if not low <= int(text) <= high:
+        raise ClickFail(*usage, f"Invalid value for {name}: {text} is not in the valid range of {low} to {high}.")
+    return int(text)
+
+
+def _pg_ranges(prios: list[int]) -> list[str]:
+    """buffermgr.cpp: consecutive lossless priorities collapse into one PG key part ('3-4'; '3', '6')."""
+    runs: list[list[int]] = []
+    for p in prios:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
 
 
 def _has_non_string(config: dict) -> bool:
@@ -643,6 +779,12 @@ class SonicShell(Shell):
             return self._cfggen(args, out)
         if cmd == "systemctl":
             return self._systemctl(args, out, root)
+        if cmd == "pfcwd":
+            return self._pfcwd(args, out, root)
+        if cmd == "ecnconfig":
+            return self._ecnconfig(args, out, root)
+        if cmd in ("bash", "/bin/bash") and args and not args[0].startswith("-"):
+            return self._script(args[0], out, root)
         out.append(f"-bash: {cmd}: command not found" if not root else f"sudo: {cmd}: command not found")
         return 127 if not root else 1
 
@@ -689,6 +831,146 @@ class SonicShell(Shell):
             del self.dev.files[path]
             self.dev.files.pop(path + "\0rejected", None)
         return rc
+
+    def _script(self, name: str, out: list[str], root: bool) -> int:
+        """bash FILE: each line of the file as a command line (no control flow; the lab's undo files have none)."""
+        path = self._path(name)
+        if path not in self.dev.files:
+            out.append(f"bash: {name}: No such file or directory")
+            return 127
+        saved = self.rc
+        for line in self.dev.files[path].splitlines():
+            if line.strip() and not line.strip().startswith("#"):
+                text = self._run_list(line.strip(), stdin=None) if not root else self._root_line(line.strip())
+                if text:
+                    out.append(text.rstrip("\n"))
+        rc = self.rc
+        self.rc = saved
+        return rc
+
+    def _root_line(self, line: str) -> str:
+        """One line of a script that runs as root (a systemd service): 'sudo' is not needed there."""
+        return self._run_list(line if line.startswith("sudo ") else "sudo " + line, stdin=None)
+
+    # --- pfcwd (sonic-utilities pfcwd/main.py) ------------------------------------------
+    def _pfcwd(self, args: list[str], out: list[str], root: bool) -> int:
+        """pfcwd start [--action A] [--restoration-time R] PORTS... DETECTION | stop [PORTS...]. start: for each
+        port with PORT_QOS_MAP pfc_enable, PFC_WD|<port> is deleted then written {detection_time, restoration_time
+        (2 x detection when not given, with a notice), action if given}; a port without pfc_enable is skipped with
+        'SKIPPED: PFC is not enabled on port: X'. PFC_WD|GLOBAL is not touched. stop deletes PFC_WD|<port>."""
+        try:
+            if not args or args[0] not in ("start", "stop"):
+                raise ClickFail("pfcwd [OPTIONS] COMMAND [ARGS]...", "pfcwd", f'No such command "{args[0] if args else ""}".')
+            verb, rest = args[0], args[1:]
+            usage = (f"pfcwd {verb} [OPTIONS] " + ("[PORTS]... DETECTION_TIME" if verb == "start" else "[PORTS]..."), f"pfcwd {verb}")
+            action = restoration = None
+            words: list[str] = []
+            i = 0
+            while i < len(rest):
+                a = rest[i]
+                if verb == "start" and a in ("--action", "-a", "--restoration-time", "-r"):
+                    if i + 1 >= len(rest):
+                        raise ClickFail(*usage, f"{a} option requires an argument")
+                    if a in ("--action", "-a"):
+                        action = rest[i + 1]
+                        if action not in ("drop", "forward", "alert"):
+                            raise ClickFail(*usage, f'Invalid value for "--action" / "-a": invalid choice: {action}. (choose from drop, forward, alert)')
+                    else:
+                        restoration = _int_range(rest[i + 1], 100, 60000, usage, '"--restoration-time" / "-r"')
+                    i += 2
+                    continue
+                if a.startswith("-"):
+                    raise ClickFail(*usage, f"no such option: {a}")
+                words.append(a)
+                i += 1
+            all_ports = self._ports()
+            if verb == "start":
+                if not words:
+                    raise ClickFail(*usage, 'Missing argument "DETECTION_TIME".')
+                detection = _int_range(words[-1], 100, 5000, usage, '"DETECTION_TIME"')
+                ports = words[:-1]
+            else:
+                ports = words
+        except ClickFail as exc:
+            out.append(exc.text().rstrip("\n"))
+            return 2
+        invalid = sorted(set(ports) - {"all"} - set(all_ports), key=natural_key)
+        if verb == "start" and invalid:
+            out.append("Failed to run command, invalid options:\n" + "\n".join(invalid))
+            return 1
+        if not root:
+            out.append("Root privileges are required for this operation")
+            return 1
+        ports = all_ports if not ports or "all" in ports else [p for p in ports if p in all_ports]
+        table = self.dev.config.setdefault("PFC_WD", {})
+        if verb == "stop":
+            for port in ports:
+                table.pop(port, None)
+        else:
+            entry = {"detection_time": str(detection)}
+            if action is not None:
+                entry["action"] = action
+            if restoration is None:
+                restoration = 2 * detection
+                out.append(f"restoration time not defined; default to 2 times detection time: {restoration} ms")
+            entry["restoration_time"] = str(restoration)
+            for port in ports:
+                if (self.dev.config.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable") is None:
+                    out.append(f"SKIPPED: PFC is not enabled on port: {port}")
+                    continue
+                table[port] = dict(entry)
+        if not table:
+            del self.dev.config["PFC_WD"]   # redis: a table without keys does not exist
+        self.dev.record("pfcwd", verb=verb, ports=ports)
+        return 0
+
+    # --- ecnconfig (sonic-utilities scripts/ecnconfig) -------------------------------------
+    ECN_FLAGS = {"-gmin": "green_min_threshold", "--green-min": "green_min_threshold", "-gmax": "green_max_threshold",
+                 "--green-max": "green_max_threshold", "-ymin": "yellow_min_threshold", "-ymax": "yellow_max_threshold",
+                 "-rmin": "red_min_threshold", "-rmax": "red_max_threshold", "-gdrop": "green_drop_probability",
+                 "--green-drop-prob": "green_drop_probability", "-ydrop": "yellow_drop_probability",
+                 "-rdrop": "red_drop_probability"}
+
+    def _ecnconfig(self, args: list[str], out: list[str], root: bool) -> int:
+        """ecnconfig -p PROFILE [-gmin N] [-gmax N] [-gdrop P] ...: mod_entry WRED_PROFILE|PROFILE one field at a time;
+        the profile must exist; thresholds non-negative integers, probabilities 0..100, min <= max per colour; silent
+        on success. Errors: 'Exception caught:  <msg>' on stderr, exit 1. No GCU, no YANG (it writes CONFIG_DB)."""
+        profile, values, i = None, {}, 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-p", "--profile") and i + 1 < len(args):
+                profile = args[i + 1]
+            elif a in self.ECN_FLAGS and i + 1 < len(args):
+                values[self.ECN_FLAGS[a]] = args[i + 1]
+            else:
+                out.append(f"Usage: ecnconfig [OPTIONS] [COMMAND]\nTry 'ecnconfig --help' for help.\n\nError: No such option: {a}")
+                return 2
+            i += 2
+        if not root:
+            out.append("Root privileges required for this operation")
+            return 1
+        if profile is None:
+            return 1
+        if not values:
+            out.append("Exception caught:  Input arguments error. Specify at least one threshold parameter to set")
+            return 1
+        current = (self.dev.config.get("WRED_PROFILE") or {}).get(profile)
+        if current is None:
+            out.append(f"Exception caught:  Input arguments error. Invalid WRED profile {profile} for namespace None")
+            return 1
+        merged = dict(current, **values)
+        for field, value in values.items():
+            if not value.isdigit() or ("probability" in field and int(value) > 100):
+                out.append("Exception caught:  Input arguments error. Invalid WRED profile parameters")
+                return 1
+        for colour in ("green", "yellow", "red"):
+            low, high = merged.get(f"{colour}_min_threshold"), merged.get(f"{colour}_max_threshold")
+            if low is not None and high is not None and int(low) > int(high):
+                out.append("Exception caught:  Input arguments error. Invalid WRED profile parameters")
+                return 1
+        current.update(values)
+        self.dev.record("ecnconfig", profile=profile, values=values)
+        return 0
 
     # --- config (sonic-utilities config/main.py) -------------------------------------
     CONFIG_COMMANDS = ("apply-patch", "checkpoint", "delete-checkpoint", "list-checkpoints", "rollback", "save", "replace")
@@ -743,15 +1025,16 @@ class SonicShell(Shell):
             except ValueError as exc:
                 raise GcuError(str(exc)) from None
             if rejected is not None:
-                raise GcuError(f"Failed to apply patch on the following scopes:\n- {SCOPE}: Given patch will produce "
-                               f"invalid config. Error: the switch rejected: {rejected.strip()}")
+                inner = f"Given patch will produce invalid config. Error: the switch rejected: {rejected.strip()}"
+                raise GcuError(f"Failed to apply patch on the following scopes:\n- {SCOPE}: {inner}" if self.dev.scoped else inner)
             logs: list[str] = []
             try:
                 self.dev.apply_patch(ops, dry, logs)
             finally:
                 out.extend(logs)
         except (GcuError, JsonPatchException, JsonPointerException, TypeError) as exc:
-            out.append(f"Failed to apply patch due to: {exc}")
+            # config/main.py apply_patch: 202405+ 'Failed to apply patch due to: {ex}'; up to 202311 'Failed to apply patch'
+            out.append(f"Failed to apply patch due to: {exc}" if self.dev.scoped else "Failed to apply patch")
             raise ClickFail(*usage, str(exc)) from None
         out.append("Patch applied successfully.")
         return 0
@@ -879,8 +1162,15 @@ class SonicShell(Shell):
                 out.append(self._interfaces_status(words[2] if len(words) > 2 else None))
                 return 0
             if words[:1] == ["version"]:
-                out.append(f"\nSONiC Software Version: SONiC.{self.dev.release}.lab\nSONiC OS Version: 12\n"
-                           f"Distribution: Debian 12.8\nPlatform: x86_64-lab_sonic-r0\nHwSKU: lab-sonic-32x400G\nASIC: broadcom")
+                # show/main.py version(): these lines in this order (kernel, commit, dates, serial and docker images:
+                # the simulator's placeholders)
+                out.append(f"\nSONiC Software Version: SONiC.{self.dev.build_version}\nSONiC OS Version: 12\n"
+                           f"Distribution: Debian 12.8\nKernel: 6.1.0-29-2-amd64\nBuild commit: 6f2a1c3d\n"
+                           f"Build date: Mon Jan  6 00:00:00 UTC 2025\nBuilt by: lab@switchsim\n\n"
+                           f"Platform: x86_64-lab_sonic-r0\nHwSKU: {self.dev.hwsku}\nASIC: {self.dev.asic_type}\n"
+                           f"ASIC Count: 1\nSerial Number: N/A\nModel Number: N/A\nHardware Revision: N/A\n"
+                           f"Uptime: 00:00:00 up 1 day,  0:00,  1 user,  load average: 0.00, 0.00, 0.00\n"
+                           f"Date: Mon 06 Jan 2025 00:00:00\n\nDocker images:\nREPOSITORY  TAG  IMAGE ID  SIZE")
                 return 0
         except ClickFail as exc:
             out.append(exc.text().rstrip("\n"))
@@ -970,8 +1260,10 @@ class SonicShell(Shell):
             c = self.dev.counters.get(port)
             if c is None:
                 continue
-            # the watchdog runs on the port's PFC priorities (PORT_QOS_MAP pfc_enable) when PFC_WD has the port
-            watched = {int(p) for p in (qos.get(port, {}).get("pfc_enable") or "").split(",") if p.isdigit()}
+            # sonic-swss pfcwdorch.cpp (202205+): the watchdog watches the TCs of PORT_QOS_MAP pfcwd_sw_enable
+            # (qosorch.cpp stores that mask; an absent field is mask 0: "No lossless TC found", nothing watched),
+            # not pfc_enable
+            watched = {int(p) for p in (qos.get(port, {}).get("pfcwd_sw_enable") or "").split(",") if p.isdigit()}
             for q in range(8):
                 name = f"{port}:{q}"
                 if queues and name not in queues:

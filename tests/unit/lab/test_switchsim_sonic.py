@@ -60,7 +60,7 @@ def rc(sh) -> str:
 
 def failed(out: str, sh) -> bool:
     """GCU's failure shape: its message, click's usage lines and Error:, exit status 2."""
-    return ("Failed to apply patch due to: " in out and 'Try "config apply-patch -h" for help.' in out
+    return ("Failed to apply patch" in out and 'Try "config apply-patch -h" for help.' in out
             and "\nError: " in out and "Patch applied successfully." not in out and rc(sh) == "2")
 
 
@@ -186,10 +186,10 @@ def test_a_failing_test_op_applies_nothing_and_a_passing_one_applies_the_rest(si
 def test_non_string_values_and_empty_tables_are_refused(sim, sh):
     out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": 9000}])
     assert failed(out, sh) and "localhost: after applying patch to config, there are still some parts not updated" in out
-    out = apply(sh, [{"op": "add", "path": "/PFC_WD", "value": {}}])
+    out = apply(sh, [{"op": "add", "path": "/SCHEDULER", "value": {}}])
     assert failed(out, sh) and "given patch is not valid because it will result in empty tables" in out
-    assert "Table: PFC_WD" in out
-    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100" and "PFC_WD" not in db(sim)
+    assert "Table: SCHEDULER" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100" and "SCHEDULER" not in db(sim)
 
 
 def test_dry_run_prints_the_changes_and_changes_nothing(sim, sh):
@@ -326,9 +326,8 @@ def test_counters_follow_the_control_api_and_the_config(sim, sh):
     assert json.loads(sh.handle("show queue counters Ethernet0 --json"))["Ethernet0"]["UC3"]["totalpacket"] == "5"
     assert "Ethernet0    UC3               7" in sh.handle("show queue wredcounters Ethernet0")
     assert [r.split()[:3] for r in sh.handle("show pfcwd stats").splitlines()[2:]] == [["Ethernet0:3", "N/A", "2/0"]]
-    apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,4"}}},
-               {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200",
-                                                                        "restoration_time": "200"}}}])
+    apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}}}])
+    assert sh.handle("sudo pfcwd start --action drop --restoration-time 200 Ethernet0 200") == ""
     stats = sh.handle("show pfcwd stats")
     assert [r.split()[:3] for r in stats.splitlines()[2:]] == [["Ethernet0:3", "stormed", "2/0"]]
     every = {r.split()[0]: r.split()[1] for r in sh.handle("show pfcwd stats -e").splitlines()[2:]}
@@ -400,3 +399,328 @@ def test_netmiko_session_heredoc_and_drop_while_loading(tmp_path):
         assert "Failed to apply patch due to:" in out and '"value": "1500"}' in out and "Error: " in out
         assert s.running("leaf6") == before
         conn.disconnect()
+
+
+# --- GCU's field-operation validators per release and SKU (tests/lab/switchsim/sonic_gcu.py) -------------
+MELLANOX = "Mellanox-SN4700-O8C48"   # spc3 on every release's list (202305+)
+UNKNOWN = "Accton-AS7726-32X"        # on no list
+ILLEGAL = "Modification of {} table is illegal- validating function generic_config_updater.field_operation_validators.{} returned False"
+
+
+def shell(tmp_path, release: str, hwsku: str | None = None, **extra):
+    spec = {"name": "leaf5", "platform": "sonic", "ports": PORTS, "version": release, **extra}
+    if hwsku:
+        spec["hwsku"] = hwsku
+    simulator = Simulator({"time_scale": 0.002, "switches": [spec]}, str(tmp_path))
+    return simulator, simulator.devices["leaf5"].new_shell(None)
+
+
+NEW_WRED = {"op": "add", "path": "/WRED_PROFILE/LF_ECN", "value": {"ecn": "ecn_all", "green_min_threshold": "150000",
+                                                                   "green_max_threshold": "1500000", "green_drop_probability": "5"}}
+NEW_WD = {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200", "restoration_time": "400"}}}
+NEW_PROFILE = {"op": "add", "path": "/BUFFER_PROFILE/LF_PG", "value": {"pool": "ingress_lossless_pool", "size": "164864",
+                                                                         "xoff": "145408", "xon": "19456"}}
+
+
+@pytest.mark.parametrize("release", ["202305", "202405", "202505"])
+@pytest.mark.parametrize("hwsku", [MELLANOX, UNKNOWN])
+def test_gcu_refuses_a_new_wred_profile_watchdog_table_and_buffer_profile(tmp_path, release, hwsku):
+    """The issue's patch (new WRED_PROFILE, BUFFER_PROFILE and the PFC_WD table) is refused on 202305-202505 for a listed
+    SKU and an unlisted one; the old simulator (no validators) accepted all three."""
+    sim, sh = shell(tmp_path, release, hwsku)
+    try:
+        wred_fn = "wred_profile_config_update_validator" if release == "202505" else "rdma_config_update_validator"
+        for op, table, fn in ((NEW_WRED, "WRED_PROFILE", wred_fn), (NEW_WD, "PFC_WD", "rdma_config_update_validator"),
+                              (NEW_PROFILE, "BUFFER_PROFILE", "rdma_config_update_validator")):
+            before = db(sim)
+            out = apply(sh, [op], dry=True)
+            assert failed(out, sh) and ILLEGAL.format(table, fn) in out, out
+            assert db(sim) == before
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release", ["202511", "master"])
+def test_gcu_from_202511_lets_wred_and_whole_buffer_profiles_through_but_not_the_watchdog_table(tmp_path, release):
+    sim, sh = shell(tmp_path, release, UNKNOWN)
+    try:
+        assert "Patch applied successfully." in apply(sh, [NEW_WRED, NEW_PROFILE])
+        out = apply(sh, [NEW_WD])
+        assert failed(out, sh) and ILLEGAL.format("PFC_WD", "rdma_config_update_validator") in out
+        # a field of an existing profile: only xoff / dynamic_th, and only on a listed SKU
+        out = apply(sh, [{"op": "replace", "path": "/BUFFER_PROFILE/LF_PG/size", "value": "200000"}])
+        assert failed(out, sh) and ILLEGAL.format("BUFFER_PROFILE", "buffer_profile_config_update_validator") in out
+    finally:
+        sim.stop()
+
+
+def test_gcu_202211_has_no_field_validators(tmp_path):
+    sim, sh = shell(tmp_path, "202211", UNKNOWN)
+    try:
+        out = apply(sh, [NEW_WRED, NEW_WD, NEW_PROFILE])
+        assert "Patch applied successfully." in out and db(sim)["PFC_WD"]["Ethernet0"]["detection_time"] == "200"
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release, name, ok", [
+    ("202405", "AZURE_LOSSLESS", True), ("202405", "LF_ECN", False),   # up to 202411: the profile must be AZURE_LOSSLESS
+    ("202505", "AZURE_LOSSLESS", True), ("202505", "LF_ECN", True),    # 202505: any profile name, last segment
+])
+def test_gcu_lets_a_listed_sku_replace_the_green_thresholds_of_an_existing_profile(tmp_path, release, name, ok):
+    sim, sh = shell(tmp_path, release, MELLANOX, initial_config=[json.dumps({
+        "op": "add", "path": "/WRED_PROFILE/LF_ECN", "value": {"ecn": "ecn_all", "green_min_threshold": "1", "green_max_threshold": "2000000"}})])
+    try:
+        change = [{"op": "replace", "path": f"/WRED_PROFILE/{name}/green_min_threshold", "value": "150000"}]
+        out = apply(sh, change)
+        assert ("Patch applied successfully." in out) is ok, out
+        # other fields (ecn) are refused on every listed SKU; the same replace on an unlisted SKU too
+        assert failed(apply(sh, [{"op": "replace", "path": f"/WRED_PROFILE/{name}/ecn", "value": "ecn_green"}]), sh)
+    finally:
+        sim.stop()
+    sim, sh = shell(tmp_path, release, UNKNOWN)
+    try:
+        out = apply(sh, [{"op": "replace", "path": "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "value": "150000"}])
+        assert failed(out, sh) and "Modification of WRED_PROFILE table is illegal" in out
+    finally:
+        sim.stop()
+
+
+def test_gcu_buffer_profile_xoff_needs_a_digit_in_the_name_and_a_listed_asic_with_a_headroom_date(tmp_path):
+    profiles = {"pg_lossless_400000_3m_profile": {"pool": "ingress_lossless_pool", "size": "1", "xoff": "1"},
+                "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "1", "xoff": "1"}}
+    init = [json.dumps({"op": "add", "path": "/BUFFER_PROFILE", "value": profiles})]
+    for hwsku, ok in ((MELLANOX, True), ("Force10-S6000", False)):   # td2: no headroom date ("")
+        sim, sh = shell(tmp_path / hwsku, "202405", hwsku, initial_config=init)
+        try:
+            out = apply(sh, [{"op": "replace", "path": "/BUFFER_PROFILE/pg_lossless_400000_3m_profile/xoff", "value": "2"}])
+            assert ("Patch applied successfully." in out) is ok, out
+            out = apply(sh, [{"op": "replace", "path": "/BUFFER_PROFILE/ingress_lossless_profile/xoff", "value": "2"}])
+            assert failed(out, sh)
+        finally:
+            sim.stop()
+
+
+def test_gcu_build_date_gate_and_the_illegal_removals(tmp_path):
+    init = [json.dumps({"op": "add", "path": "/PFC_WD", "value": {"GLOBAL": {"POLL_INTERVAL": "200"}}})]
+    # th2 from 20181100 for the watchdog; a tagged build older than that date is refused, an untagged one is not dated
+    for build, ok in (("20180531.01", False), ("20231105.10", True), ("202405.7-0a1b2c3d", True)):
+        sim, sh = shell(tmp_path / build, "202405", "Arista-7260CX3-C64", initial_config=init, build_version=build)
+        try:
+            out = apply(sh, [{"op": "replace", "path": "/PFC_WD/GLOBAL/POLL_INTERVAL", "value": "300"}])
+            assert ("Patch applied successfully." in out) is ok, out
+            out = apply(sh, [{"op": "remove", "path": "/PFC_WD/GLOBAL"}])
+            assert failed(out, sh) and "Given patch operation is invalid. Operation: remove is illegal on field: /PFC_WD/GLOBAL" in out
+        finally:
+            sim.stop()
+
+
+def test_gcu_validates_the_rollback_too(tmp_path):
+    """config rollback replaces the config through the same PatchApplier: a WRED change made by ecnconfig on an unlisted SKU
+    cannot be rolled back by GCU (the driver undoes it with ecnconfig first)."""
+    sim, sh = shell(tmp_path, "202405", UNKNOWN)
+    try:
+        assert "Checkpoint created successfully." in sh.handle("sudo config checkpoint cp")
+        assert sh.handle("sudo ecnconfig -p AZURE_LOSSLESS -gmin 150000 -gmax 1500000 -gdrop 5") == ""
+        assert db(sim)["WRED_PROFILE"]["AZURE_LOSSLESS"]["green_max_threshold"] == "1500000"
+        out = sh.handle("sudo config rollback cp")
+        assert "Failed to rollback config" in out and "Modification of WRED_PROFILE table is illegal" in out
+        assert sh.handle("sudo ecnconfig -p AZURE_LOSSLESS -gmin 1048576 -gmax 2097152 -gdrop 5") == ""
+        assert "Config rolled back successfully." in sh.handle("sudo config rollback cp")
+    finally:
+        sim.stop()
+
+
+# --- the dry-run text per release ------------------------------------------------------------------------
+@pytest.mark.parametrize("release, count, twice", [
+    ("202211", "Patch Applier: The patch was sorted into 1 change:", True),
+    ("202305", "Patch Applier: The patch was converted into 1 change:", True),
+    ("202405", "Patch Applier: The localhost patch was converted into 1 change:", False),
+    ("master", "Patch Applier: The localhost patch was converted into 1 change:", False),
+])
+def test_dry_run_text_per_release(tmp_path, release, count, twice):
+    sim, sh = shell(tmp_path, release)
+    try:
+        out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}], dry=True)
+        change = 'Patch Applier:   * [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}]'
+        assert count in out and out.count(change) == (2 if twice else 1), out
+        assert out.count("** DryRun: Would apply") == 1 and "Patch applied successfully." in out
+        empty = apply(sh, [], dry=True)
+        assert ("into 0 changes." in empty) and "applying 0 changes in order." in empty.lower()
+        assert ("localhost" in empty) is not twice
+        out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "99999"}])
+        assert ("Failed to apply patch due to: " in out) is not twice and "Failed to apply patch" in out
+    finally:
+        sim.stop()
+
+
+# --- CLI tools: pfcwd, ecnconfig, show version; the watchdog mask; buffermgrd ------------------------------
+def test_pfcwd_start_needs_pfc_on_the_port_and_stop_removes_the_entry(sim, sh):
+    out = sh.handle("sudo pfcwd start --action drop Ethernet0 200")
+    assert "restoration time not defined; default to 2 times detection time: 400 ms" in out
+    assert "SKIPPED: PFC is not enabled on port: Ethernet0" in out and "PFC_WD" not in db(sim)
+    assert "is not in the valid range of 100 to 5000" in sh.handle("sudo pfcwd start Ethernet0 50") and rc(sh) == "2"
+    assert "Failed to run command, invalid options:\nEthernet9" in sh.handle("sudo pfcwd start Ethernet9 200")
+    assert sh.handle("pfcwd start Ethernet0 200").strip() == "Root privileges are required for this operation"
+    apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3"}}}])
+    assert sh.handle("sudo pfcwd start --action forward --restoration-time 300 Ethernet0 200") == ""
+    assert db(sim)["PFC_WD"] == {"Ethernet0": {"action": "forward", "detection_time": "200", "restoration_time": "300"}}
+    assert sh.handle("sudo pfcwd stop Ethernet0") == "" and "PFC_WD" not in db(sim)
+
+
+def test_ecnconfig_changes_an_existing_profile_only(sim, sh):
+    assert sh.handle("sudo ecnconfig -p LF_ECN -gmin 1").strip() == \
+        "Exception caught:  Input arguments error. Invalid WRED profile LF_ECN for namespace None"
+    assert "Invalid WRED profile parameters" in sh.handle("sudo ecnconfig -p AZURE_LOSSLESS -gmin 3000000")
+    assert sh.handle("sudo ecnconfig -p AZURE_LOSSLESS -gmin 150000 -gmax 1500000 -gdrop 7") == ""
+    row = db(sim)["WRED_PROFILE"]["AZURE_LOSSLESS"]
+    assert (row["green_min_threshold"], row["green_max_threshold"], row["green_drop_probability"], row["ecn"]) == \
+        ("150000", "1500000", "7", "ecn_all")
+
+
+def test_the_watchdog_watches_the_pfcwd_sw_enable_tcs_only(sim, sh):
+    """pfcwdorch (202205+) registers the TCs of pfcwd_sw_enable; the old simulator watched pfc_enable."""
+    dev = sim.devices["leaf5"]
+    dev.set_counters("Ethernet0", {"watchdog_storms": {"3": 1, "4": 1}})
+    apply(sh, [{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3"}}}])
+    sh.handle("sudo pfcwd start --action drop --restoration-time 400 Ethernet0 200")
+    rows = {r.split()[0]: r.split()[1] for r in sh.handle("show pfcwd stats").splitlines()[2:]}
+    assert rows == {"Ethernet0:3": "operational", "Ethernet0:4": "N/A"}
+
+
+def test_show_version_prints_the_build_the_sku_and_the_asic(tmp_path):
+    sim, sh = shell(tmp_path, "202405", MELLANOX)
+    try:
+        out = sh.handle("show version")
+        assert "\nSONiC Software Version: SONiC.202405.0-6f2a1c3d\n" in out
+        assert f"\nHwSKU: {MELLANOX}\nASIC: mellanox\n" in out
+    finally:
+        sim.stop()
+
+
+def test_buffermgrd_rewrites_the_lossless_pg_on_a_port_change_unless_it_names_the_computed_profile(tmp_path):
+    """Traditional model: a PORT change makes buffermgrd point BUFFER_PG at pg_lossless_<speed>_<cable>_profile (created if
+    absent, reused untouched if present). A custom name is lost; the computed name with our values survives."""
+    sim, sh = shell(tmp_path, "202211", UNKNOWN, buffer_model="traditional")
+    try:
+        base = [{"op": "add", "path": "/CABLE_LENGTH", "value": {"AZURE": {"Ethernet0": "3m", "Ethernet8": "3m"}}},
+                {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,4"}, "Ethernet8": {"pfc_enable": "3,4"}}},
+                {"op": "add", "path": "/BUFFER_PROFILE", "value": {
+                    "LF_PG": {"pool": "ingress_lossless_pool", "size": "200000", "xoff": "180000", "xon": "20000"},
+                    "pg_lossless_400000_3m_profile": {"pool": "ingress_lossless_pool", "size": "200000", "xoff": "180000", "xon": "20000"}}},
+                {"op": "add", "path": "/BUFFER_PG", "value": {"Ethernet0|3-4": {"profile": "LF_PG"},
+                                                              "Ethernet8|3-4": {"profile": "pg_lossless_400000_3m_profile"}}}]
+        assert "Patch applied successfully." in apply(sh, base)
+        # the same patch changed PORT_QOS_MAP pfc_enable: buffermgrd already ran for both ports
+        assert db(sim)["BUFFER_PG"]["Ethernet0|3-4"] == {"profile": "pg_lossless_400000_3m_profile"}
+        assert db(sim)["BUFFER_PROFILE"]["pg_lossless_400000_3m_profile"]["xoff"] == "180000"
+        assert "Patch applied successfully." in apply(sh, [{"op": "add", "path": "/BUFFER_PG/Ethernet0|3-4/profile", "value": "LF_PG"}])
+        assert db(sim)["BUFFER_PG"]["Ethernet0|3-4"] == {"profile": "LF_PG"}   # no PORT change: kept
+        assert "Patch applied successfully." in apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+        assert db(sim)["BUFFER_PG"]["Ethernet0|3-4"] == {"profile": "pg_lossless_400000_3m_profile"}
+        assert db(sim)["BUFFER_PG"]["Ethernet8|3-4"] == {"profile": "pg_lossless_400000_3m_profile"}
+    finally:
+        sim.stop()
+
+
+# --- the collection's driver against the simulator, per release and SKU ------------------------------------
+class SimConn:
+    """A terminal onto an in-process simulator shell: each line typed is echoed, answered, then prompted."""
+
+    def __init__(self, shell_):
+        self.shell = shell_
+        self.out = ""
+        self.base_prompt = shell_.prompt().rstrip("$ ")
+
+    def read_channel(self):
+        out, self.out = self.out, ""
+        return out
+
+    def write_channel(self, data):
+        for line in data.split("\n")[:-1]:
+            self.out += line + "\n" + self.shell.handle(line) + self.shell.prompt()
+
+
+def _driver_world(tmp_path, release, hwsku):
+    from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan  # noqa: PLC0415
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver  # noqa: PLC0415
+
+    spec = {"name": "leaf5", "platform": "sonic", "ports": PORTS, "version": release}
+    if hwsku:
+        spec["hwsku"] = hwsku
+    simulator = Simulator({"time_scale": 1.0, "switches": [spec]}, str(tmp_path))
+    device = {"kind": "switch", "platform": "sonic", "release": release, "ports": {p: {"speed": "400G"} for p in PORTS}}
+    if hwsku:
+        device["hwsku"] = hwsku
+    plan = _plan.build_plan({"name": "lab", "transport": "roce", "roce": {}}, {"leaf5": device})["devices"]["leaf5"]
+    return simulator, _driver.Driver, plan
+
+
+@pytest.mark.parametrize("release, hwsku, wred_by", [
+    ("202211", None, "gcu"), ("202305", UNKNOWN, "ecnconfig"), ("202405", MELLANOX, "gcu"), ("202405", UNKNOWN, "ecnconfig"),
+    ("202505", None, "ecnconfig"), ("master", UNKNOWN, "gcu"),
+])
+def test_the_driver_goes_through_each_releases_validators_and_an_empty_change_reads_as_none(tmp_path, release, hwsku, wred_by):
+    sim, Driver, plan = _driver_world(tmp_path, release, hwsku)
+    try:
+        dev = sim.devices["leaf5"]
+        lines = Driver.render(plan)
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(lines)
+        diff = driver.diff()
+        assert diff and ("sudo ecnconfig -p AZURE_LOSSLESS" in diff) is (wred_by == "ecnconfig"), diff
+        assert "sudo pfcwd start --action drop --restoration-time" in diff
+        driver.commit(3600)
+        assert driver.readback_missing(lines) == []
+        driver.confirm("s1")
+        config = json.loads(dev.running_config())
+        assert config["PORT_QOS_MAP"]["Ethernet0"]["pfcwd_sw_enable"] == config["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3"
+        assert sorted(config["PFC_WD"]) == PORTS and not dev.checkpoints and not dev.units
+        assert not [f for f in dev.files if f.startswith("/tmp/s1")]
+        # the same plan again: no change on this release's dry-run text
+        again = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        again.open_session("s2")
+        again.load(lines)
+        assert again.diff() == ""
+        again.abort()
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release, hwsku", [("202405", UNKNOWN), ("202505", MELLANOX)])
+def test_the_driver_rolls_back_cli_and_gcu_changes_alike(tmp_path, release, hwsku):
+    """ecnconfig / pfcwd changes are undone by the rollback script before config rollback, which GCU validates: the
+    switch is back to its checkpoint (a bare config rollback would be refused on an unlisted SKU)."""
+    sim, Driver, plan = _driver_world(tmp_path, release, hwsku)
+    try:
+        dev = sim.devices["leaf5"]
+        before = json.loads(dev.running_config())
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(Driver.render(plan))
+        driver.commit(3600)
+        assert json.loads(dev.running_config()) != before
+        driver.rollback("s1")
+        assert json.loads(dev.running_config()) == before and not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+def test_the_driver_refuses_a_switch_whose_show_version_disagrees_with_the_inventory(tmp_path):
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, "202405", MELLANOX)
+    try:
+        dev = sim.devices["leaf5"]
+        dev.release, dev.build_version = "202505", "202505.3-0a1b2c3d"
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.load(Driver.render(plan))
+        text = str(caught.value)
+        assert caught.value.state == _base.UNCHANGED and "leaf5" in text
+        assert "the inventory says release 202405, HwSKU Mellanox-SN4700-O8C48, the switch says release 202505" in text
+        assert not dev.checkpoints
+    finally:
+        sim.stop()

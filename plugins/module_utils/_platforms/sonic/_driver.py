@@ -8,18 +8,25 @@ configuration is CONFIG_DB, changed through the Generic Config Updater (GCU):
 
     systemctl list-timers ... 'lf-rollback-*.timer'     refuse another run's pending commit
     sudo config checkpoint <s>                          the state to roll back to
+    show version                                        release branch and HwSKU, checked against the plan
     sonic-cfggen -d --print-data                        CONFIG_DB, to build the patch against
     cat > /tmp/<s>.json-patch <<'LF_PATCH_EOF'          the JSON Patch (RFC 6902), one op per line
+    cat > /tmp/<s>.undo <<'LF_PATCH_EOF'                the rollback script: CLI undo lines, config rollback <s>
     sudo config apply-patch --dry-run <file>            validation and the device's own diff
-    sudo systemd-run --unit=lf-rollback-<s> --on-active=<t> config rollback <s>   the confirm timer
-    sudo config apply-patch <file>                      commit
+    sudo systemd-run --unit=lf-rollback-<s> --on-active=<t> bash /tmp/<s>.undo   the confirm timer
+    sudo config apply-patch <file>                      commit (what GCU's validators allow)
+    sudo ecnconfig -p AZURE_LOSSLESS -gmin .. / sudo pfcwd start ...   commit (what they refuse)
     sudo systemctl stop lf-rollback-<s>.timer           confirm (then config delete-checkpoint)
-    sudo config rollback <s>                            cancel
+    sudo bash /tmp/<s>.undo                             cancel
     sudo config save -y                                 startup config
     show runningconfiguration all                       read-back (CONFIG_DB JSON)
 
 SONiC has no commit-confirm of its own: the timer is a transient systemd timer on the
-switch (systemd-run(1) --on-active) that runs ``config rollback`` unless it is stopped.
+switch (systemd-run(1) --on-active) that runs the rollback script unless it is stopped. GCU's
+field-operation validators (per release and HwSKU) refuse a new PFC_WD table and, up to 202505, any
+WRED_PROFILE change but the green thresholds of an existing profile on a listed SKU: those leaves go
+through the documented CLI tools (pfcwd, ecnconfig), which write CONFIG_DB directly, and the rollback
+script undoes them with the same tools before ``config rollback`` (which GCU validates too).
 
 The rendered lines are JSON Patch operations, one per line, each adding one CONFIG_DB leaf
 (``{"op": "add", "path": "/PORT/Ethernet0/mtu", "value": "9100"}``); load() groups the leaves
@@ -33,9 +40,11 @@ import json
 import re
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._common._snapshot import natural as _natural
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _records
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _readers as _sonic_readers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _render as _sonic_render
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _vendor as _vendor_sonic
 
 PLATFORM = _records.SONIC
 
@@ -45,10 +54,19 @@ _HEREDOC_END = "LF_PATCH_EOF"
 _UNIT_PREFIX = "lf-rollback-"
 _TIMER_ROW = re.compile(r"\blf-rollback-([A-Za-z0-9._-]+)\.timer\b")
 _LEFT = re.compile(r"(?:(\d+)h\s*)?(?:(\d+)min\s*)?(?:(\d+)s)?\s+left\b")
-_ERROR = re.compile(r"^\s*(?:Error\b|Failed\b|-bash:|bash:|Usage:|Traceback|sudo:|Failed to)", re.MULTILINE)
+_ERROR = re.compile(r"^\s*(?:Error\b|Failed\b|-bash:|bash:|Usage:|Traceback|sudo:|Failed to|Exception caught:|SKIPPED:)", re.MULTILINE)
 _CHANGE = re.compile(r"^Patch Applier:\s+\* (.+)$", re.MULTILINE)
-_ZERO_CHANGES = re.compile(r"patch was converted into 0 changes", re.IGNORECASE)
+# PatchApplier's count line and the line before the changes it applies (generic_updater.py): 202211 'sorted
+# into', 202305+ 'converted into'; 202405+ name the scope. Up to 202311 the changes are listed after the count
+# line and again after 'Applying N changes in order'; only the second list is read.
+_COUNT = re.compile(r"^Patch Applier: The (?:\S+ )?patch was (?:sorted|converted) into (\d+) changes?[:.]\s*$", re.MULTILINE)
+_APPLYING = re.compile(r"^Patch Applier: (?:\S+: )?applying (\d+) changes? in order[:.]\s*$", re.MULTILINE | re.IGNORECASE)
 _APPLIED = "Patch applied successfully."
+_ROLLED_BACK = "Config rolled back successfully."
+# show/main.py version(): 'SONiC Software Version: SONiC.<build_version>', 'HwSKU: <sku>', 'ASIC: <asic_type>'.
+_VERSION = re.compile(r"^SONiC Software Version: SONiC\.(\S+)\s*$", re.MULTILINE)
+_HWSKU = re.compile(r"^HwSKU: (\S+)\s*$", re.MULTILINE)
+_ASIC = re.compile(r"^ASIC: (\S+)\s*$", re.MULTILINE)
 
 # The SSH channel closed or the device stopped answering (the shared channel's error).
 _Lost = _channel.Lost
@@ -69,6 +87,9 @@ class Driver(_base.Driver):
         self._committed_with_timer = False
         self._dry_run: str | None = None
         self._patch_file: str | None = None
+        self._undo_file: str | None = None
+        self._ops: list[dict] = []
+        self._cli: list[str] = []
 
     # -- netmiko ---------------------------------------------------------
     @staticmethod
@@ -93,7 +114,11 @@ class Driver(_base.Driver):
         """The rendered lines whose CONFIG_DB leaf ``running`` does not hold with that value."""
         doc = _sonic_readers._config_db(running)
         missing = []
-        for line, ((table, key, field), value) in zip(lines, _sonic_render._leaves(lines)):
+        for line in lines:
+            leaves = _sonic_render._leaves([line])
+            if not leaves:
+                continue  # the expectation line: checked against 'show version', not a CONFIG_DB leaf
+            (table, key, field), value = leaves[0]
             have = (doc.get(table) or {}).get(key) or {}
             if not isinstance(have, dict) or str(have.get(field)) != value:
                 missing.append(line)
@@ -185,6 +210,7 @@ class Driver(_base.Driver):
         self._committed_with_timer = False
         self._dry_run = None
         self._patch_file = "/tmp/%s.json-patch" % name
+        self._undo_file = "/tmp/%s.undo" % name
         others = self._timers(_base.UNCHANGED)
         if others:
             other = sorted(others)[0]
@@ -214,17 +240,90 @@ class Driver(_base.Driver):
                     new_keys[(table, key)] = {}
                     ops.append({"op": "add", "path": "/%s/%s" % (table, key), "value": new_keys[(table, key)]})
                 new_keys[(table, key)][field] = value
-            elif str(doc[table][key].get(field)) != value:
+            elif field not in doc[table][key]:
                 ops.append({"op": "add", "path": "/%s/%s/%s" % (table, key, field), "value": value})
+            elif str(doc[table][key][field]) != value:
+                # a field the switch has: GCU's validators allow some fields only as 'replace' (what the diff of
+                # running and target shows; an add would read the same, a replace says it)
+                ops.append({"op": "replace", "path": "/%s/%s/%s" % (table, key, field), "value": value})
         return ops
+
+    def split(self, lines: list[str], running: str, release: str, asic_type: str, hwsku: str | None,
+              build_version: str) -> tuple[list[dict], list[str], list[str]]:
+        """(GCU ops, CLI commands, their undo commands) for ``lines`` on this switch. PFC_WD leaves go through
+        'pfcwd start' on every release (GCU refuses creating the table); WRED_PROFILE leaves through ecnconfig
+        where GCU's validators refuse them (202305-202505 off a listed SKU or before its build date); the rest
+        through GCU. The undo commands restore what the CLI commands change, from the running CONFIG_DB."""
+        doc = _sonic_readers._config_db(running)
+        rest, wd, wred = [], {}, {}
+        for (table, key, field), value in _sonic_render._leaves(lines):
+            line = (table, key, field), value
+            if table == "PFC_WD":
+                wd.setdefault(key, {})[field] = value
+            elif table == "WRED_PROFILE" and not _vendor_sonic.wred_by_gcu(release, asic_type, hwsku, build_version):
+                wred.setdefault(key, {})[field] = value
+            else:
+                rest.append(line)
+        ops = self.patch([json.dumps({"op": "add", "path": "/%s/%s/%s" % leaf, "value": value}) for leaf, value in rest], running)
+        cli: list[str] = []
+        undo: list[str] = []
+        for profile, fields in sorted(wred.items()):
+            have = (doc.get("WRED_PROFILE") or {}).get(profile) or {}
+            if all(str(have.get(f)) == v for f, v in fields.items()):
+                continue
+            # scripts/ecnconfig: -gmin/-gmax/-gdrop set green_min_threshold / green_max_threshold / green_drop_probability
+            cli.append("sudo ecnconfig -p %s %s" % (profile, " ".join("%s %s" % (_ECN_FLAG[f], v) for f, v in sorted(fields.items()))))
+            old = {f: have[f] for f in fields if f in have}
+            if old:
+                undo.append("ecnconfig -p %s %s" % (profile, " ".join("%s %s" % (_ECN_FLAG[f], v) for f, v in sorted(old.items()))))
+        groups: dict[tuple, list[str]] = {}
+        stop: list[str] = []
+        for port in sorted(wd, key=_natural):
+            want = wd[port]
+            have = (doc.get("PFC_WD") or {}).get(port)
+            if isinstance(have, dict) and all(str(have.get(f)) == v for f, v in want.items()):
+                continue
+            groups.setdefault((want.get("action"), want["restoration_time"], want["detection_time"]), []).append(port)
+            if not isinstance(have, dict):
+                stop.append(port)
+            else:
+                undo.append(_pfcwd_start(have.get("action"), have.get("restoration_time"), [port], have.get("detection_time")))
+        for (action, restoration, detection), ports in sorted(groups.items(), key=lambda kv: _natural(kv[1][0])):
+            cli.append("sudo " + _pfcwd_start(action, restoration, ports, detection))
+        if stop:
+            undo.append("pfcwd stop %s" % " ".join(stop))
+        return ops, cli, undo
+
+    def _version(self) -> tuple[str, str, str]:
+        """(build_version, HwSKU, ASIC type) of 'show version'; DeviceError when a line is missing."""
+        out = self._checked("show version", "reading the release and HwSKU", _base.UNCHANGED)
+        found = [_VERSION.search(out), _HWSKU.search(out), _ASIC.search(out)]
+        if not all(found):
+            raise _base.DeviceError(self.device, "'show version' printed no 'SONiC Software Version: SONiC.<build>', 'HwSKU:' and 'ASIC:' lines",
+                                    line="show version", device_said=out[:2000], state=_base.UNCHANGED)
+        return found[0].group(1), found[1].group(1), found[2].group(1)
 
     def _heredoc(self, ops: list[dict]) -> str:
         body = [json.dumps(op, ensure_ascii=True, sort_keys=True) + ("," if i < len(ops) - 1 else "") for i, op in enumerate(ops)]
+        return self._file(self._patch_file, ["["] + body + ["]"])
+
+    def _file(self, path: str | None, body: list[str]) -> str:
         for line in body:
             _base.check_cli_line(self.device, line)
             if len(line) >= 4000 or line.strip() == _HEREDOC_END:
                 raise _base.DeviceError(self.device, "a patch operation is too long for one terminal line (4096 bytes)", line=line[:200], state=_base.UNCHANGED)
-        return "\n".join(["cat > %s <<'%s'" % (self._patch_file, _HEREDOC_END), "["] + body + ["]", _HEREDOC_END])
+        return "\n".join(["cat > %s <<'%s'" % (path, _HEREDOC_END)] + body + [_HEREDOC_END])
+
+    def _write(self, text: str, path: str | None) -> None:
+        try:
+            out = self._run(text)
+        except self._transport_errors() as exc:
+            raise _base.DeviceError(self.device, "connection lost writing %s: %s" % (path, exc), line="cat > %s" % path, state=_base.UNCHANGED) from None
+        # cat prints nothing; what comes back is the echo of the here-document (and bash's '> ' prompts),
+        # wrapped as the terminal pleases: only an error line from bash means the file was not written.
+        if _ERROR.search(out):
+            self._discard()
+            raise _base.DeviceError(self.device, "writing %s failed" % path, line="cat > %s" % path, device_said=out, state=_base.UNCHANGED)
 
     def load(self, lines: list[str]) -> None:
         """Write the patch to the switch and validate it with ``config apply-patch --dry-run``."""
@@ -236,27 +335,32 @@ class Driver(_base.Driver):
             _sonic_render._leaves(lines)
         except ValueError as exc:
             raise _base.DeviceError(self.device, str(exc), state=_base.UNCHANGED) from None
+        expected = _sonic_render.expectation(lines) or (_vendor_sonic.DEFAULT_RELEASE, None)
+        build, hwsku, asic_type = self._version()
+        release = _vendor_sonic.release_of_build(build)
+        if release != expected[0] or (expected[1] is not None and hwsku.lower() != expected[1].lower()):
+            self._discard()
+            said = "release %s (build SONiC.%s), HwSKU %s" % (release or "unknown", build, hwsku)
+            raise _base.DeviceError(
+                self.device,
+                "the inventory says release %s, HwSKU %s, the switch says %s: the plan's path is chosen by both (docs/vendor-sonic.md); "
+                "correct lossless_fabric_device.release / hwsku" % (expected[0], expected[1] or "(not given)", said),
+                line="show version", device_said=said, state=_base.UNCHANGED)
         # The CONFIG_DB the patch is built against: what GCU itself reads (gu_common.py ConfigWrapper
         # get_config_db_as_json) and 'show runningconfiguration all' prints; read with its own command so
         # that load and the read-back after the commit are told apart (a hang names the right step).
         command = "sonic-cfggen -d --print-data"
         running = self._checked(command, "reading CONFIG_DB for the patch", _base.UNCHANGED)
         try:
-            ops = self.patch(lines, running)
+            ops, cli, undo = self.split(lines, running, release, asic_type, hwsku, build)
         except ValueError as exc:
             self._discard()
             raise _base.DeviceError(self.device, str(exc), line=command, device_said=running[:2000], state=_base.UNCHANGED) from None
-        heredoc = self._heredoc(ops)
-        try:
-            out = self._run(heredoc)
-        except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "connection lost writing the patch file: %s" % exc, line="cat > %s" % self._patch_file,
-                                    state=_base.UNCHANGED) from None
-        # cat prints nothing; what comes back is the echo of the here-document (and bash's '> ' prompts),
-        # wrapped as the terminal pleases: only an error line from bash means the file was not written.
-        if _ERROR.search(out):
-            self._discard()
-            raise _base.DeviceError(self.device, "writing the patch file failed", line="cat > %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
+        self._ops, self._cli = ops, cli
+        self._write(self._heredoc(ops), self._patch_file)
+        # The rollback script the timer (and a cancel) runs: the CLI changes undone with the same tools first, so
+        # that config rollback's own diff (validated by GCU like any patch) holds no change its validators refuse.
+        self._write(self._file(self._undo_file, list(reversed(undo)) + ["config rollback %s" % self.session]), self._undo_file)
         command = "sudo config apply-patch --dry-run %s" % self._patch_file
         try:
             out = self._run(command, self.apply_timeout)
@@ -270,7 +374,7 @@ class Driver(_base.Driver):
 
     def _discard(self) -> None:
         try:
-            self._exchange(["rm -f %s" % self._patch_file, "sudo config delete-checkpoint %s" % self.session], self.command_timeout)
+            self._exchange(["rm -f %s %s" % (self._patch_file, self._undo_file), "sudo config delete-checkpoint %s" % self.session], self.command_timeout)
         except self._transport_errors():
             pass  # a stale file or checkpoint changes nothing on the switch
 
@@ -279,14 +383,19 @@ class Driver(_base.Driver):
         out = self._dry_run
         if out is None:
             raise _base.DeviceError(self.device, "diff before load", state=_base.UNCHANGED)
-        changes = _CHANGE.findall(out)
-        if not changes and not _ZERO_CHANGES.search(out):
-            raise _base.DeviceError(self.device, "the dry run printed neither its changes nor '0 changes'",
+        count, applying = _COUNT.search(out), _APPLYING.search(out)
+        if not count or not applying or count.group(1) != applying.group(1):
+            raise _base.DeviceError(self.device, "the dry run printed no 'patch was sorted/converted into N changes' and 'applying N changes in order' lines",
                                     line="sudo config apply-patch --dry-run %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
-        return "\n".join(change.strip() for change in changes)
+        changes = _CHANGE.findall(out[applying.end():])
+        if len(changes) != int(applying.group(1)):
+            raise _base.DeviceError(self.device, "the dry run announced %s changes and listed %d" % (applying.group(1), len(changes)),
+                                    line="sudo config apply-patch --dry-run %s" % self._patch_file, device_said=out, state=_base.UNCHANGED)
+        # the CLI commands commit runs after the patch (they have no dry run: pfcwd and ecnconfig write CONFIG_DB)
+        return "\n".join([change.strip() for change in changes] + self._cli)
 
     def abort(self) -> None:
-        self._checked("rm -f %s" % self._patch_file, "removing the patch file", _base.UNCHANGED)
+        self._checked("rm -f %s %s" % (self._patch_file, self._undo_file), "removing the patch file", _base.UNCHANGED)
         self._checked("sudo config delete-checkpoint %s" % self.session, "deleting the checkpoint", _base.UNCHANGED, success="Checkpoint deleted successfully.")
         self._dry_run = None
         self.session = None
@@ -297,37 +406,45 @@ class Driver(_base.Driver):
         timed = confirm_timeout_s is not None
         unit = _UNIT_PREFIX + (self.session or "")
         if timed:
-            command = "sudo systemd-run --unit=%s --on-active=%d config rollback %s" % (unit, int(confirm_timeout_s), self.session)
+            # systemd-run runs the script as root (a transient service under PID 1): the undo lines need no sudo.
+            command = "sudo systemd-run --unit=%s --on-active=%d bash %s" % (unit, int(confirm_timeout_s), self._undo_file)
             self._checked(command, "arming the rollback timer", _base.UNCHANGED, success="Running timer as unit: %s.timer" % unit)
             self._committed_with_timer = True
-        command = "sudo config apply-patch %s" % self._patch_file
-        try:
-            out = self._run(command, self.apply_timeout)
-        except self._transport_errors() as exc:
-            state = _base.PENDING if timed else _base.UNKNOWN
-            raise _base.DeviceError(self.device, "connection lost during apply-patch: %s" % exc, line=command, state=state) from None
-        if _APPLIED not in out:
-            state = _base.UNKNOWN
-            if timed:
-                # GCU applies its changes one by one: undo whatever part went in, now.
-                try:
-                    self._stop_and_rollback(self.session)
-                    state = _base.ROLLED_BACK
-                except _base.DeviceError:
-                    state = _base.PENDING
-            self._committed_with_timer = False
-            raise _base.DeviceError(self.device, "config apply-patch failed", line=command, device_said=out or "(no output)", state=state)
+        steps = (["sudo config apply-patch %s" % self._patch_file] if self._ops or not self._cli else []) + list(self._cli)
+        for command in steps:
+            gcu = command.startswith("sudo config apply-patch")
+            try:
+                out = self._run(command, self.apply_timeout)
+            except self._transport_errors() as exc:
+                state = _base.PENDING if timed else _base.UNKNOWN
+                raise _base.DeviceError(self.device, "connection lost during %s: %s" % (command.split()[1], exc), line=command, state=state) from None
+            # apply-patch ends with its success line; pfcwd start (restoration time given) and ecnconfig print nothing
+            if (gcu and _APPLIED not in out) or (not gcu and out.strip()):
+                state = _base.UNKNOWN
+                if timed:
+                    # GCU applies its changes one by one, the CLI tools write as they go: undo whatever went in, now.
+                    try:
+                        self._stop_and_rollback(self.session)
+                        state = _base.ROLLED_BACK
+                    except _base.DeviceError:
+                        state = _base.PENDING
+                self._committed_with_timer = False
+                what = "config apply-patch" if gcu else command.split()[1]
+                raise _base.DeviceError(self.device, "%s failed" % what, line=command, device_said=out or "(no output)", state=state)
         self._checked("rm -f %s" % self._patch_file, "removing the patch file", _base.PENDING if timed else _base.COMMITTED)
         if not timed:
             # Committed for good: nothing will roll back to the checkpoint.
+            self._checked("rm -f %s" % self._undo_file, "removing the rollback script", _base.COMMITTED)
             self._checked("sudo config delete-checkpoint %s" % self.session, "deleting the checkpoint", _base.COMMITTED,
                           success="Checkpoint deleted successfully.")
 
     def _stop_and_rollback(self, session: str) -> None:
         unit = _UNIT_PREFIX + session
         self._checked("sudo systemctl stop %s.timer" % unit, "stopping the rollback timer", _base.PENDING)
-        self._checked("sudo config rollback %s" % session, "rolling back to the checkpoint", _base.UNKNOWN, timeout=self.apply_timeout,
-                      success="Config rolled back successfully.")
+        # the script the timer would have run: the CLI undo lines, then config rollback
+        self._checked("sudo bash /tmp/%s.undo" % session, "rolling back to the checkpoint", _base.UNKNOWN, timeout=self.apply_timeout,
+                      success=_ROLLED_BACK)
+        self._checked("rm -f /tmp/%s.undo" % session, "removing the rollback script", _base.ROLLED_BACK)
         self._checked("sudo config delete-checkpoint %s" % session, "deleting the checkpoint", _base.ROLLED_BACK, success="Checkpoint deleted successfully.")
 
     def _target(self, session: str | None) -> str:
@@ -345,6 +462,7 @@ class Driver(_base.Driver):
             raise _base.DeviceError(self.device, "no pending commit of session %s to confirm (its timer %s has run out)" % (session, unit), state=state)
         self._checked("sudo systemctl stop %s" % unit, "stopping the rollback timer", _base.PENDING)
         self._committed_with_timer = False
+        self._checked("rm -f /tmp/%s.undo" % session, "removing the rollback script", _base.COMMITTED)
         self._checked("sudo config delete-checkpoint %s" % session, "deleting the checkpoint", _base.COMMITTED, success="Checkpoint deleted successfully.")
 
     def rollback(self, session: str | None = None) -> None:
@@ -411,9 +529,26 @@ class Driver(_base.Driver):
         return _sonic_readers.parse_links(outputs)
 
 
+# scripts/ecnconfig options for the green fields.
+_ECN_FLAG = {"green_min_threshold": "-gmin", "green_max_threshold": "-gmax", "green_drop_probability": "-gdrop"}
+
+
+def _pfcwd_start(action: Any, restoration: Any, ports: list[str], detection: Any) -> str:
+    """pfcwd/main.py start: [--action A] [--restoration-time R] PORTS... DETECTION_TIME (no sudo: the caller adds it).
+    The restoration time is always given: without it pfcwd prints a notice and takes twice the detection time."""
+    words = ["pfcwd", "start"]
+    if action:
+        words += ["--action", str(action)]
+    if restoration:
+        words += ["--restoration-time", str(restoration)]
+    return " ".join(words + list(ports) + [str(detection)])
+
+
 def _rejected(out: str, lines: list[str]) -> str | None:
     """The rendered line whose path GCU's error names, when it names one."""
     for line in lines:
+        if line.startswith("#"):
+            continue
         path = json.loads(line)["path"]
         if path in out:
             return line

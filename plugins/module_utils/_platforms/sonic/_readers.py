@@ -40,8 +40,9 @@ def _int(value: Any) -> int | None:
 
 
 def _ref(value: Any) -> str | None:
-    """A reference field: 'name', or '[TABLE|name]' (the form of releases before 202012, as the
-    db_migrator fixtures in sonic-utilities tests/db_migrator_input show)."""
+    """A reference field: 'name', or '[TABLE|name]' (the form of releases before 202111: plain names came with
+    sonic-utilities PR #1626, first in 202111; the db_migrator fixtures in sonic-utilities tests/db_migrator_input
+    show both)."""
     if not isinstance(value, str) or not value.strip():
         return None
     return value.strip().strip("[]").rsplit("|", maxsplit=1)[-1]

@@ -47,10 +47,32 @@ def _pg(run: tuple[int, int]) -> str:
     return "%d" % run[0] if run[0] == run[1] else "%d-%d" % run
 
 
+# The first rendered line: what the switch must say it is ('show version'), checked before the patch.
+_EXPECT_RE = re.compile(r"# sonic release (\S+) hwsku (\S+)")
+
+
+def header(release: str, hwsku: str | None) -> str:
+    """The expectation line: a bash comment naming the release branch and the HwSKU the plan was made for
+    ('-': no HwSKU given); the driver checks 'show version' against it and never sends it."""
+    return "# sonic release %s hwsku %s" % (release, hwsku or "-")
+
+
+def expectation(lines: list[str]) -> tuple[str, str | None] | None:
+    """(release, hwsku or None) of the rendered lines' expectation line, None when there is none."""
+    for line in lines:
+        match = _EXPECT_RE.fullmatch(line)
+        if match:
+            return match.group(1), None if match.group(2) == "-" else match.group(2)
+    return None
+
+
 def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
-    """The rendered lines as (path segments, value); ValueError on a line that is not one of our ops."""
+    """The rendered lines as (path segments, value), the expectation line left out; ValueError on a line that
+    is not one of our ops."""
     out = []
     for line in lines:
+        if _EXPECT_RE.fullmatch(line):
+            continue
         try:
             doc = json.loads(line)
         except ValueError:
@@ -72,9 +94,20 @@ def render(plan: dict) -> list[str]:
     if not ports:
         raise ValueError("the plan has no ports")
     v = _vendor_sonic
+    sonic = plan.get("sonic") or {}
+    release = sonic.get("release") or v.DEFAULT_RELEASE
+    if release not in v.RELEASES:
+        raise ValueError("release %r is not one of %s" % (release, ", ".join(v.RELEASES)))
+    hwsku = sonic.get("hwsku")
     classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
     default_tc = int(plan["default_traffic_class"])
-    lines: list[str] = []
+    model = sonic.get("buffer_model", v.DEFAULT_BUFFER_MODEL)
+    triples = {(int(p["ecn"]["min_threshold_bytes"]), int(p["ecn"]["max_threshold_bytes"]), int(p["ecn"]["max_probability_percent"]))
+               for p in ports.values()}
+    problem = v.plan_problem(release, hwsku, model, triples)
+    if problem:
+        raise ValueError(problem)
+    lines: list[str] = [header(release, hwsku)]
     full = plan.get("dscp_map_full") or {str(d): plan["dscp_map"].get(str(d), default_tc) for d in range(64)}
     for dscp in sorted(full, key=int):
         lines.append(_op(["DSCP_TO_TC_MAP", MAP, str(int(dscp))], str(int(full[dscp]))))
@@ -96,7 +129,7 @@ def render(plan: dict) -> list[str]:
             weight = int(cls["bandwidth_percent"])
             if not v.WEIGHT_RANGE[0] <= weight <= v.WEIGHT_RANGE[1]:
                 raise ValueError("traffic class %d: DWRR weight %d is outside SONiC's %d..%d" % ((tc, weight) + v.WEIGHT_RANGE))
-            # type and weight are create-only (sonic-scheduler.yang): the name carries the weight.
+            # One scheduler per weight (sonic-scheduler.yang has no create-only marker: the name is only ours).
             name = "LF_DWRR_%d" % weight
             fields = [("type", "DWRR"), ("weight", str(weight))]
         schedulers[tc] = name
@@ -109,17 +142,23 @@ def render(plan: dict) -> list[str]:
     for name in sorted(ports, key=_natural):
         ecn = ports[name]["ecn"]
         key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
-        profile = "LF_ECN_%d_%d_%d" % key
-        if not _NAME_RE.fullmatch(profile):
-            raise ValueError("port %s: WRED profile name %r is longer than SONiC's 32 characters" % (name, profile))
+        if release in v.WRED_GUARDED:
+            # 202305-202505: GCU lets only the green thresholds of an existing profile change (AZURE_LOSSLESS up to
+            # 202411), ecnconfig changes existing profiles only: the stock lossless profile carries the plan's values
+            # (its ecn mode and wred_green_enable are the template's: ecn_all, true; qos_config.j2).
+            profile = v.STOCK_WRED_PROFILE
+            fields = list(zip(v.WRED_TUNABLE, (str(key[0]), str(key[1]), str(key[2]))))
+        else:
+            profile = "LF_ECN_%d_%d_%d" % key
+            if not _NAME_RE.fullmatch(profile):
+                raise ValueError("port %s: WRED profile name %r is longer than SONiC's 32 characters" % (name, profile))
+            fields = [("ecn", v.ECN_MODE), ("wred_green_enable", "true"), ("green_min_threshold", str(key[0])),
+                      ("green_max_threshold", str(key[1])), ("green_drop_probability", str(key[2]))]
         wred[name] = profile
-        fields = [("ecn", v.ECN_MODE), ("wred_green_enable", "true"), ("green_min_threshold", str(key[0])),
-                  ("green_max_threshold", str(key[1])), ("green_drop_probability", str(key[2]))]
         for field, value in fields:
             line = _op(["WRED_PROFILE", profile, field], value)
             if line not in lines:
                 lines.append(line)
-    model = (plan.get("sonic") or {}).get("buffer_model", v.DEFAULT_BUFFER_MODEL)
     if model not in v.BUFFER_MODELS:
         raise ValueError("buffer_model %r is not one of %s" % (model, ", ".join(v.BUFFER_MODELS)))
     watchdog = plan["watchdog"]
@@ -136,6 +175,10 @@ def render(plan: dict) -> list[str]:
         for field in ("dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"):
             lines.append(_op(["PORT_QOS_MAP", name, field], MAP))
         lines.append(_op(["PORT_QOS_MAP", name, "pfc_enable"], ",".join(str(p) for p in prios)))
+        if watchdog["enabled"] and prios:
+            # sonic-swss pfcwdorch.cpp (202205+) watches only the TCs of pfcwd_sw_enable (qosorch.cpp); the stock
+            # qos_config.j2 writes it next to pfc_enable. Set with PFC, before the watchdog entries (pfcwd start).
+            lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ",".join(str(p) for p in prios)))
         for tc in sorted(classes):
             lines.append(_op(["QUEUE", "%s|%d" % (name, tc), "scheduler"], schedulers[tc]))
         lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
@@ -146,7 +189,13 @@ def render(plan: dict) -> list[str]:
         lines.append(_op(["CABLE_LENGTH", v.CABLE_LENGTH_KEY, name], "%dm" % int(port["cable_length_m"])))
         room = port["headroom"]
         if model == "traditional" and prios:
-            profile = "LF_PG_%d_%d_%d" % (int(room["size_bytes"]), int(room["xoff_bytes"]), int(room["xon_bytes"]))
+            # buffermgrd (sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask) points BUFFER_PG at
+            # pg_lossless_<speed>_<cable>_profile on every PORT change and creates that profile only when absent:
+            # a profile of that name with the plan's headroom survives, any other name is replaced.
+            speed = _base.speed_g(port.get("speed"))
+            if not speed or not speed.endswith("G"):
+                raise ValueError("port %s: speed %r is not a speed in G (the lossless profile is named by it)" % (name, port.get("speed")))
+            profile = "pg_lossless_%d_%dm_profile" % (int(speed[:-1]) * 1000, int(port["cable_length_m"]))
             for field, value in (("pool", v.LOSSLESS_POOL), ("size", str(int(room["size_bytes"]))), ("xoff", str(int(room["xoff_bytes"]))),
                                  ("xon", str(int(room["xon_bytes"]))), ("dynamic_th", v.LOSSLESS_DYNAMIC_TH)):
                 line = _op(["BUFFER_PROFILE", profile, field], value)
@@ -167,4 +216,7 @@ def running_of(lines: list[str]) -> str:
     for (table, key, field), value in _leaves(lines):
         doc.setdefault(table, {}).setdefault(key, {})[field] = value
     doc.setdefault("PORT", {})
+    if _vendor_sonic.STOCK_WRED_PROFILE in doc.get("WRED_PROFILE", {}):
+        # the stock profile's template fields (qos_config.j2), which the plan leaves as they are
+        doc["WRED_PROFILE"][_vendor_sonic.STOCK_WRED_PROFILE].update(ecn=_vendor_sonic.ECN_MODE, wred_green_enable="true")
     return json.dumps(doc, indent=4, sort_keys=True)

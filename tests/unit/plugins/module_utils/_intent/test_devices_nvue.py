@@ -71,7 +71,7 @@ def test_release_refused_with_key_and_value(release):
 
 def test_release_only_for_nvue():
     device = {"kind": "switch", "platform": "eos", "release": "5.14", "ports": {"Ethernet1": {"speed": "100G"}}}
-    assert "leaf1: lossless_fabric_device.release: applies to platform nvue only (this switch is eos)" in errors_of(device)
+    assert "leaf1: lossless_fabric_device.release: applies to platforms nvue and sonic only (this switch is eos)" in errors_of(device)
 
 
 def test_release_spellings_and_paths():

@@ -66,6 +66,8 @@ def cabled_lab() -> tuple[dict, dict]:
     leaf4["Ethernet1/2"]["peer"] = {"host": "spine1", "port": "Ethernet6/1"}
     spine1["Ethernet5/1"]["peer"] = {"host": "leaf4", "port": "Ethernet1/1"}
     spine1["Ethernet6/1"]["peer"] = {"host": "leaf4", "port": "Ethernet1/2"}
+    devices["leaf5"]["ports"]["Ethernet0"]["peer"] = {"host": "spine1", "port": "Ethernet7/1"}
+    spine1["Ethernet7/1"]["peer"] = {"host": "leaf5", "port": "Ethernet0"}
     for host in ("gpu1", "gpu2"):
         devices[host]["nics"][0].update(rail=0, peer={"host": "leaf1", "port": "swp" + host[-1]})
         devices[host]["nics"][1].update(rail=1, peer={"host": "leaf2", "port": "et-0/0/" + host[-1]})
@@ -105,7 +107,7 @@ def test_the_lab_inventory_describes_its_links_once_and_they_are_the_cabled_lab(
     assert errors_of(intent, devices) == []
     cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling == _plan.build_plan(*cabled_lab())["cabling"]
-    assert len(cabling["links"]) == 10
+    assert len(cabling["links"]) == 11
     assert cabling["hosts"]["gpu2"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
 
 
@@ -129,6 +131,7 @@ def test_hand_written_lab_plans_every_link_once_with_rails_and_speeds():
         {"a": {"host": "leaf3", "port": "Ethernet8"}, "b": {"host": "spine1", "port": "Ethernet4/1"}, "rail": None, "speed": "400G"},
         {"a": {"host": "leaf4", "port": "Ethernet1/1"}, "b": {"host": "spine1", "port": "Ethernet5/1"}, "rail": None, "speed": "100G"},
         {"a": {"host": "leaf4", "port": "Ethernet1/2"}, "b": {"host": "spine1", "port": "Ethernet6/1"}, "rail": None, "speed": "100G"},
+        {"a": {"host": "leaf5", "port": "Ethernet0"}, "b": {"host": "spine1", "port": "Ethernet7/1"}, "rail": None, "speed": "400G"},
     ]
     assert cabling["hosts"]["gpu2"]["rails"] == {"0": "mlx5_0", "1": "mlx5_1"}
     assert cabling["hosts"]["gpu2"]["nccl_ib_hca"] == "=mlx5_0,mlx5_1"
@@ -140,6 +143,7 @@ def test_hand_written_lab_plans_every_link_once_with_rails_and_speeds():
         "Ethernet4/1": {"peer": {"host": "leaf3", "port": "Ethernet8"}, "rail": None, "speed": "400G"},
         "Ethernet5/1": {"peer": {"host": "leaf4", "port": "Ethernet1/1"}, "rail": None, "speed": "100G"},
         "Ethernet6/1": {"peer": {"host": "leaf4", "port": "Ethernet1/2"}, "rail": None, "speed": "100G"},
+        "Ethernet7/1": {"peer": {"host": "leaf5", "port": "Ethernet0"}, "rail": None, "speed": "400G"},
     }
     assert cabling["switches"]["leaf1"]["ports_without_peer"] == []
     assert cabling["ib_topology"] is None
@@ -152,7 +156,8 @@ def test_one_end_described_is_enough_and_names_are_canonical():
     devices["spine1"]["ports"]["Ethernet1/1"]["cable_length_m"] = 3
     cabling = _plan.build_plan(intent, devices)["cabling"]
     assert cabling["links"] == [{"a": {"host": "spine1", "port": "Ethernet1/1"}, "b": {"host": "gpu1", "nic": "mlx5_0"}, "rail": None, "speed": "400G"}]
-    assert cabling["switches"]["spine1"]["ports_without_peer"] == ["Ethernet2/1", "Ethernet3/1", "Ethernet4/1", "Ethernet5/1", "Ethernet6/1"]
+    assert cabling["switches"]["spine1"]["ports_without_peer"] == ["Ethernet2/1", "Ethernet3/1", "Ethernet4/1", "Ethernet5/1", "Ethernet6/1",
+                                                                   "Ethernet7/1"]
 
 
 def test_nccl_ib_hca_follows_rail_order_not_nic_order():

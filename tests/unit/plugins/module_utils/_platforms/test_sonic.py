@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 
 import pytest
 
@@ -30,7 +29,7 @@ def plan(**device):
 
 
 def ops(lines):
-    return [json.loads(line) for line in lines]
+    return [json.loads(line) for line in lines if not line.startswith("#")]
 
 
 def value(lines, path):
@@ -44,8 +43,9 @@ def value(lines, path):
 
 def test_render_is_one_add_of_one_leaf_per_line():
     lines = Driver.render(plan())
+    assert lines[0] == "# sonic release 202505 hwsku -"  # the expectation 'show version' is checked against
     assert all(op["op"] == "add" and op["path"].count("/") == 3 and isinstance(op["value"], str) for op in ops(lines))
-    assert len({op["path"] for op in ops(lines)}) == len(lines)  # no leaf twice
+    assert len({op["path"] for op in ops(lines)}) == len(lines) - 1  # no leaf twice
 
 
 def test_render_values_come_from_the_plan():
@@ -63,10 +63,18 @@ def test_render_values_come_from_the_plan():
     assert value(lines, "/SCHEDULER/LF_STRICT/type") == "STRICT"
     assert value(lines, "/SCHEDULER/LF_DWRR_50/weight") == "50"
     ecn = p["ports"]["Ethernet0"]["ecn"]
+    # 202505 (the default release): the stock lossless profile's green thresholds (GCU's validators and ecnconfig
+    # change nothing else); master: a profile of our own, which no validator guards there
+    assert value(lines, "/QUEUE/Ethernet0|3/wred_profile") == "AZURE_LOSSLESS"
+    assert value(lines, "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold") == str(ecn["min_threshold_bytes"])
+    assert not [op for op in ops(lines) if op["path"] == "/WRED_PROFILE/AZURE_LOSSLESS/ecn"]
+    own = Driver.render(plan(release="master"))
     profile = "LF_ECN_%d_%d_%d" % (ecn["min_threshold_bytes"], ecn["max_threshold_bytes"], ecn["max_probability_percent"])
-    assert value(lines, "/QUEUE/Ethernet0|3/wred_profile") == profile
-    assert value(lines, "/WRED_PROFILE/%s/ecn" % profile) == "ecn_all"
-    assert value(lines, "/WRED_PROFILE/%s/green_min_threshold" % profile) == str(ecn["min_threshold_bytes"])
+    assert value(own, "/QUEUE/Ethernet0|3/wred_profile") == profile
+    assert value(own, "/WRED_PROFILE/%s/ecn" % profile) == "ecn_all"
+    assert value(own, "/WRED_PROFILE/%s/green_min_threshold" % profile) == str(ecn["min_threshold_bytes"])
+    # the watchdog watches the plan's lossless TCs (pfcwdorch reads pfcwd_sw_enable, not pfc_enable)
+    assert value(lines, "/PORT_QOS_MAP/Ethernet0/pfcwd_sw_enable") == value(lines, "/PORT_QOS_MAP/Ethernet0/pfc_enable") == "3"
     assert value(lines, "/PFC_WD/Ethernet0/detection_time") == str(p["watchdog"]["detection_time_ms"])
     assert value(lines, "/PFC_WD/Ethernet0/restoration_time") == str(p["watchdog"]["restoration_time_ms"])
     assert value(lines, "/PFC_WD/Ethernet0/action") == "drop"
@@ -77,10 +85,12 @@ def test_render_values_come_from_the_plan():
 
 
 def test_render_traditional_buffers_carry_the_plans_headroom():
-    p = plan(buffer_model="traditional")
+    """Named as buffermgrd names the profile it points BUFFER_PG at (pg_lossless_<speed>_<cable>_profile), so that its
+    rewrite on a PORT change finds ours and keeps it (202211: the one release whose GCU lets the profile be written)."""
+    p = plan(buffer_model="traditional", release="202211")
     lines = Driver.render(p)
     room = p["ports"]["Ethernet8"]["headroom"]
-    name = "LF_PG_%d_%d_%d" % (room["size_bytes"], room["xoff_bytes"], room["xon_bytes"])
+    name = "pg_lossless_400000_30m_profile"
     assert value(lines, "/BUFFER_PG/Ethernet8|3/profile") == name
     assert value(lines, "/BUFFER_PROFILE/%s/xoff" % name) == str(room["xoff_bytes"])
     assert value(lines, "/BUFFER_PROFILE/%s/size" % name) == str(room["size_bytes"])
@@ -168,10 +178,10 @@ def test_missing_lines_compares_leaf_values():
 
 
 def test_patch_adds_missing_tables_and_keys_whole_and_skips_equal_leaves():
-    lines = Driver.render(plan())
+    lines = Driver.render(plan(release="master"))
     running = json.loads(fixture("gcu_add_rack_current_config.json"))
     running["PORT"]["Ethernet0"] = {"mtu": str(plan()["mtu"]), "lanes": "0,1,2,3"}
-    patch = Driver(None, "leaf1").patch(lines, json.dumps(running))
+    patch = Driver(None, "leaf1").patch(lines[1:], json.dumps(running))
     paths = [op["path"] for op in patch]
     assert "/PORT/Ethernet0/mtu" not in paths  # already the plan's value
     assert "/PORT/Ethernet0/description" in paths  # a leaf under an existing key
@@ -200,13 +210,32 @@ class Shell:
         return out
 
     def write_channel(self, data):
-        commands = re.split(r"\n(?!(?:\[|\]|\{|LF_PATCH_EOF))", data.rstrip("\n"))
+        lines, commands, i = data.rstrip("\n").split("\n"), [], 0
+        while i < len(lines):   # a here-document is one command up to its delimiter line
+            end = lines.index("LF_PATCH_EOF", i) + 1 if "<<'LF_PATCH_EOF'" in lines[i] else i + 1
+            commands.append("\n".join(lines[i:end]))
+            i = end
         for command in commands:
             self.sent.append(command)
             answer = next((text for prefix, text in self.answers if command.startswith(prefix)), "")
             echo = command.replace("\n", "\n> ")
             self.out += echo + "\n" + (answer + "\n" if answer else "") + self.base_prompt + "$ "
 
+
+# show/main.py version(): the lines the driver reads, as a 202505 untagged build prints them.
+SHOW_VERSION = """
+SONiC Software Version: SONiC.202505.12-0a1b2c3d
+SONiC OS Version: 12
+Distribution: Debian 12.8
+Kernel: 6.1.0-29-2-amd64
+Build commit: 0a1b2c3d
+Build date: Mon Jan  6 00:00:00 UTC 2025
+Built by: builder@build
+
+Platform: x86_64-accton_as7726_32x-r0
+HwSKU: Accton-AS7726-32X
+ASIC: broadcom
+ASIC Count: 1"""
 
 DRY = "\n".join([
     "** DRY RUN EXECUTION **",
@@ -222,11 +251,13 @@ DRY = "\n".join([
 def session(answers):
     running = json.loads(Driver.running_of(Driver.render(plan())))
     running["PORT"]["Ethernet0"]["mtu"] = "9100"
-    base = [("show runningconfiguration all", json.dumps(running, indent=4)),
+    base = [("show version", SHOW_VERSION),
+            ("show runningconfiguration all", json.dumps(running, indent=4)),
             ("sonic-cfggen -d --print-data", json.dumps(running, indent=4)),
             ("sudo config checkpoint", "Checkpoint created successfully."),
             ("sudo config delete-checkpoint", "Checkpoint deleted successfully."),
-            ("sudo config rollback", "Config rolled back successfully.")]
+            ("sudo config rollback", "Config rolled back successfully."),
+            ("sudo bash /tmp/", "Config rolled back successfully.")]
     shell = Shell(answers + base)
     driver = Driver(shell, "leaf1")
     return shell, driver
@@ -245,21 +276,25 @@ def test_transaction_commands_and_device_diff():
     assert driver.pending() == {"session": "s1", "remaining_s": 250, "unit": "lf-rollback-s1.timer"}
     driver.confirm("s1")
     driver.save()
+    undo = next(c for c in shell.sent if c.startswith("cat > /tmp/s1.undo"))
+    assert undo.split("\n")[1:] == ["config rollback s1", "LF_PATCH_EOF"]  # no CLI change to undo first
     heredoc = next(c for c in shell.sent if c.startswith("cat > "))
     body = heredoc.split("\n")
     assert body[0] == "cat > /tmp/s1.json-patch <<'LF_PATCH_EOF'" and body[-1] == "LF_PATCH_EOF"
-    assert json.loads("\n".join(body[1:-1])) == [{"op": "add", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]
+    assert json.loads("\n".join(body[1:-1])) == [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]
     assert [c for c in shell.sent if not c.startswith(("cat > ", "show runningconfiguration"))] == [
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo config checkpoint s1",
+        "show version",
         "sonic-cfggen -d --print-data",
         "sudo config apply-patch --dry-run /tmp/s1.json-patch",
-        "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 config rollback s1",
+        "sudo systemd-run --unit=lf-rollback-s1 --on-active=300 bash /tmp/s1.undo",
         "sudo config apply-patch /tmp/s1.json-patch",
         "rm -f /tmp/s1.json-patch",
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "systemctl list-timers --all --no-pager --no-legend 'lf-rollback-*.timer'",
         "sudo systemctl stop lf-rollback-s1.timer",
+        "rm -f /tmp/s1.undo",
         "sudo config delete-checkpoint s1",
         "sudo config save -y",
     ]
@@ -366,7 +401,7 @@ def test_links_refuse_an_unknown_status_form():
 def test_a_patch_file_bash_cannot_write_is_refused_before_the_dry_run():
     shell, driver = session([("cat > ", "-bash: /tmp/s1.json-patch: Permission denied"), ("systemctl list-timers", "")])
     driver.open_session("s1")
-    with pytest.raises(_base.DeviceError, match="writing the patch file failed") as caught:
+    with pytest.raises(_base.DeviceError, match="writing /tmp/s1.json-patch failed") as caught:
         driver.load(Driver.render(plan()))
     assert caught.value.state == _base.UNCHANGED
     assert not [c for c in shell.sent if "apply-patch" in c]
@@ -379,7 +414,7 @@ def test_an_untimed_commit_arms_no_timer_and_drops_the_checkpoint():
     driver.load(Driver.render(plan()))
     driver.commit(None)
     assert not [c for c in shell.sent if c.startswith("sudo systemd-run")]
-    assert shell.sent[-2:] == ["rm -f /tmp/s1.json-patch", "sudo config delete-checkpoint s1"]
+    assert shell.sent[-3:] == ["rm -f /tmp/s1.json-patch", "rm -f /tmp/s1.undo", "sudo config delete-checkpoint s1"]
 
 
 def test_a_failed_timed_apply_is_rolled_back_at_once():
@@ -392,7 +427,8 @@ def test_a_failed_timed_apply_is_rolled_back_at_once():
     with pytest.raises(_base.DeviceError, match="apply-patch failed") as caught:
         driver.commit(120)
     assert caught.value.state == _base.ROLLED_BACK and "boom" in str(caught.value)
-    assert shell.sent[-3:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo config rollback s1", "sudo config delete-checkpoint s1"]
+    assert shell.sent[-4:] == ["sudo systemctl stop lf-rollback-s1.timer", "sudo bash /tmp/s1.undo", "rm -f /tmp/s1.undo",
+                               "sudo config delete-checkpoint s1"]
 
 
 def test_an_answer_keeps_the_leading_spaces_of_a_right_aligned_header():
@@ -412,3 +448,101 @@ def test_counter_output_of_a_command_the_driver_did_not_ask_for_is_refused():
     ports, errors = sonic.Driver.parse_counters({"show interfaces counters": "IFACE  STATE  RX_OK\n-----  -----  -----\n"})
     assert ports == {} and list(errors) == ["show interfaces counters"]
     assert "not a counter command this driver reads" in errors["show interfaces counters"]
+
+
+# --- per release and SKU: the path, the refusals before any device, the dry-run text --------------------------
+
+MELLANOX = "Mellanox-SN4700-O8C48"
+
+
+def test_a_release_sku_with_no_documented_path_is_refused_when_the_plan_is_built():
+    intent = {"name": "lab", "transport": "roce", "roce": {}}
+    device = {"kind": "switch", "platform": "sonic", "release": "202405", "hwsku": MELLANOX, "buffer_model": "traditional",
+              "ports": {"Ethernet0": {"speed": "400G"}}}
+    errors = _plan.validate(intent, {"leaf3": device})[0]
+    assert any(e.startswith("leaf3: lossless_fabric_device.release: release 202405, HwSKU Mellanox-SN4700-O8C48: no documented path "
+                            "for a static lossless BUFFER_PROFILE") for e in errors), errors
+    assert not _plan.validate(intent, {"leaf3": dict(device, release="202211")})[0]
+    # two speeds, two ECN values: one stock profile holds only one on 202305-202505, a profile of our own on master
+    mixed = dict(device, buffer_model="dynamic", ports={"Ethernet0": {"speed": "400G"}, "Ethernet8": {"speed": "100G"}})
+    errors = _plan.validate(intent, {"leaf3": mixed})[0]
+    assert any("release 202405, HwSKU Mellanox-SN4700-O8C48: the ports need 2 different ECN thresholds" in e for e in errors), errors
+    assert not _plan.validate(intent, {"leaf3": dict(mixed, release="master")})[0]
+    errors = _plan.validate(intent, {"leaf3": dict(mixed, release="202106")})[0]
+    assert any("'202106' is not a SONiC release branch" in e for e in errors), errors
+    errors = _plan.validate(intent, {"leaf3": {"kind": "switch", "platform": "eos", "hwsku": MELLANOX, "ports": {"Ethernet1": {"speed": "400G"}}}})[0]
+    assert any("hwsku: applies to platform sonic only" in e for e in errors), errors
+
+
+RUNNING = {"PORT": {"Ethernet0": {"mtu": "9100"}, "Ethernet8": {"mtu": "9100"}},
+           "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576", "green_max_threshold": "2097152",
+                                               "green_drop_probability": "5"}},
+           "PFC_WD": {"Ethernet8": {"action": "alert", "detection_time": "400", "restoration_time": "800"}}}
+
+
+@pytest.mark.parametrize("release, hwsku, asic, build, by_gcu", [
+    ("202305", MELLANOX, "mellanox", "202305.9-0a1b2c3d", True),      # listed (spc3), no build date: no gate
+    ("202305", "Accton-AS7726-32X", "broadcom", "202305.9-0a1b2c3d", False),
+    ("202405", "Arista-7260CX3-C64", "broadcom", "20180531.01", False),   # th2 from 20181100: a tag built before it
+    ("202405", "Arista-7260CX3-C64", "broadcom", "20240531.01", True),
+    ("202505", None, "broadcom", "202505.1-0a1b2c3d", False),
+    ("202511", "Accton-AS7726-32X", "broadcom", "202511.1-0a1b2c3d", True),   # no WRED validator from 202511
+])
+def test_split_sends_what_gcu_refuses_through_ecnconfig_and_the_watchdog_through_pfcwd(release, hwsku, asic, build, by_gcu):
+    lines = Driver.render(plan(release=release, **({"hwsku": hwsku} if hwsku else {})))
+    ops_, cli, undo = Driver(None, "leaf1").split(lines, json.dumps(RUNNING), release, asic, hwsku, build)
+    wred_ops = [op for op in ops_ if op["path"].startswith("/WRED_PROFILE")]
+    assert not [op for op in ops_ if op["path"].startswith("/PFC_WD")]
+    p = plan()
+    wd = p["watchdog"]
+    start = "sudo pfcwd start --action drop --restoration-time %d" % wd["restoration_time_ms"]
+    assert "%s Ethernet0 Ethernet8 %d" % (start, wd["detection_time_ms"]) in cli
+    # undo: the port without a watchdog is stopped, the other one restarted with what it had
+    assert "pfcwd stop Ethernet0" in undo and "pfcwd start --action alert --restoration-time 800 Ethernet8 400" in undo
+    if release in ("202511",):
+        assert [op["op"] for op in wred_ops] == ["add"]   # a new profile of our own, whole
+    elif by_gcu:
+        assert {op["op"] for op in wred_ops} == {"replace"} and not [c for c in cli if "ecnconfig" in c]
+        assert {op["path"] for op in wred_ops} == {"/WRED_PROFILE/AZURE_LOSSLESS/%s" % f for f in
+                                                  ("green_min_threshold", "green_max_threshold", "green_drop_probability")}
+    else:
+        ecn = p["ports"]["Ethernet0"]["ecn"]
+        assert not wred_ops
+        assert "sudo ecnconfig -p AZURE_LOSSLESS -gdrop %d -gmax %d -gmin %d" % (
+            ecn["max_probability_percent"], ecn["max_threshold_bytes"], ecn["min_threshold_bytes"]) in cli
+        assert "ecnconfig -p AZURE_LOSSLESS -gdrop 5 -gmax 2097152 -gmin 1048576" in undo
+
+
+# PatchApplier's dry run of an empty patch on each release's text (docs/research/sonic-gcu.md 1.4).
+EMPTY = {
+    "202211": ["Patch Applier: Sorting patch updates.", "Patch Applier: The patch was sorted into 0 changes.",
+               "Patch Applier: Applying 0 changes in order.", "Patch Applier: Verifying patch updates are reflected on ConfigDB."],
+    "202305": ["Patch Applier: Sorting patch updates.", "Patch Applier: The patch was converted into 0 changes.",
+               "Patch Applier: Applying 0 changes in order.", "Patch Applier: Patch application completed."],
+    "202405": ["Patch Applier: localhost: sorting patch updates.", "Patch Applier: The localhost patch was converted into 0 changes.",
+               "Patch Applier: localhost: applying 0 changes in order.", "Patch Applier: localhost patch application completed."],
+}
+CHANGE = '[{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}]'
+ONE = {
+    "202211": ["Patch Applier: The patch was sorted into 1 change:", "Patch Applier:   * " + CHANGE, "Patch Applier: Applying 1 change in order:",
+               "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+    "202305": ["Patch Applier: The patch was converted into 1 change:", "Patch Applier:   * " + CHANGE,
+               "Patch Applier: Applying 1 change in order:", "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+    "202405": ["Patch Applier: The localhost patch was converted into 1 change:", "Patch Applier: localhost: applying 1 change in order:",
+               "Patch Applier:   * " + CHANGE, "** DryRun: Would apply " + CHANGE],
+}
+
+
+@pytest.mark.parametrize("release", sorted(EMPTY))
+def test_the_dry_run_reads_each_releases_text_and_an_empty_patch_as_no_change(release):
+    for body, want in ((EMPTY[release], ""), (ONE[release], CHANGE)):
+        out = "\n".join(["** DRY RUN EXECUTION **"] + body + ["Patch applied successfully."])
+        shell, driver = session([("sudo config apply-patch --dry-run", out), ("systemctl list-timers", "")])
+        driver.open_session("s1")
+        driver.load(Driver.render(plan()))
+        assert driver.diff() == want   # the change listed twice up to 202311 is one change
+    shell, driver = session([("sudo config apply-patch --dry-run", "Patch applied successfully."), ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    driver.load(Driver.render(plan()))
+    with pytest.raises(_base.DeviceError, match="sorted/converted into N changes"):
+        driver.diff()
