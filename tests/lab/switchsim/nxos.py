@@ -894,6 +894,10 @@ class NxosDevice(Device):
     def startup_lines(self) -> list[str]:
         return list(self.startup or [])
 
+    def describe(self) -> dict:
+        # What a peer's facts are checked against (tests/integration/test_peer_nxos.py): the chassis serial and model.
+        return {**super().describe(), "serial": self.serial, "model": self.model, "version": VERSION_LONG}
+
     def lldp_advertised(self, port: str) -> dict:
         # A Nexus neighbour in the published 'show lldp neighbors detail' (fixtures/nxos ntc1) sends its
         # interface name as the port ID and as the port description; that a configured description replaces
@@ -1372,7 +1376,8 @@ class NxosShell(Shell):
     def x_show_clock(self, b, tokens, line):
         now = time.time()
         stamp = time.gmtime(now)
-        return "%s.%03d UTC %s\n" % (time.strftime("%H:%M:%S", stamp), int(now * 1000) % 1000, time.strftime("%a %b ", stamp) + "%d %d" % (stamp.tm_mday, stamp.tm_year))
+        day = time.strftime("%a %b ", stamp) + "%d %d" % (stamp.tm_mday, stamp.tm_year)  # the day unpadded: unverified
+        return "%s.%03d UTC %s\n" % (time.strftime("%H:%M:%S", stamp), int(now * 1000) % 1000, day)
 
     # 'show ipv6 interface vrf all', 'show cdp neighbors detail' (nxos_facts' interfaces subset): the lab has no IPv6
     # interface and no CDP neighbour; both print nothing, in text and JSON (unverified: no capture of an empty one read).
