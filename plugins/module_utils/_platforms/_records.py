@@ -89,6 +89,8 @@ NXOS = Platform(
     max_mtu=_vendor_nxos.MAX_MTU,
     # Cisco publishes no per-speed ECN starting values (its AI/ML blueprint gives one example queuing policy,
     # not a table): the collection's derived rule (ecn_defaults None).
+    # The PFC watchdog is only switched on or off: its times have no sourced CLI syntax (docs/vendor-nxos.md).
+    notes=(_vendor_nxos.WATCHDOG_TIMES_NOTE,),
 )
 
 # Platforms with a driver, in the registry's order; each name is also its module under _platforms.

@@ -371,11 +371,13 @@ MODE_RULES = {
     "if": _rules(
         ("description <text:line>", "if_description"), ("no description", "if_no_description"),
         ("mtu <m:int>", "if_mtu"), ("no mtu [ <m:int> ]", "if_no_mtu"),
-        ("priority-flow-control mode <v:enum:on|off|auto>", "if_pfc"), ("no priority-flow-control mode [ <v:enum:on|off|auto> ]", "if_no_pfc"),
+        # 'send-tlv' (10.x: also advertise the PFC TLV by LLDP) and 'no-stats' are in Microsoft's published Nexus TOR
+        # configuration (Azure/AzureLocal-Supportability, docs/vendor-nxos.md [AZL]); printed back as typed (unverified).
+        ("priority-flow-control mode <v:enum:on|off|auto> [ send-tlv ]", "if_pfc"), ("no priority-flow-control mode [ <v:enum:on|off|auto> ]", "if_no_pfc"),
         ("priority-flow-control watch-dog-interval <v:enum:on|off>", "if_wd"), ("no priority-flow-control watch-dog-interval [ <v:enum:on|off> ]", "if_no_wd"),
-        ("service-policy type qos input <name:word>", "if_policy"),
+        ("service-policy type qos input <name:word> [ no-stats ]", "if_policy"),
         ("service-policy type queuing <dir:enum:input|output> <name:word>", "if_policy"),
-        ("no service-policy type qos input <name:word>", "if_no_policy"),
+        ("no service-policy type qos input <name:word> [ no-stats ]", "if_no_policy"),
         ("no service-policy type queuing <dir:enum:input|output> <name:word>", "if_no_policy"),
         ("shutdown", "if_shutdown"), ("no shutdown", "if_no_shutdown"),
     ),
@@ -702,7 +704,8 @@ class Editor:
     def do_sys_policy(self, b, tokens):
         kind, key = self._sys_key(b, tokens)
         self._policy_exists(kind, b["name"], tokens)
-        self._node().set(key, "%s %s" % (key, b["name"]))
+        stats = " no-stats" if key == "service-policy type qos input" and len(tokens) > 5 else ""
+        self._node().set(key, "%s %s%s" % (key, b["name"], stats))
         return ""
 
     def do_no_sys_policy(self, b, tokens):
@@ -729,7 +732,8 @@ class Editor:
         return ""
 
     def do_if_pfc(self, b, tokens):
-        self._node().set("pfc-mode", "priority-flow-control mode %s" % b["v"])
+        tlv = " send-tlv" if len(tokens) > 3 else ""
+        self._node().set("pfc-mode", "priority-flow-control mode %s%s" % (b["v"], tlv))
         return ""
 
     def do_if_no_pfc(self, b, tokens):
@@ -747,7 +751,8 @@ class Editor:
     def do_if_policy(self, b, tokens):
         kind, key = self._sys_key(b, tokens)
         self._policy_exists(kind, b["name"], tokens)
-        self._node().set(key, "%s %s" % (key, b["name"]))
+        stats = " no-stats" if key == "service-policy type qos input" and len(tokens) > 5 else ""
+        self._node().set(key, "%s %s%s" % (key, b["name"], stats))
         return ""
 
     def do_if_no_policy(self, b, tokens):
@@ -1547,7 +1552,7 @@ class NxosShell(Shell):
         out = []
         for port in sorted(dev.ports, key=natural_key):
             node = dev.config.interface(port)
-            mode = next((k.line.split()[-1] for k in node.kids if k.key == "pfc-mode"), "auto") if node else "auto"
+            mode = next((k.line.split()[2] for k in node.kids if k.key == "pfc-mode"), "auto") if node else "auto"
             c = dev.counters[port]
             admin = {"on": "On", "off": "Off", "auto": "Auto"}[mode]  # 'Auto'/'Off' spellings: unverified
             out += [port, "    Admin Mode: %s" % admin, "    Oper Mode: %s" % ("On" if mode == "on" else "Off"),
@@ -1597,8 +1602,8 @@ LAB_PORTS = {"Ethernet1/1": {"speed": "100G", "cable_length_m": 3, "description"
 HANG_AT = {
     "connect": "login",
     "load": "^copy running-config bootflash:",
-    # Opening the session reads 'show config-replace status' (a timer of another run is refused there).
-    "open session": "^show config-replace status",
+    # Opening the session lists bootflash (another session's kept files, whose change may be pending, are refused there).
+    "open session": "^dir bootflash:$",
     "commit": "^configure replace .* commit-timeout",
     "read-back": "^show running-config$",
     "confirm": "^configure replace commit$",
