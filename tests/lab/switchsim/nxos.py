@@ -20,6 +20,13 @@ confirms is marked "unverified" here and there):
   `show config-replace status`, `show diff rollback-patch file A file B`.
 - `show interface status`, `show lldp neighbors detail`, `show interface priority-flow-control
   detail`, `show queuing interface P` from the lab wiring and the control API's counters.
+- what the peers send when they connect and gather facts (cisco.nxos cliconf/terminal/nxos_facts,
+  netmiko cisco_nxos, napalm nxos_ssh): `show version` in the full published form (Processor Board ID,
+  Kernel uptime, Last reset / Reason), `show inventory`, `show hostname`, `show hosts`, `show interface`,
+  `show lldp neighbors`, `show license host-id`, `show privilege`, `show user-account U`, `show clock`,
+  `show ipv6 interface vrf all`, `show cdp neighbors detail`; `| json` / `| json-pretty` of version,
+  inventory, hostname, interface, lldp neighbors (NX-API bodies), every other JSON form and every other
+  pipe refused as NX-OS refuses an unknown word. LLDP chassis IDs and MAC port IDs dotted (`0290.d27c.b1d8`).
 
 The simulator never imports the collection's code: its tables are its own.
 """
