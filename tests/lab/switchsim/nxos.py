@@ -846,6 +846,7 @@ class NxosDevice(Device):
         self.last_replace: dict = {}
         # What 'show version' / 'show inventory' / 'show license host-id' name: the chassis serial (Processor Board ID;
         # 11 characters as in every published capture: 'FDO21270U84', 'FOC21261DQD'), the boot time (Kernel uptime).
+        self.no_timer_reply = spec.get("commit_reply_without_timer", "ERROR: No configure replace commit-timeout is in progress\n")
         self.serial = spec.get("serial") or "FDO" + hashlib.sha256(self.name.encode()).hexdigest()[:8].upper()
         self.booted_at = time.time()
         if spec.get("initial_config"):
@@ -1268,8 +1269,9 @@ class NxosShell(Shell):
     def x_replace_commit(self, b, tokens, line):
         dev = self.device
         if not dev.pending.active:
-            # Nothing to confirm: the text is unverified.
-            return "ERROR: No configure replace commit-timeout is in progress\n"
+            # Nothing to confirm: no source shows what NX-OS replies (unverified). The lab models both readings: an
+            # error line (the default) or nothing, per switch ('commit_reply_without_timer' in its spec).
+            return dev.no_timer_reply
         fields = dev.pending.confirm()
         dev.record("commit_confirmed", file=fields.get("file"))
         return ""  # the output of a confirm: unverified (nothing printed)

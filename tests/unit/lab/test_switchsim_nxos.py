@@ -426,3 +426,28 @@ def test_driver_rollback_stops_the_timer_and_replaces_with_the_saved_configurati
         assert events[-2:] == ["commit_confirmed", "replace"]
     finally:
         conn.disconnect()
+
+
+@pytest.mark.parametrize("reply, state", [("ERROR: No configure replace commit-timeout is in progress\n", _base.UNKNOWN), ("", _base.COMMITTED)])
+def test_confirming_a_change_confirmed_by_hand_under_both_unpublished_replies(tmp_path, reply, state):
+    """What 'configure replace commit' prints without a timer is unpublished; the lab models an error line and
+    nothing. The driver never reads success from it: an error line leaves the timer unknown (files kept), none
+    confirms (files deleted); the change is live either way."""
+    with SimProcess({"time_scale": SCALE, "switches": [_spec(commit_reply_without_timer=reply)]}, str(tmp_path)) as sim:
+        conn, driver = _driver(sim)
+        try:
+            driver.open_session("s6")
+            driver.load(nxos_render.render_plan(plan()))
+            driver.commit(600)
+            assert conn.send_command("configure replace commit").strip() == ""  # confirmed by hand; the files stay
+            other = nxos.Driver(conn, "leaf4")
+            if state == _base.COMMITTED:
+                other.confirm("s6")
+                assert "lf-s6-target.cfg" not in conn.send_command("dir bootflash:")
+            else:
+                with pytest.raises(_base.DeviceError, match="whether a commit timer still runs cannot be read") as caught:
+                    other.confirm("s6")
+                assert caught.value.state == state and "lf-s6-target.cfg" in conn.send_command("dir bootflash:")
+            assert "  mtu 9214" in sim.running("leaf4") and not sim.pending("leaf4")["pending_commit"]
+        finally:
+            conn.disconnect()
