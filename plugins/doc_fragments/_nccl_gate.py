@@ -114,6 +114,14 @@ options:
       - V(false) accepts such a log; a wrong count or a deviation that the log does show still fails.
     type: bool
     default: true
+  accept_transport_errors:
+    description:
+      - V(false) fails a run whose log shows a NET/IB work completion with an error status on any rank (C(NCCL WARN NET/IB
+        ... Got completion ... with error) or C(status=), for example 12, transport retry counter exceeded), even when its
+        table completes; the failure names the rank (from nccl-tests' device list), host, GPU, HCA and status.
+      - V(true) accepts such a run (the errors stay in the result's C(transport_errors)).
+    type: bool
+    default: false
   require_complete:
     description:
       - Fail when the log is not complete - cut before the requested maximum size, missing its C(Avg bus bandwidth)

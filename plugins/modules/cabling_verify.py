@@ -17,7 +17,9 @@ description:
     returns one finding per intended link - V(ok), V(missing) (down, or no neighbour at any end read), V(wrong_peer)
     (expected X, found Y), V(swapped) (two links crossed - one finding naming both), V(degraded) (slower than intended, or an
     InfiniBand width below 4X) - plus V(unexpected) (a neighbour on a port in scope that has no intended peer, or a fabric
-    device on an end that expected someone else) and V(unread) (a device of the cabling that gave no observation).
+    device on an end that expected someone else), V(unproven) (no end proves or contradicts the link - the right device
+    with a port ID and description that name none of its ports, such as a Junos ifIndex, or a neighbour without a
+    system name - the found text says which) and V(unread) (a device of the cabling that gave no observation).
   - The evidence of both ends of a link is combined - the switch's LLDP and the host's lldpd, or both switches' LLDP; one end
     that proves the peer is enough, one end that sees someone else makes the link a V(wrong_peer).
   - A neighbour is the intended peer when its system name (case-insensitive, a domain after the first C(.) ignored) is the
@@ -77,7 +79,7 @@ options:
   exceptions:
     description:
       - Findings that are allowed, each C(end) (V(<host>:<port or NIC>) - one end of the link - or V(<host>) - any end of
-        that device), C(finding) (one of V(missing), V(wrong_peer), V(swapped), V(degraded), V(unexpected), V(unread)) and
+        that device), C(finding) (one of V(missing), V(wrong_peer), V(swapped), V(degraded), V(unexpected), V(unproven), V(unread)) and
         C(reason) (one line - a ticket, an RMA number). An allowed finding stays in the report, marked allowed with its reason.
       - An entry with another key, a finding not in that list or a reason that is not one line fails the task before
         anything is compared, naming the entry, the key and the value. An exception that matches no finding is reported
@@ -158,7 +160,7 @@ summary:
   description: Count per finding kind, and C(allowed), C(links) (intended links) and C(unused_exceptions).
   returned: success
   type: dict
-  sample: {ok: 5, missing: 0, wrong_peer: 0, swapped: 0, degraded: 1, unexpected: 0, unread: 0, allowed: 1, links: 6, unused_exceptions: 0}
+  sample: {ok: 5, missing: 0, wrong_peer: 0, swapped: 0, degraded: 1, unexpected: 0, unproven: 0, unread: 0, allowed: 1, links: 6, unused_exceptions: 0}
 unused_exceptions:
   description: The exceptions that matched no finding, each with its C(index) in O(exceptions).
   returned: success

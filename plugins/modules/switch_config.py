@@ -217,7 +217,10 @@ readback_missing:
   type: list
   elements: str
 gathered:
-  description: The device's lossless QoS configuration as structure (dscp_map, watchdog, interfaces).
+  description:
+    - The device's lossless QoS configuration as structure (dscp_map, watchdog, interfaces).
+    - On NVUE also C(applied_state), what the ASIC runs read from the operational views in the same structure
+      (marked C(operational)), and C(applied_state_differs), one line per value where it differs from the configuration.
   returned: when O(state=gathered)
   type: dict
 parsed:

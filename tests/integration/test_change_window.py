@@ -538,6 +538,20 @@ def test_a_window_id_with_a_trailing_newline_is_refused_before_any_device(tmp_pa
     assert not glob.glob(str(tmp_path / "report" / "change-window-*"))
 
 
+def test_a_window_longer_than_a_switch_can_hold_a_commit_timer_is_refused_before_any_device(tmp_path):
+    # Issue 33 point 2: a 90-minute window handed the lab's NX-OS switch (leaf4) a 5400 s commit-timeout its OS does not
+    # take (30-3600 s), after four switches had committed. The preflight refuses it, naming the switch and its limit.
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    settings = {"change_window_max_minutes": 90, "lossless_fabric_report_dir": str(tmp_path / "report"),
+                "lossless_fabric_lock_dir": str(tmp_path / "locks")}
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, "playbooks/change_window.yml", "-e", json.dumps(settings)], timeout=300)
+    assert out.returncode != 0
+    assert ("change_window_max_minutes: 90 minutes (5400 s) is longer than the commit timer leaf4 (platform nxos) can hold (30-3600 s)"
+            in out.stdout), out.stdout
+    assert "Pre - read the running configuration" not in out.stdout
+    assert not glob.glob(str(tmp_path / "report" / "change-window-*"))
+
+
 @pytest.mark.parametrize(("point", "sig"), [("pre", signal.SIGINT), ("push", signal.SIGTERM), ("settle", signal.SIGINT)])
 def test_an_interrupted_window_ends_and_rolls_every_device_back(lab_factory, point, sig):
     # Three points of a window, as an operator's Ctrl-C (SIGINT to the playbook's process group, as a terminal sends it)

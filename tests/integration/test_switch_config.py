@@ -132,6 +132,40 @@ def test_dropped_after_commit_before_confirm_rolls_back_on_the_timer(switch_lab,
     assert lab.running("sw1") == before
 
 
+# The command each driver sends to commit with a timer, and to confirm (the simulator's drop_after fault runs it,
+# then drops the connection before the reply).
+COMMIT_SENT = {"eos": r"^commit timer", "nvue": r"^nv config apply --confirm \d", "junos": r"^commit confirmed",
+               "sonic": r"^sudo config apply-patch /tmp", "nxos": r"^configure replace \S+ commit-timeout"}
+CONFIRM_SENT = {"eos": r"^configure session \S+ commit$", "nvue": r"^nv config apply \d+ --confirm-yes", "junos": r"^commit$",
+                "sonic": r"^sudo systemctl stop lf-rollback", "nxos": r"^configure replace commit$"}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_commit_whose_reply_is_lost_is_read_back_as_pending_and_changed(switch_lab, platform):
+    # Issue 33 points 5 and 6: the commit ran, its reply was lost. NVUE and SONiC said changed=false; Junos "unknown".
+    lab = switch_lab({"sw1": platform})
+    lab.sim.set_faults("sw1", {"drop_after": COMMIT_SENT[platform]})
+    res = results(lab.playbook(_plan_then(_push(confirm_timeout=600))))[0]
+    assert res["failed"] and res["changed"] is True, res
+    assert res["device_state"] == "pending confirmation" and res["pending_until"], res
+    assert "read back: the commit of session %s is pending confirmation" % res["session"] in res["msg"], res["msg"]
+    assert lab.sim.pending("sw1")["pending_commit"]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_confirm_whose_reply_is_lost_is_read_back_as_kept(switch_lab, platform):
+    # Issue 33 point 6: the confirm ran, its reply was lost; SONiC and NX-OS said "pending confirmation" (a timer would
+    # roll it back) while the change was kept, EOS "unknown". Read back, it is a kept change, and saved.
+    lab = switch_lab({"sw1": platform})
+    before = lab.running("sw1")
+    lab.sim.set_faults("sw1", {"drop_after": CONFIRM_SENT[platform]})
+    res = results(lab.playbook(_plan_then(_push(confirm_timeout=600))))[0]
+    assert not res.get("failed") and res["changed"] is True, res
+    assert res["device_state"] == "committed" and "pending_until" not in res, res
+    assert "the confirm went through" in res["read_back"] and "connection was lost after the confirm" in res["warnings"][0], res
+    assert not lab.sim.pending("sw1")["pending_commit"] and lab.running("sw1") != before
+
+
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_wrong_password_and_changed_host_key_fail_clearly_without_retries(switch_lab, platform):
     lab = switch_lab({"sw1": platform})

@@ -13,12 +13,17 @@ intended link from the evidence of BOTH its ends and returns findings:
 - ``degraded``    up with the right peer, but slower than intended, or an InfiniBand width below 4X;
 - ``unexpected``  a neighbour on a port in scope that has no intended peer, or a fabric device heard
                   next to the intended peer on one end;
+- ``unproven``    no end proves or contradicts the link: the only neighbour heard is the right device
+                  sending a port ID and description that name none of its ports (a Junos ifIndex, a
+                  SONiC alias), or a neighbour that sent no system name; the finding says which;
 - ``unread``      a device of the cabling gave no observation (or an end of a link none): never a pass.
 
 A neighbour is the intended peer when its ``system`` (case-insensitive, a domain after the first
 ``.`` ignored) is the peer's inventory name and its ``port`` or ``port_descr`` is the peer port's
 name, or - for a host NIC - the NIC's name, netdev or MAC (any of ``aa:bb..``, ``aa-bb..``,
-``aabb.ccdd..``). Exceptions (a validated list) turn named findings into allowed ones; they stay in
+``aabb.ccdd..``). One end that proves its peer proves the link when the other end is unread or hears
+nothing; where the fields sent cannot name a port, the link is ``unproven``, with the reason from the
+port ID, its subtype and the description (``_why_unproven``). Exceptions (a validated list) turn named findings into allowed ones; they stay in
 the report, and an exception that matches no finding is reported as unused.
 
 Pure Python standard library (the action plugin ``cabling_verify`` is thin glue).
@@ -43,7 +48,7 @@ __all__ = [
     "report_files",
 ]
 
-KINDS: tuple[str, ...] = ("ok", "missing", "wrong_peer", "swapped", "degraded", "unexpected", "unread")
+KINDS: tuple[str, ...] = ("ok", "missing", "wrong_peer", "swapped", "degraded", "unexpected", "unproven", "unread")
 BAD_KINDS: tuple[str, ...] = KINDS[1:]
 EXCEPTION_KEYS: tuple[str, ...] = ("end", "finding", "reason")
 # The reader that gives a device's observation, by what the device is in the cabling (for messages only).
@@ -167,8 +172,9 @@ def _check_observations(observations: Any) -> list[str]:
                 errors.append(f"{here}.neighbors: {neighbors!r} is not a list")
                 continue
             for j, neighbor in enumerate(neighbors):
-                if not isinstance(neighbor, dict) or not isinstance(neighbor.get("system"), str):
-                    errors.append(f"{here}.neighbors[{j}]: {neighbor!r} has no system name")
+                # The system name TLV is optional in 802.1AB: a neighbour without one is kept (it proves nothing).
+                if not isinstance(neighbor, dict) or "system" not in neighbor or not isinstance(neighbor["system"], (str, type(None))):
+                    errors.append(f"{here}.neighbors[{j}]: {neighbor!r} has no system name (a string, or null when the neighbour sent none)")
             me = seen.get("self")
             if me is not None and not isinstance(me, dict):
                 errors.append(f"{here}.self: {me!r} is not {{netdev, mac}}")
@@ -356,8 +362,10 @@ class _Fabric:
         if mac:
             ports.setdefault(mac, nic)
 
-    def device(self, system: str) -> str | None:
-        return self.devices.get(str(system).strip().lower()) or self.devices.get(_short(system))
+    def device(self, system: Any) -> str | None:
+        if not isinstance(system, str) or not system.strip():
+            return None
+        return self.devices.get(system.strip().lower()) or self.devices.get(_short(system))
 
     def resolve(self, neighbor: dict) -> tuple[str | None, str | None]:
         """(device, port or NIC) the neighbour is, as far as it can be told; (None, None) for a stranger."""
@@ -381,7 +389,29 @@ def _shown(neighbor: dict, fabric: _Fabric) -> str:
         return _key(device, name)
     port = neighbor.get("port") or neighbor.get("port_descr") or "?"
     extra = f" ({neighbor['port_descr']})" if neighbor.get("port_descr") and neighbor.get("port_descr") != port else ""
-    return f"{neighbor.get('system')} port {port}{extra}"
+    system = neighbor.get("system") or "(no system name)"
+    return f"{system} port {port}{extra}"
+
+
+def _why_unproven(neighbor: dict, device: str | None) -> str:
+    """Why a neighbour's fields cannot name the intended peer's port (issue 32): from its port ID, the ID's
+    subtype (IEEE 802.1AB LldpPortIdSubtype, as the readers give it) and its port description."""
+    if device is None:
+        chassis = neighbor.get("chassis_id")
+        shown = _mac(chassis) or chassis
+        return "no system name sent" + (f" (chassis ID {shown}, which the intent does not name)" if shown else " and no chassis ID")
+    port, subtype, descr = neighbor.get("port"), neighbor.get("port_id_subtype"), neighbor.get("port_descr")
+    kind = f" (subtype {subtype})" if subtype else ""
+    if not port:
+        pid = "no port ID"
+    elif subtype == "local" and str(port).isdigit():
+        pid = f"port ID {port!r}{kind} is a locally assigned number, not an interface name (Junos sends the SNMP ifIndex)"
+    elif subtype == "mac" or _mac(port):
+        pid = f"port ID {port!r}{kind} is a MAC the intent does not know for {device}"
+    else:
+        pid = f"port ID {port!r}{kind} names no port of {device} the intent knows"
+    described = f"the port description {descr!r} names none either" if descr else "no port description was sent"
+    return f"{pid}, and {described}"
 
 
 def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
@@ -409,6 +439,9 @@ def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
             out["pairs"].append(_key(device, port))
         if peer is not None and device is not None and _key(device, port) == peer:
             match = True
+        elif peer is not None and neighbor.get("system") in (None, ""):
+            # No system name (an optional TLV): it cannot be told who this is, so it neither proves nor contradicts.
+            unproven.append(f"{_shown(neighbor, fabric)}, unproven: {_why_unproven(neighbor, None)}")
         elif peer is not None and device == peer_host and port is None:
             if fabric.kind.get(device) == "host" and device not in observations:
                 # The peer host was not read, so its NICs' MACs are unknown: the system is right, the NIC unproven
@@ -417,7 +450,7 @@ def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
             else:
                 # The right device, but a port ID that names none of its ports (an ifindex, a MAC of another NIC):
                 # not a contradiction, not a proof either.
-                unproven.append(_shown(neighbor, fabric))
+                unproven.append(f"{_shown(neighbor, fabric)}, unproven: {_why_unproven(neighbor, device)}")
         else:
             others.append(_shown(neighbor, fabric))
     if match:  # anyone else heard beside the peer is reported by _extra_neighbours
@@ -427,7 +460,7 @@ def _look(fabric: _Fabric, observations: dict, end: str) -> dict:
         out.update(state="other", text=f"{end} sees {', '.join(others)}")
     elif unproven:
         out["found"] = unproven
-        out.update(state="unproven", text=f"{end} sees {', '.join(unproven)}, not a port of {peer_host} the intent names")
+        out.update(state="unproven", text=f"{end} sees {'; '.join(unproven)}")
     else:
         out.update(state="none", text=f"{end} {'up' if seen.get('oper') == 'up' else 'state unknown'}, no LLDP neighbour")
     return out
@@ -452,7 +485,7 @@ def _link_finding(fabric: _Fabric, link: dict, looks: tuple[dict, dict]) -> dict
     if "down" in states:
         return dict(finding, finding="missing", found="; ".join(look["text"] for look in looks))
     if "match" not in states and "unproven" in states:
-        return dict(finding, finding="wrong_peer", found="; ".join(look["text"] for look in looks if look["state"] != "unknown"))
+        return dict(finding, finding="unproven", found="; ".join(look["text"] for look in looks))
     if "match" not in states:
         return dict(finding, finding="missing", found="; ".join(look["text"] for look in looks))
     intended = _gbps(link.get("speed"))

@@ -20,6 +20,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     DEVICE_KINDS,
     SM_ROLES,
     Platform,
+    model_ports,
     platforms,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos import _vendor as _vendor_eos
@@ -128,6 +129,9 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
             _schema.BY_PATH["lossless_fabric_device.ports.<ifname>.description"].default if description is None else description, f"{port_path}.description"
         )
         good = good and _ok(speed, cable, description)
+        model_checked = _ok(speed, canonical[ifname]) and platform is not BAD
+        if model_checked and not _model_speed_ok(ctx, platform.name, raw.get("model"), canonical[ifname], speed, port_path):
+            good = False
         junos_later = platform is not BAD and platform.ecn_in_percent_of_queue_buffer  # checked once the buffer is known
         ecn_now = _ok(speed) and roce.get("ecn") and platform is not BAD and not junos_later
         if ecn_now and not _port_ecn_ok(ctx, roce["ecn"], speed, f"{port_path}.speed", platform_name):
@@ -217,13 +221,14 @@ def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
         return None
     models = tuple(sorted(_vendor_junos.MODELS))
     model = raw.get("model")
-    if model is not None and (not isinstance(model, str) or model not in _vendor_junos.MODELS):
+    family = _junos_family(model)
+    if model is not None and family is None:
         hint = _suggest(model, models) if isinstance(model, str) else "one of " + ", ".join(models)
         ctx.error(f"{path}.model", f"{model!r} is not a Junos model we have a scheduling form for ({hint})")
         return BAD
     # Without a model: port scheduling, which every QFX takes (Juniper: the QFX switches support
     # direct port scheduling and ETS, except QFX5200/QFX5210, which support port scheduling only).
-    forms = _vendor_junos.scheduling_forms(model) if model else _vendor_junos.SCHEDULING_FORMS
+    forms = _vendor_junos.scheduling_forms(family) if family else _vendor_junos.SCHEDULING_FORMS
     scheduling = raw.get("scheduling")
     if scheduling is None:
         scheduling = forms[0]
@@ -232,7 +237,7 @@ def _junos_device(ctx: Ctx, raw: dict, path: str, platform: Any) -> Any:
         return BAD
     dcbx = raw.get("dcbx")
     if dcbx is None:
-        dcbx = _vendor_junos.default_dcbx(model)
+        dcbx = _vendor_junos.default_dcbx(family)
     if not isinstance(dcbx, str) or dcbx not in _vendor_junos.DCBX_MODES:
         ctx.error(f"{path}.dcbx", f"{dcbx!r} is not a DCBX PFC mode (one of {', '.join(_vendor_junos.DCBX_MODES)})")
         return BAD
@@ -315,6 +320,42 @@ def _port_ecn_ok(ctx: Ctx, ecn: dict, speed_gbps: int, path: str, platform: str,
         )
         return False
     return True
+
+
+def _model_speed_ok(ctx: Ctx, platform: str, model: Any, ifname: str, speed_gbps: int, port_path: str) -> bool:
+    """A port's speed is one its model's port runs, where _tables.SWITCH_MODELS knows the model
+    (from the vendor's datasheet); an unknown model, or a name no port group covers, is not checked."""
+    groups = model_ports(platform, model)
+    if groups is None:
+        return True
+    ranges = []
+    for pattern, first, last, speeds in groups:
+        match = re.fullmatch(pattern, ifname)
+        if not match:
+            continue
+        number = int(match.group(1))
+        if first <= number <= last:
+            if speed_gbps in speeds:
+                return True
+            runs = ", ".join(f"{speed}G" for speed in speeds)
+            ctx.error(f"{port_path}.speed", f"'{speed_gbps}G': a {model} runs port {number} ({ifname}) at {runs} only (docs/lab.md, \"Switch models\")")
+            return False
+        ranges.append(f"{first}-{last}")
+    if ranges:
+        ctx.error(port_path, f"{ifname!r} is not a port of a {model} (its ports: {', '.join(ranges)})")
+        return False
+    return True
+
+
+def _junos_family(model: Any) -> str | None:
+    """The _vendor_junos.MODELS family of a Junos model: the family itself ('qfx5220') or one of its
+    SKUs as 'show version' prints them ('qfx5220-32cd', family + '-' + variant); None if unknown."""
+    if not isinstance(model, str):
+        return None
+    if model in _vendor_junos.MODELS:
+        return model
+    sku = re.fullmatch(r"([a-z0-9]+)-[a-z0-9]+", model.casefold())
+    return sku.group(1) if sku and sku.group(1) in _vendor_junos.MODELS else None
 
 
 def canonical_port(platform: Platform, name: str) -> str | None:

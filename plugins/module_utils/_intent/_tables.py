@@ -26,6 +26,46 @@ SPEEDS: dict[str, int] = {
     "800G": 800,
 }
 
+# Switch models whose front-panel ports and speeds we have from the vendor, by platform and model
+# (case-insensitive). Each model lists port groups: the interface name pattern whose group 1 is the
+# front-panel port number, the first and last port number, and the speeds (Gb/s) an interface on
+# that port may run, its own and, where the source lists them, those of its breakout lanes. The
+# intent's port speeds are checked against them (_devices); a model not listed here, or an
+# interface name no group's pattern matches (Junos xe-/ge- ports, EOS modular names), is accepted
+# unchecked: never guessed. Sources (docs/lab.md, "Switch models"):
+# - [ARISTA-7280R3] Arista, "7280R3 Switch Architecture: A Day in the Life of a Packet", System
+#   Specifications: 7280PR3-24 and 7280DR3-24 each "Max 400GbE Ports 24, 100GbE 96, 50GbE 192,
+#   40GbE 24, 25GbE 192, 10GbE 192" (24 ports: each runs 400G or 40G, or breaks out into 100G,
+#   50G, 25G or 10G lanes; no 200GbE row). Front-panel ports are Ethernet1-24 (EOS numbering).
+# - [JUNIPER-QFX5220] Juniper QFX5220 Switch Hardware Guide (https://www.juniper.net/documentation/
+#   us/en/hardware/qfx5220/): QFX5220-32CD, 32 QSFP56-DD ports of 40/100/400GbE, numbered 0-31
+#   (et-0/0/0 to et-0/0/31); breakout speeds: unverified, so not listed.
+# - [JUNIPER-QFX5120] Juniper QFX5120 Switch Hardware Guide: QFX5120-32C, 32 QSFP28 ports of
+#   40/100GbE, numbered 0-31; breakout speeds: unverified, so not listed.
+# Left out: DCS-7280CR3-32P4 (32 x 100G QSFP100 + 4 x 400G OSFP, [ARISTA-7280R3]): which front-panel
+# numbers its four 400G ports carry is in no source read, and a guessed range would refuse good intents.
+PortGroup = tuple[str, int, int, tuple[int, ...]]  # (name pattern, first port, last port, speeds in Gb/s)
+_EOS_FRONT = r"Ethernet([0-9]+)(?:/[0-9]+)?"
+_JUNOS_ET = r"et-0/0/([0-9]+)(?::[0-9]+)?"
+SWITCH_MODELS: dict[str, dict[str, tuple[PortGroup, ...]]] = {
+    "eos": {
+        "dcs-7280dr3-24": ((_EOS_FRONT, 1, 24, (400, 100, 50, 40, 25, 10)),),  # [ARISTA-7280R3]
+        "dcs-7280pr3-24": ((_EOS_FRONT, 1, 24, (400, 100, 50, 40, 25, 10)),),  # [ARISTA-7280R3]
+    },
+    "junos": {
+        "qfx5220-32cd": ((_JUNOS_ET, 0, 31, (400, 100, 40)),),  # [JUNIPER-QFX5220]
+        "qfx5120-32c": ((_JUNOS_ET, 0, 31, (100, 40)),),  # [JUNIPER-QFX5120]
+    },
+}
+
+
+def model_ports(platform: str, model: Any) -> tuple[PortGroup, ...] | None:
+    """The port groups of a switch model, or None when the model is not in SWITCH_MODELS."""
+    if not isinstance(model, str):
+        return None
+    return SWITCH_MODELS.get(platform, {}).get(model.casefold())
+
+
 # IEEE 802.3 Annex 31B.3.7 pause quanta per speed (Gb/s), as tabulated in
 # sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (reference 7.1).
 PAUSE_QUANTA: dict[int, int] = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200: 453, 400: 905, 800: 905}

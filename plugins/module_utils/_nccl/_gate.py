@@ -25,7 +25,7 @@ def gate_label(coll):
 
 
 def gate(result: dict, targets: list, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,
-         require_correctness=True) -> list:
+         require_correctness=True, accept_transport_errors=False) -> list:
     """Return one human line per unmet requirement; an empty list means the log passes.
 
     A target is {min_size, max_size (None = no upper bound), min_busbw,
@@ -36,13 +36,14 @@ def gate(result: dict, targets: list, require_transport=None, require_gdr=None, 
     ``require_gdr`` a bool; "unknown" never satisfies either.  ``require_complete`` defaults to true, as in the modules.
     ``require_correctness=False`` accepts a log without correctness evidence (run with ``-c 0``);
     a wrong count or a deviation beyond nccl-tests' bound still fails.
+    A NET/IB completion error on any rank fails unless ``accept_transport_errors`` says otherwise.
     """
-    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete, require_correctness)
-            if c['line']]
+    return [c['line'] for c in _gate_checks(result, targets, require_transport, require_gdr, max_wrong, require_complete, require_correctness,
+                                            accept_transport_errors) if c['line']]
 
 
 def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_wrong=0, require_complete=True,  # noqa: C901
-                 require_correctness=True):
+                 require_correctness=True, accept_transport_errors=False):
     """Every requirement ``gate`` checks, in its order: {requirement, passed, measured, line}; ``line`` is None when met."""
     result = result if isinstance(result, dict) else {}
     rows = result.get('rows') or []
@@ -57,16 +58,25 @@ def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_
             out[-1]['line'] = lines[0]
             out.extend({'requirement': requirement, 'passed': False, 'measured': measured, 'line': x} for x in lines[1:])
 
+    transport_errors = result.get('transport_errors') or []
+    transport_texts = {e['text'] for e in transport_errors}
+    failures = [f for f in result.get('failures') or [] if f not in transport_texts]
     base = []
     if not rows:
         base.append('%s: no result rows in the log (run crashed, hung or was cut before the table)' % label)
-    for failure in (result.get('failures') or [])[:3]:
+    for failure in failures[:3]:
         base.append('%s: the run reported a failure: %s' % (label, failure))
     if result.get('independent_runs'):
         why = '; '.join(result.get('independent_reasons') or []) or 'several headers or device lists'
         base.append('%s: the log holds several independent runs, not one multi-node benchmark (%s); refusing to gate on it' % (label, why))
     check('%s: result rows from one run that reported no failure' % label, base,
-          '%d row(s), %d failure(s)' % (len(rows), len(result.get('failures') or [])))
+          '%d row(s), %d failure(s)' % (len(rows), len(failures)))
+    if transport_errors:
+        # after a completion error on a queue pair NCCL retries or aborts that connection: the numbers of the
+        # table that follows were not measured on a healthy transport, even when the table completes
+        check('%s: no NET/IB transport error on any rank%s' % (label, ' (accepted: accept_transport_errors)' if accept_transport_errors else ''),
+              [] if accept_transport_errors else [_transport_error_line(label, e) for e in transport_errors[:3]],
+              '%d transport error(s)' % len(transport_errors))
     for tgt in targets or []:
         if isinstance(tgt, dict) and tgt.get('collective') and coll is not None and V.collective_name(tgt.get('collective')) != coll:
             continue    # a target for another collective: not this log's business
@@ -93,15 +103,24 @@ def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_
         check('%s: GPUDirect RDMA %s' % (label, 'active' if require_gdr else 'off'), [line], str(have))
     if require_complete:
         line = None
-        if rows and not result.get('complete'):
+        complete = result.get('complete') or (accept_transport_errors and rows and not failures and not result.get('independent_runs')
+                                              and not result.get('truncated_reasons'))
+        if rows and not complete:
             why = list(result.get('truncated_reasons') or [])
             if result.get('failures'):
                 why.append('the run reported failures')
             if result.get('independent_runs'):
                 why.append('independent runs')
             line = '%s: the log is incomplete: %s' % (label, '; '.join(why) or 'not a complete run')
-        check('%s: a complete log' % label, [line], 'complete' if result.get('complete') else 'incomplete')
+        check('%s: a complete log' % label, [line], 'complete' if complete else 'incomplete')
     return out
+
+
+def _transport_error_line(label, err):
+    where = ['rank %d' % err['rank'] if err.get('rank') is not None else 'rank unknown (no device list names this process)']
+    where += ['%s %s' % (k, err[key]) for k, key in (('host', 'host'), ('GPU', 'device'), ('hca', 'hca'), ('peer', 'peer'), ('status', 'status'))
+              if err.get(key) is not None]
+    return '%s: transport error on %s: %s (set accept_transport_errors to gate on such a run anyway)' % (label, ', '.join(where), err['text'])
 
 
 def _target_span(tgt):
@@ -365,6 +384,7 @@ GATE_ARG_SPEC = {
     'max_wrong': {'type': 'int', 'default': 0},
     'require_correctness': {'type': 'bool', 'default': True},
     'require_complete': {'type': 'bool', 'default': True},
+    'accept_transport_errors': {'type': 'bool', 'default': False},
 }
 
 
@@ -386,7 +406,7 @@ def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
     modules do not carry it): ``fabric`` is that section normalized (None when not given or
     invalid) and ``fabric_errors`` what was wrong with it, reported after the gate's own errors.
     settings: targets (normalized, each with collective or None), require_transport (list or None),
-    require_gdr, max_wrong, require_correctness, require_complete, tolerance_percent (from
+    require_gdr, max_wrong, require_correctness, require_complete, accept_transport_errors, tolerance_percent (from
     fabric_targets, or None) and active (the gate runs).
     Explicit options win over fabric_targets; explicit targets add to the intent's.
     ``require_complete`` defaults to true here, as in GATE_ARG_SPEC, so a caller that leaves it out
@@ -414,6 +434,7 @@ def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
         'max_wrong': params.get('max_wrong') or 0,
         'require_correctness': params.get('require_correctness') is not False,
         'require_complete': params.get('require_complete') is not False,
+        'accept_transport_errors': params.get('accept_transport_errors') is True,
         'tolerance_percent': None,
     }
     if settings['max_wrong'] < 0:
@@ -445,7 +466,8 @@ def _fabric_targets(section, settings):
 def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
     """{passed, unmet (one line each), checked ([{requirement, passed, measured}])} of one result under ``settings``."""
     checks = _gate_checks(result, settings['targets'], settings['require_transport'], settings['require_gdr'],
-                          settings['max_wrong'], settings['require_complete'], settings.get('require_correctness', True))
+                          settings['max_wrong'], settings['require_complete'], settings.get('require_correctness', True),
+                          settings.get('accept_transport_errors', False))
     coll = (result or {}).get('collective')
     targets = settings['targets']
     if coll is not None and targets and all(t.get('collective') and t['collective'] != coll for t in targets):

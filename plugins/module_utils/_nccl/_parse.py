@@ -59,6 +59,16 @@ _RE_NTHREAD_KV = re.compile(r'(nThread|nGpus|minBytes|maxBytes|warmup iters|agg 
                             r'(nThread|nGpus|minBytes|maxBytes)\s+(-?\d+)|step:\s*(\d+)\((factor|bytes)\)')
 _RE_PERF_NAME = re.compile(r'\b([a-z_]+?)_perf(?:_mpi)?\b')
 _RE_DEBUG = re.compile(r'^\s*(.*?)\s*:(\d+):(\d+) \[(\d+)\] ')
+# A work completion with an error status on a NET/IB queue pair (the transport gave up on a packet: retry
+# exceeded, remote access error...). Every form NCCL's net_ib WARN has printed (NVIDIA/nccl src/transport/net_ib.cc
+# and net_ib/p2p.cc; GIN: net_ib/gin.cc): "Got completion with error %d, opcode %d, len %d, vendor err %d" (<= 2.11),
+# "Got completion from peer %s with error %d, opcode %d, ..." (2.12-2.18), "... with status=%d opcode=%d len=%d
+# vendor err %d (%s) ... hca %s" (2.19-2.26), "... with status=%s(%d) opcode=%s(%d) vendor_err=%u ... hca %s" (2.27+),
+# and "ncclIbTest: Got CQE with error (...)" (2.27+).
+_RE_COMPLETION_ERROR = re.compile(
+    r'^NET/IB(?:/GIN)?\s*:\s*(?:Got completion (?:from peer (?P<peer>\S+) )?with (?:error (?P<err>\d+)|status=(?:\w+\()?(?P<status>\d+))'
+    r'|ncclIbTest: Got CQE with error)')
+_RE_HCA = re.compile(r' hca (\S+)')
 _RE_COMM = re.compile(r'\brank (\d+) nranks (\d+) cudaDev (\d+)')
 _RE_IB_PORT = re.compile(r'\[\d+\](\S+?)/(IB|RoCE)\b')
 # first 4 characters of the INFO payloads _debug_line uses (plus ' via ' and ' -> ' lines); the rest is skipped cheaply
@@ -189,6 +199,7 @@ class _State:
         self.via_list = []              # text after ' via ', one per channel line; counted once in _finish
         self.vias = {}                  # text after ' via ' -> count (built in _finish)
         self.net_ib_dataplane = False
+        self.transport_errors = []      # {host, pid, device, peer, status, hca, text}: NET/IB completion errors (_RE_COMPLETION_ERROR)
         self.gdr_hca = [0, 0]           # enabled, disabled
         self.gdr_path = [0, 0]
         self.gdr_summary = [0, 0]
@@ -738,9 +749,11 @@ def _debug_line(st, line, pos, kind):  # noqa: C901
         st.error('NCCL WARN ' + msg)
         if 'libibverbs' in msg:
             st.no_verbs = True
-        elif 'NET/IB' in msg and 'completion with error' in msg:
-            st.net_ib_dataplane = True
-            st.failures.append('NCCL WARN ' + msg)
+        else:
+            c = _RE_COMPLETION_ERROR.match(msg)
+            if c:
+                st.net_ib_dataplane = True
+                _transport_error(st, line[:pos], msg, c)
         return
     # INFO: cheapest, most frequent checks first
     if ' via ' in msg:
@@ -792,6 +805,31 @@ def _debug_line(st, line, pos, kind):  # noqa: C901
             st.comm.append((int(c.group(1)), int(c.group(2)), int(c.group(3)), host))
             if 'Abort COMPLETE' in msg:
                 st.abort_ranks.append(int(c.group(1)))
+
+
+def _transport_error(st, prefix, msg, match):
+    """A NET/IB completion error: the run's numbers cannot be trusted after it (issue 33), so it is a failure
+    that names where it happened; the gate lets an engineer accept it only explicitly (accept_transport_errors)."""
+    d = _RE_DEBUG.match(prefix)
+    status = match.group('err') or match.group('status')
+    hca = _RE_HCA.search(msg)
+    text = 'NCCL WARN ' + msg
+    st.transport_errors.append({
+        'host': (d.group(1).strip() or None) if d else None, 'pid': int(d.group(2)) if d else None,
+        'device': int(d.group(4)) if d else None, 'peer': match.group('peer'),
+        'status': int(status) if status is not None else None, 'hca': hca.group(1) if hca else None, 'text': text})
+    st.failures.append(text)
+
+
+def _transport_errors(st):
+    """The NET/IB completion errors, each with the rank whose process printed it: nccl-tests' device list
+    ("Rank N Group G Pid P on HOST device D") names the rank of a host, pid and GPU; None where the log has no such list."""
+    out = []
+    for e in st.transport_errors:
+        ranks = [d['rank'] for d in st.devices
+                 if d.get('host') == e['host'] and d.get('pid') == e['pid'] and (d.get('device') is None or d.get('device') == e['device'])]
+        out.append(dict(e, rank=ranks[0] if len(ranks) == 1 else None))
+    return out
 
 
 def _gdr_info(st, msg):
@@ -914,6 +952,7 @@ def _finish(st):  # noqa: C901
             st.error('Abort COMPLETE on ranks %s and %d' % (', '.join(str(r) for r in ranks[:-1]), ranks[-1]))
     res['errors'] = list(st.errors)
     res['failures'] = list(dict.fromkeys(st.failures))
+    res['transport_errors'] = _transport_errors(st)
     warnings = list(st.warnings)
     independent = st.device_lists > 1 or st.nthread_lines > 1 or st.header_seen > 1
     if st.devices:

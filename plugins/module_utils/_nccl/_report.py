@@ -30,7 +30,7 @@ _RESULT_KEYS = (
     'nccl_tests_version', 'nccl_tests_version_inferred', 'nccl_version', 'collective', 'ranks', 'nodes', 'gpus_per_node',
     'gpu_model', 'rows', 'size_rows', 'largest_size_bytes', 'oop_busbw_at_largest_size', 'avg_bus_bandwidth',
     'out_of_bounds', 'out_of_bounds_count', 'transport', 'transport_evidence', 'gdr_active', 'gdr_evidence', 'errors',
-    'failures', 'truncated', 'truncated_reasons', 'complete', 'independent_runs', 'parse_warnings', 'header', 'format', 'gate',
+    'failures', 'transport_errors', 'truncated', 'truncated_reasons', 'complete', 'independent_runs', 'parse_warnings', 'header', 'format', 'gate',
 )
 _LAUNCH_KEYS = ('name', 'status', 'rc', 'duration_s', 'message')
 

@@ -57,6 +57,10 @@ class Platform(NamedTuple):
     ecn_defaults: Any = None
     # With ecn_in_percent_of_queue_buffer: queue_buffer_bytes -> the same shape (the percents as bytes of that buffer).
     ecn_defaults_of_buffer: Any = None
+    # (lowest, highest) seconds the OS's timed commit (commit timer, commit confirmed, commit-timeout) takes;
+    # None where the OS documents no limit. A change window hands its remaining time to each switch as that
+    # timer, so the window's preflight refuses a window longer than a switch can hold (_window/_change_window.py).
+    commit_timer_s: tuple[int, int] | None = None
 
 
 # The counters (names of module_utils/_switches/_counters.py COUNTERS) a reader looks for on every switch: PFC pause

@@ -171,6 +171,12 @@ def connect(driver_cls, device: str, params: dict) -> Any:
             raise ConnectError("%s: HOST KEY CHANGED: the key offered is not the one in %s; not connecting" % (where, known_hosts)) from None
         if "not found in known_hosts" in text:
             raise ConnectError("%s: unknown host key (not in %s); add it, or turn host_key_checking off in the inventory" % (where, known_hosts)) from None
+        tcp = _tcp_error(exc)
+        if isinstance(tcp, ConnectionRefusedError):
+            # a port nothing listens on (or a firewall's RST): not a timeout, and retrying will not help
+            raise ConnectError("%s: connection refused (nothing listens on port %s, or a firewall rejects it)" % (where, kwargs["port"])) from None
+        if tcp is not None and not isinstance(tcp, TimeoutError):
+            raise ConnectError("%s: cannot connect: %s" % (where, tcp)) from None
         if isinstance(exc, NetmikoTimeoutException) and "SSHException" not in text:
             raise ConnectError("%s: connection timed out: %s" % (where, _first_line(exc))) from None
         raise ConnectError("%s: SSH failed: %s" % (where, _last_line(exc))) from None
@@ -179,8 +185,26 @@ def connect(driver_cls, device: str, params: dict) -> Any:
         raise ConnectError(
             "%s: no answer after login within %s s (timeout): %s; device state: unchanged" % (where, kwargs["read_timeout_override"], netmiko_text(exc))
         ) from None
+    except ConnectionRefusedError:
+        raise ConnectError("%s: connection refused (nothing listens on port %s, or a firewall rejects it)" % (where, kwargs["port"])) from None
     except OSError as exc:
         raise ConnectError("%s: cannot connect: %s" % (where, exc)) from None
+
+
+def _tcp_error(exc: BaseException) -> OSError | None:
+    """The socket error under netmiko's "TCP connection to device failed": netmiko raises its
+    NetmikoTimeoutException for every socket error of the TCP connect (base_connection.py,
+    establish_connection: `except socket.error`), refused and unreachable alike, so the cause
+    is read from the exception it was raised while handling."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and not isinstance(exc, EOFError):
+            # paramiko's NoValidConnectionsError (errno None) keeps each address's own error in .errors
+            inner = [e for e in (getattr(exc, "errors", None) or {}).values() if isinstance(e, OSError)]
+            return inner[0] if inner else exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 # known hosts file -> ((mtime_ns, size), {plain host name: [keys]}, [hashed entries]), parsed once per process.

@@ -27,6 +27,9 @@ EOS = Platform(
     max_mtu=9214,
     # ECN starting values per speed: _vendor_eos (each entry's source or "unverified" there, docs/vendor-eos.md).
     ecn_defaults=_vendor_eos.ecn_defaults,
+    # 'commit timer <hh:mm:ss>' (EOS manual, configuration sessions): the driver sends 00:00:01-23:59:59; a longer
+    # timer would need a day field the command has no form for (the EOS range itself is unverified).
+    commit_timer_s=(1, 24 * 3600 - 1),
 )
 
 NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
@@ -57,6 +60,9 @@ JUNOS = Platform(
     ecn_in_percent_of_queue_buffer=True,
     ecn_defaults=_no_ecn_bytes,
     ecn_defaults_of_buffer=_vendor_junos.ecn_defaults_bytes,
+    # 'commit confirmed <minutes>', 1 through 65,535 minutes (Juniper's Junos XML protocol guide, <confirm-timeout>;
+    # junos/_driver.py _CONFIRM_MINUTES_MAX has the citation).
+    commit_timer_s=(60, 65535 * 60),
 )
 
 SONIC = Platform(
@@ -89,6 +95,8 @@ NXOS = Platform(
     max_mtu=_vendor_nxos.MAX_MTU,
     # Cisco publishes no per-speed ECN starting values (its AI/ML blueprint gives one example queuing policy,
     # not a table): the collection's derived rule (ecn_defaults None).
+    # 'configure replace ... commit-timeout <s>': 30-3600 s (_vendor_nxos.COMMIT_TIMEOUT_S_RANGE, with its source).
+    commit_timer_s=_vendor_nxos.COMMIT_TIMEOUT_S_RANGE,
     # The PFC watchdog is only switched on or off: its times have no sourced CLI syntax (docs/vendor-nxos.md).
     notes=(_vendor_nxos.WATCHDOG_TIMES_NOTE,),
 )

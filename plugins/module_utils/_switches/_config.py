@@ -25,7 +25,7 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _contract, _devices, _tables
-from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _drivers
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _drivers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import (
     CONNECTION_SPEC,
     STEP_TIMEOUT_SPEC,
@@ -344,8 +344,9 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
             steps.driver.prepare()
         if state == "gathered":
             running = steps.gather()
+            views = steps.gather_views(running)
             try:
-                result["gathered"] = driver_cls.parse(running)
+                result["gathered"] = driver_cls.parse(running + ("\n" + views if views else ""))
             except ValueError as exc:
                 return _fail(result, "%s: the running configuration the switch returned: %s" % (device, exc), device_state=_base.UNCHANGED, step="gather")
             if args.get("backup"):
@@ -357,21 +358,24 @@ def run(args: dict, device: str, check_mode: bool = False, diff_mode: bool = Fal
         return _merge(steps, args, result, lines, check_mode, diff_mode)
     except (_base.DeviceError, OSError, EOFError, NetmikoBaseException) as exc:
         if guard.expired:
-            return _hung(result, device, guard, step_timeout)
+            return _sent(_hung(result, device, guard, step_timeout))
         result["step"] = guard.step
+        if _lost(exc) and guard.step in _READ_BACK_STEPS and (state == "merged" or guard.step == "confirm"):
+            # The command may have run with only its reply lost: what the device holds is read, not guessed.
+            return _sent(_read_back(driver_cls, device, args, result, netmiko_text(exc), lines if state == "merged" else None))
         if isinstance(exc, _base.DeviceError):
             if exc.state not in (_base.PENDING, _base.UNKNOWN):
                 result.pop("pending_until", None)  # nothing is left pending
-            return _fail(result, netmiko_text(exc), device_state=exc.state, failed_line=exc.line, device_said=exc.device_said)
+            return _sent(_fail(result, netmiko_text(exc), device_state=exc.state, failed_line=exc.line, device_said=exc.device_said))
         if isinstance(exc, NetmikoBaseException):
             # netmiko's own read ran out (ReadTimeout: 'Pattern not detected') inside a driver step.
             state_left = _hung_state(guard.step, result)
-            return _fail(result, "%s: no answer at step %r: %s; device state: %s" % (device, guard.step, netmiko_text(exc), _state_text(state_left, result)),
-                         device_state=state_left)
+            return _sent(_fail(result, "%s: no answer at step %r: %s; device state: %s"
+                               % (device, guard.step, netmiko_text(exc), _state_text(state_left, result)), device_state=state_left))
         # The connection went away outside a driver step that could say more.
         state_left = _hung_state(guard.step, result)
         text = "%s: connection lost at step %r: %s; device state: %s" % (device, guard.step, exc, _state_text(state_left, result))
-        return _fail(result, text, device_state=state_left)
+        return _sent(_fail(result, text, device_state=state_left))
     finally:
         try:
             conn.disconnect()
@@ -393,6 +397,12 @@ class _Steps:
 
     def gather(self) -> str:
         return self._call("gather", "gather")
+
+    def gather_views(self, running: str) -> str:
+        # The operational views a platform reads beside its configuration (NVUE: docs/vendor-nvue.md).
+        if not hasattr(self.driver, "gather_views"):
+            return ""
+        return self._call("gather", "gather_views", running)
 
     def open_session(self, name: str) -> None:
         self._call("open session", "open_session", name)
@@ -423,6 +433,84 @@ class _Steps:
 
     def pending(self) -> dict | None:
         return self._call("pending", "pending")
+
+
+# Steps after which a lost connection leaves the device's state to be read back: the command may have run.
+_READ_BACK_STEPS = ("commit", "confirm")
+# Steps at or after which a commit (or a confirm, or a roll-back) was sent to the device.
+_SENT_STEPS = ("commit", "read-back", "confirm", "save", "rollback")
+
+
+def _sent(result: dict) -> dict:
+    """changed is true once a commit was sent and the device is left holding it, pending it, or unknown
+    (issue 33: NVUE and SONiC said changed=false while a commit was pending after a drop)."""
+    if result.get("step") in _SENT_STEPS and result.get("device_state") in (_base.PENDING, _base.UNKNOWN, _base.COMMITTED):
+        result["changed"] = True
+    return result
+
+
+def _lost(exc: BaseException) -> bool:
+    """The connection went away (the device closed it, the transport failed), directly or under a driver's DeviceError."""
+    errors = _channel.transport_errors()
+    if isinstance(exc, _base.DeviceError):
+        exc = exc.__cause__ or exc.__context__
+    return isinstance(exc, errors)
+
+
+def _read_back(driver_cls: Any, device: str, args: dict, result: dict, lost: str, lines: list[str] | None) -> dict:
+    """After the connection was lost at the commit or the confirm, connect again and read what the device holds:
+    its pending commit (``pending()``) and, for a merge, whether the running configuration holds the plan. A confirm
+    that ran with only its reply lost is then a kept change (saved now when asked), not "pending confirmation"."""
+    step = result["step"]
+    session = result.get("session") or args.get("session")
+    try:
+        conn = connect(driver_cls, device, args)
+    except ConnectError as exc:
+        state = _base.UNKNOWN
+        return _fail(result, "%s: connection lost at step %r (%s); reading the device back failed too (%s); device state: %s"
+                     % (device, step, lost, exc, _state_text(state, result)), device_state=state)
+    from netmiko.exceptions import NetmikoBaseException  # pylint: disable=import-outside-toplevel
+    guard = StepGuard(conn, device, args.get("step_timeout") or STEP_TIMEOUT_SPEC["step_timeout"]["default"])
+    steps = _Steps(driver_cls(conn, device), guard)
+    try:
+        with guard.bound("connect"):
+            steps.driver.prepare()
+        pending = steps.pending()
+        if pending and session and pending.get("session") == session:
+            state, what = _base.PENDING, "the commit of session %s is pending confirmation" % session
+        elif pending:
+            state, what = _base.UNKNOWN, "a commit is pending that is not this run's (the device names %r)" % pending.get("session")
+        elif lines is None:
+            state, what = _base.UNKNOWN, "no commit is pending: the confirm went through, or the timer already rolled the commit back"
+        else:
+            missing = steps.readback_missing(lines)
+            if not missing:
+                state, what = _base.COMMITTED, "no commit is pending and the running configuration holds the plan: the %s went through" % step
+            elif step == "commit":
+                state, what = _base.UNCHANGED, "no commit is pending and the running configuration lacks %d line(s) of the plan" % len(missing)
+            else:
+                state, what = _base.ROLLED_BACK, "no commit is pending and the running configuration lacks %d line(s) of the plan: rolled back" % len(missing)
+        if state == _base.COMMITTED and step == "confirm":
+            result.pop("pending_until", None)
+            result.update(device_state=state, read_back=what,
+                          warnings=["%s: the connection was lost after the confirm (%s); read back: %s" % (device, lost, what)])
+            result.pop("step", None)
+            if args.get("save"):
+                steps.save()
+            return result
+        if state not in (_base.PENDING, _base.UNKNOWN):
+            result.pop("pending_until", None)  # nothing is left pending
+        return _fail(result, "%s: connection lost at step %r (%s); read back: %s; device state: %s"
+                     % (device, step, lost, what, _state_text(state, result)), device_state=state, read_back=what)
+    except (_base.DeviceError, OSError, EOFError, NetmikoBaseException) as exc:
+        state = _base.UNKNOWN
+        return _fail(result, "%s: connection lost at step %r (%s); reading the device back failed (%s); device state: %s"
+                     % (device, step, lost, netmiko_text(exc), _state_text(state, result)), device_state=state)
+    finally:
+        try:
+            conn.disconnect()
+        except (OSError, EOFError, NetmikoBaseException):
+            pass
 
 
 def _hung_state(step: str | None, result: dict) -> str:
@@ -488,6 +576,7 @@ def _merge(driver: _Steps, args: dict, result: dict, lines: list[str], check_mod
     # Known before the commit is sent: a commit that hangs may still have started its timer.
     until = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=timeout)
     result["pending_until"] = until.isoformat(timespec="seconds")
+    result["session"] = name  # a commit lost on the wire is found again by its session (_read_back)
     driver.commit(timeout)
     result.update(changed=True, session=name, device_state=_base.PENDING)
     missing = driver.readback_missing(lines)

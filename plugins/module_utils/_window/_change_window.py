@@ -11,6 +11,8 @@ import re
 import shlex
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _records
+
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,60}")
 TIMER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # _rollback_timer.NAME_RE, as a full match
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -41,9 +43,10 @@ def _show(value: Any) -> str:
     return repr(value) if not isinstance(value, str) else '"%s"' % value.encode("unicode_escape").decode("ascii").replace('"', '\\"')
 
 
-def setting_errors(settings: dict, inventory_hosts: list | None = None) -> list[str]:
+def setting_errors(settings: dict, inventory_hosts: list | None = None, devices: dict | None = None) -> list[str]:
     """Every change_window_* setting that reaches a file, a command line or a name, checked with a full match; one
-    message per bad setting, naming it and its value. ``inventory_hosts``: groups['all'] (hosts named must be there)."""
+    message per bad setting, naming it and its value. ``inventory_hosts``: groups['all'] (hosts named must be there).
+    ``devices``: the plan's devices (fabric_plan's ``devices``); the window's length must fit every switch's commit timer."""
     errors = []
     ints = {}
     for key, low in (("change_window_max_minutes", 1), ("change_window_repeats", 1), ("change_window_settle_seconds", 0),
@@ -58,6 +61,8 @@ def setting_errors(settings: dict, inventory_hosts: list | None = None) -> list[
     if len(ints) == 4 and ints["change_window_confirm_margin_seconds"] + ints["change_window_settle_seconds"] >= ints["change_window_max_minutes"] * 60:
         errors.append("change_window_settle_seconds + change_window_confirm_margin_seconds: %d s leave no time in a window of %d minute(s)"
                       % (ints["change_window_confirm_margin_seconds"] + ints["change_window_settle_seconds"], ints["change_window_max_minutes"]))
+    if "change_window_max_minutes" in ints:
+        errors += _timer_errors(ints["change_window_max_minutes"], devices or {})
     window_id = settings.get("change_window_id")
     if window_id not in (None, "") and not (isinstance(window_id, str) and ID_RE.fullmatch(window_id)):
         errors.append("change_window_id: %s is not an id (letters, digits, ., _ and -, starting with a letter or digit, at most 61)"
@@ -80,6 +85,24 @@ def setting_errors(settings: dict, inventory_hosts: list | None = None) -> list[
         bad = [h for h in value if not isinstance(h, str) or h not in known]
         if bad:
             errors.append("%s: %s not inventory hosts" % (key, ", ".join(_show(h) for h in bad)))
+    return errors
+
+
+def _timer_errors(max_minutes: int, devices: dict) -> list[str]:
+    """The window hands its remaining time (up to change_window_max_minutes) to each switch as its commit timer
+    (roles/change_window/tasks/change.yml): a switch whose OS cannot hold that long a timer would refuse the commit
+    after other switches had committed, and the window would roll them all back. Refused here, before any device."""
+    errors = []
+    platforms = _records.registry()
+    for host in sorted(devices):
+        plan = devices[host]
+        if not isinstance(plan, dict) or plan.get("kind") != "switch" or plan.get("platform") not in platforms:
+            continue
+        limit = platforms[plan["platform"]].commit_timer_s
+        if limit is not None and max_minutes * 60 > limit[1]:
+            errors.append("change_window_max_minutes: %d minutes (%d s) is longer than the commit timer %s (platform %s) can hold "
+                          "(%d-%d s); the window hands its remaining time to each switch as its timer: at most %d minutes here"
+                          % (max_minutes, max_minutes * 60, host, plan["platform"], limit[0], limit[1], limit[1] // 60))
     return errors
 
 

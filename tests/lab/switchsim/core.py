@@ -132,15 +132,19 @@ class Device:
 
     # --- faults ----------------------------------------------------------
     def set_faults(self, faults: dict, replace: bool = False) -> None:
+        # drop_on: the connection drops when a matching command arrives, before the device runs it;
+        # drop_after: the device runs the matching command, then the connection drops before its reply
+        # (a confirm that went through with its answer lost).
         known = {"drop_after_commands", "reject_lines", "delay", "wrong_password",
-                 "commit_error", "drop_on", "hang"}
+                 "commit_error", "drop_on", "drop_after", "hang"}
         bad = set(faults) - known
         if bad:
             raise SimError(f"unknown fault(s): {sorted(bad)}; known: {sorted(known)}")
         for pat in faults.get("reject_lines") or []:
             re.compile(pat)
-        if faults.get("drop_on"):
-            re.compile(faults["drop_on"])
+        for key in ("drop_on", "drop_after"):
+            if faults.get(key):
+                re.compile(faults[key])
         hang = faults.get("hang")
         if hang is not None and not isinstance(hang, str):
             raise SimError("hang takes 'login' or a regex of the command at which the device stops answering")

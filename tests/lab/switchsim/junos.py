@@ -2,13 +2,20 @@
 """Juniper Junos (QFX) model: operational/configuration modes, configure private,
 schema-checked ``set``/``delete`` for the class-of-service statements of
 shared/reference/switch-lossless-cli.md section 5, ``show | compare``,
-``commit check``, ``commit confirmed N`` with automatic rollback, counters (5.6).
+``commit check``, ``commit confirmed N`` with automatic rollback, counters (5.6); the operational views
+peers read (show version, show interfaces [terse], show chassis hardware, show system uptime, show lldp
+neighbors [interface X]) in text, ``| display xml`` and ``| display json``, and the terminal setup of
+junipernetworks.junos and netmiko (docs/vendor-junos.md "Peers").
 """
 from __future__ import annotations
 
+import hashlib
+import ipaddress
+import json
 import re
 import time
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 from .commit import ConfirmedCommit
 from .core import Device, Shell, SimError, deepcopy
@@ -739,6 +746,8 @@ class JunosDevice(Device):
         # commit confirmed N: N minutes (shared machine: commit.py)
         self.pending = ConfirmedCommit(self, self._expired, unit_seconds=60)
         self.exclusive: Any = None         # the shell holding 'configure exclusive'
+        self.booted = time.time()         # 'show system uptime'
+        self.last_configured = (self.booted, "root")  # (when, by whom): the last commit
         self.shared_dirty_by: Any = None   # the shell whose edit left the shared candidate modified
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
@@ -777,10 +786,22 @@ class JunosDevice(Device):
             return render_set(self.committed)
 
     def lldp_advertised(self, port: str) -> dict:
-        # Junos sends a locally assigned port ID (its SNMP ifIndex) and the interface name as port description
-        # (napalm junos fixtures; an EOS view of a Junos MX in ntc-templates). Index as the sim's 'show interfaces'.
+        """What a Junos switch sends by default: the port ID is the interface's SNMP ifIndex, subtype 'locally
+        assigned' ('Port ID TLV subtype : locally-assigned' in a default 'show lldp', genie's ShowLldp fixture;
+        Juniper's Apstra sets 'port-id-subtype interface-name' explicitly); the port description is the
+        interface's configured description ('Port Description TLV type : interface-alias (ifAlias)', same
+        fixture; Juniper's LLDP page: 'the user-configured port description'), else the interface name
+        (napalm's ex9208 fixture: port ID 549 with description ge-3/3/1; that the name stands in for a missing
+        description is inferred from it, unverified). The index is the one 'show interfaces' prints."""
         index = 515 + self.ports.index(port) if port in self.ports else 0
-        return {"port_id": str(index), "subtype": "local", "descr": port}
+        # No lock: a neighbour asks while holding its own (two switches asking each other would deadlock);
+        # a commit replaces self.committed whole, so this read sees one configuration or the other.
+        descr = self.committed.get(f"interfaces {port}", {}).get("description", (None, None))[1]
+        return {"port_id": str(index), "subtype": "local", "descr": descr or port}
+
+    def describe(self) -> dict:
+        """The lab state a test compares a peer's facts with: also the model, release and chassis serial number."""
+        return {**super().describe(), "model": self.model, "version": self.version, "serial": _serial(self.name)}
 
     def pending_state(self) -> dict:
         with self.lock:
@@ -821,6 +842,7 @@ class JunosDevice(Device):
             self.commits.insert(0, {"at": _stamp(), "user": user, "via": "cli", "comment": comment, "confirmed": confirm_minutes})
             del self.commits[50:]
             self.committed = deepcopy(candidate)
+            self.last_configured = (time.time(), user)
             if confirm_minutes is not None:
                 self.pending.start(confirm_minutes, before)
                 out.append("configuration check succeeds")
@@ -837,6 +859,7 @@ class JunosDevice(Device):
         self.history.insert(0, self.committed)
         self.committed = before
         self.commits.insert(0, {"at": _stamp(), "user": "root", "via": "other", "comment": None, "confirmed": None})
+        self.last_configured = (time.time(), "root")
         # The automatic rollback is a commit: the shared candidate is the active config again.
         self.shared_candidate = deepcopy(self.committed)
         self.shared_dirty_by = None
@@ -856,6 +879,7 @@ class JunosShell(Shell):
         self.candidate: dict | None = None
         self.width = 80
         self.length = 24
+        self.timestamp = False
 
     def banner(self) -> str:
         return (f"Last login: Thu Jan  1 00:00:00 2026 from 127.0.0.1\n"
@@ -904,7 +928,7 @@ class JunosShell(Shell):
             w = p.split(None, 1)
             if not w:
                 continue
-            if w[0] in ("no-more", "display") and (len(w) == 1 or w[1] in ("set",)):
+            if w[0] in ("no-more", "display") and (len(w) == 1 or w[1] in ("set", "xml", "json")):
                 continue
             if w[0] == "match" and len(w) > 1:
                 rx = re.compile(w[1].strip('"'))
@@ -938,7 +962,8 @@ class JunosShell(Shell):
         if w == "set" and len(toks) >= 2 and toks[1] == "cli":
             return self._set_cli(line, toks)
         if w == "show":
-            return self._apply_pipes(self._show(line, toks, pipes), pipes)
+            out = self._apply_pipes(self._show(line, toks, pipes), pipes)
+            return f"{_cli_time()}\n{out}" if self.timestamp else out
         return self._unknown(line)
 
     def _set_cli(self, line: str, toks: list[str]) -> str:
@@ -953,6 +978,16 @@ class JunosShell(Shell):
             return f"Screen length set to {toks[3]}\n"
         if len(toks) >= 4 and toks[2] == "complete-on-space" and toks[3] in ("on", "off"):
             return "Disabling complete-on-space\n" if toks[3] == "off" else "Enabling complete-on-space\n"
+        if toks[2:3] == ["timestamp"] and len(toks) == 3:
+            # 'set cli timestamp': the time, then 'CLI timestamp set to: %b %d %T'; every later command's
+            # output starts with the time (public captures of MX/EX sessions, docs/vendor-junos.md "Peers").
+            self.timestamp = True
+            return f"{_cli_time()}\nCLI timestamp set to: %b %d %T\n"
+        if toks[2:4] == ["timestamp", "disable"] and len(toks) == 4:
+            # junipernetworks.junos' terminal plugin sends this first; the reply 'CLI timestamp disabled' is the
+            # line a captured EX login (Junos 21.4R3) prints and 'show cli' reports (docs/vendor-junos.md "Peers").
+            self.timestamp = False
+            return "CLI timestamp disabled\n"
         return self._caret(line, _tokenize(line), min(len(toks) - 1, 2), "syntax error.")
 
     def _who(self, shell: Any) -> str:
@@ -1005,27 +1040,56 @@ class JunosShell(Shell):
 
     def _show(self, line: str, toks: list[str], pipes: list[str]) -> str:
         display_set = any(p.startswith("display set") for p in pipes)
+        fmt = "xml" if "display xml" in pipes else "json" if "display json" in pipes else "text"
         if len(toks) >= 2 and "configuration".startswith(toks[1]) and len(toks[1]) >= 4:
+            if fmt != "text":
+                return _not_modelled(line, fmt)
             return self._show_tree(self.dev.committed, toks[2:], display_set, line, 2)
-        if toks[1:2] == ["version"]:
-            return (f"fpc0:\n--------------------------------------------------------------------------\n"
-                    f"Hostname: {self._host()}\nModel: {self.dev.model}\nJunos: {self.dev.version}\n")
-        if toks[1:3] == ["lldp", "neighbors"] and (len(toks) == 3 or (len(toks) == 5 and toks[3] == "interface")):
-            return self._show_lldp(toks[4] if len(toks) == 5 else None, any(p == "display xml" for p in pipes))
-        if toks[1:2] == ["interfaces"] and len(toks) == 3 and toks[2] != "queue":
-            return self._show_interface(toks[2])
-        if toks[1:2] == ["interfaces"] and len(toks) >= 3:
-            if toks[2] == "queue" and len(toks) >= 4:
-                return self._show_queue(toks[3])
-            if len(toks) >= 4 and toks[3] == "extensive":
-                return self._show_extensive(toks[2])
-        if toks[1:3] == ["class-of-service", "congestion-notification"]:
-            return self._show_cnp(toks[3] if len(toks) > 3 else None)
-        if toks[1:3] == ["class-of-service", "interface"] and len(toks) >= 4:
-            return self._show_cos_intf(toks[3])
-        if toks[1:3] == ["system", "commit"]:
-            return self._show_commits()
-        return self._unknown(line, min(len(toks) - 1, 1))
+        found = self._op_show(toks)
+        if found is None:
+            return self._unknown(line, min(len(toks) - 1, 1))
+        if isinstance(found, str):      # an error: the same text in every display format (unverified for xml/json)
+            return found
+        text, reply = found
+        if fmt == "text":
+            return text
+        if reply is None:
+            return _not_modelled(line, fmt)
+        return _render_xml(reply, self.dev.version) if fmt == "xml" else _render_json(reply)
+
+    def _op_show(self, toks: list[str]) -> Any:
+        """The operational show commands: (text, reply elements or None where the XML/JSON form is not
+        modelled), an error text, or None for a command the simulator does not know."""
+        args = toks[1:]
+        if args == ["version"]:
+            return self._show_version()
+        if args[:2] == ["lldp", "neighbors"] and (len(args) == 2 or (len(args) == 4 and args[2] == "interface")):
+            return self._show_lldp(args[3] if len(args) == 4 else None)
+        if args[:2] == ["chassis", "hardware"] and len(args) == 2:
+            return self._show_chassis_hardware()
+        if args[:2] == ["system", "uptime"] and len(args) == 2:
+            return self._show_uptime()
+        if args[:1] == ["interfaces"]:
+            rest = args[1:]
+            if not rest:
+                return self._show_interfaces(self.dev.ports)
+            if rest[0] == "terse" and len(rest) <= 2:
+                return self._show_terse(rest[1:])
+            if len(rest) == 2 and rest[1] == "terse":
+                return self._show_terse(rest[:1])
+            if len(rest) == 1 and rest[0] != "queue":
+                return self._show_interfaces([rest[0]])
+            if rest[0] == "queue" and len(rest) >= 2:
+                return _text_only(self._show_queue(rest[1]))
+            if len(rest) >= 2 and rest[1] == "extensive":
+                return _text_only(self._show_extensive(rest[0]))
+        if args[:2] == ["class-of-service", "congestion-notification"]:
+            return (self._show_cnp(args[2] if len(args) > 2 else None), None)
+        if args[:2] == ["class-of-service", "interface"] and len(args) >= 3:
+            return _text_only(self._show_cos_intf(args[2]))
+        if args[:2] == ["system", "commit"]:
+            return (self._show_commits(), None)
+        return None
 
     def _show_tree(self, tree: dict, path: list[str], display_set: bool, line: str, off: int) -> str:
         node: Any = SCHEMA
@@ -1236,49 +1300,267 @@ class JunosShell(Shell):
     # --- LLDP and link state from the lab wiring (docs/vendor-junos.md "LLDP and link state") ------------
     _SUBTYPE_WORDS = {"ifname": "Interface name", "mac": "Mac address", "local": "Locally assigned"}
 
-    def _show_interface(self, name: str) -> str:
-        p = self._port(name)
-        if p is None:
-            return f"error: device {name} not found\n"
-        state = self.dev.lldp_ports().get(p) or {"oper": "down", "speed": None, "configured": None}
-        up = state["oper"] == "up"
+    def _ifindex(self, port: str) -> tuple[int, int]:
+        """(Interface index, SNMP ifIndex) of a port: the numbers every view of it prints (and its LLDP port ID)."""
+        i = self.dev.ports.index(port)
+        return 650 + i, 515 + i
+
+    def _port_config(self, port: str) -> dict:
+        return self.dev.committed.get(f"interfaces {port}", {})
+
+    def _state(self, port: str) -> tuple[bool, bool, str]:
+        """(admin up, link up, speed as Junos prints it) from the configuration and the lab wiring."""
+        admin = self._port_config(port).get("disable") is not True
+        state = self.dev.lldp_ports().get(port) or {"oper": "down", "speed": None, "configured": None}
+        up = admin and state["oper"] == "up"
         speed = state["speed"] if up else state.get("configured")
         rate = (str(speed)[:-1] + "Gbps") if speed and str(speed).endswith("G") else "Auto"
-        mtu = self.dev.committed.get(f"interfaces {p}", {}).get("mtu", ("v", "1514"))[1]
-        index = self.dev.ports.index(p)
-        return "\n".join([
-            f"Physical interface: {p}, Enabled, Physical link is {'Up' if up else 'Down'}",
-            f"  Interface index: {650 + index}, SNMP ifIndex: {515 + index}",
-            f"  Link-level type: Ethernet, MTU: {mtu}, LAN-PHY mode, Speed: {rate}, BPDU Error: None, Loop Detect PDU Error: None,",
-            "  Device flags   : Present Running" + ("" if up else " Down"),
-        ]) + "\n"
+        return admin, up, rate
 
-    def _show_lldp(self, name: str | None, xml: bool) -> str:
+    def _units(self, port: str) -> list[tuple[str, str | None, str | None]]:
+        """(unit, family, address) of each configured logical unit (one row per address, family alone if none)."""
+        rows = []
+        for key, unit in self._port_config(port).items():
+            if not key.startswith("unit ") or not isinstance(unit, dict):
+                continue
+            families = unit.get("family", {})
+            if not families:
+                rows.append((key.split()[1], None, None))
+            for fam, body in families.items():
+                addresses = [k.split()[1] for k in body if k.startswith("address ")] if isinstance(body, dict) else []
+                word = "eth-switch" if fam == "ethernet-switching" else fam
+                rows += [(key.split()[1], word, a) for a in addresses] or [(key.split()[1], word, None)]
+        return rows
+
+    def _show_interfaces(self, names: list[str]) -> Any:
+        """'show interfaces [X]' (the default, 'normal' level): Juniper's show interfaces page; the layout of
+        ntc-templates' juniper_junos_show_interfaces{,2}.raw captures (Description line when configured; the
+        'Link-level type' line of a 10G QFX port). Logical units as in juniper_junos_show_interfaces.raw.
+        A bare 'show interfaces' lists the simulator's front-panel ports only (a real QFX also lists its
+        internal interfaces: bme0, dsc, em0, lo0 ...)."""
+        for name in names:
+            if self._port(name) is None:
+                return f"error: device {name} not found\n"
+        lines: list[str] = []
+        items = []
+        for port in names:
+            admin, up, rate = self._state(port)
+            local, snmp = self._ifindex(port)
+            cfg = self._port_config(port)
+            descr = cfg.get("description", (None, None))[1]
+            mtu = cfg.get("mtu", ("v", "1514"))[1]
+            mac = _mac(self.dev.name, port)
+            enabled = "Enabled" if admin else "Administratively down"
+            block = [f"Physical interface: {port}, {enabled}, Physical link is {'Up' if up else 'Down'}",
+                     f"  Interface index: {local}, SNMP ifIndex: {snmp}"]
+            if descr:
+                block.append(f"  Description: {descr}")
+            block += [f"  Link-level type: Ethernet, MTU: {mtu}, MRU: {int(mtu) + 8}, LAN-PHY mode, Speed: {rate}, BPDU Error: None, "
+                      "Loop Detect PDU Error: None, MAC-REWRITE Error: None, Loopback: Disabled, Source filtering: Disabled, "
+                      "Flow control: Enabled",
+                      "  Pad to minimum frame size: Disabled",
+                      "  Device flags   : Present Running" + ("" if up else " Down"),
+                      "  Interface flags: " + ("" if up else "Hardware-Down ") + "SNMP-Traps Internal: 0x4000",
+                      "  Link flags     : None",
+                      "  CoS queues     : 12 supported, 12 maximum usable queues",
+                      f"  Current address: {mac}, Hardware address: {mac}",
+                      "  Input rate     : 0 bps (0 pps)",
+                      "  Output rate    : 0 bps (0 pps)",
+                      f"  Active alarms  : {'None' if up else 'LINK'}",
+                      f"  Active defects : {'None' if up else 'LINK'}",
+                      "  Interface transmit statistics: Disabled"]
+            logical = []
+            for n, (unit, fam, addr) in enumerate(self._units(port)):
+                lname = f"{port}.{unit}"
+                block += ["", f"  Logical interface {lname} (Index {local * 10 + n}) (SNMP ifIndex {snmp + 100 + n})",
+                          "    Flags: " + ("Up" if up else "Device-Down") + " SNMP-Traps 0x4004000 Encapsulation: ENET2"]
+                if fam == "inet":
+                    block.append(f"    Protocol inet, MTU: {int(mtu) - 14}")
+                    if addr:
+                        net = ipaddress.ip_interface(addr).network
+                        # a /31 or /32 has no broadcast address: the line's end for them is unverified, left off
+                        bcast = f", Broadcast: {net.broadcast_address}" if net.prefixlen < 31 else ""
+                        block += ["      Addresses, Flags: Is-Preferred Is-Primary",
+                                  f"        Destination: {net}, Local: {addr.split('/')[0]}{bcast}"]
+                elif fam:
+                    block.append(f"    Protocol {fam}, MTU: {int(mtu) - 14}")
+                logical.append(_el("logical-interface", [_el("name", lname), _el("local-index", str(local * 10 + n)),
+                                                          _el("snmp-index", str(snmp + 100 + n))]))
+            lines += block + [""]
+            # get-interface-information, normal style (element names: a Junos 14.1 capture, docs/vendor-junos.md)
+            items.append(_el("physical-interface", [
+                _el("name", port), _el("admin-status", "up" if admin else "down", {"junos:format": enabled}),
+                _el("oper-status", "up" if up else "down"), _el("local-index", str(local)), _el("snmp-index", str(snmp))]
+                + ([_el("description", descr)] if descr else [])
+                + [_el("link-level-type", "Ethernet"), _el("mtu", str(mtu)), _el("speed", rate),
+                   _el("current-physical-address", mac), _el("hardware-physical-address", mac)] + logical))
+        reply = [_el("interface-information", items, {"xmlns": _ns(self.dev.version, "junos-interface"), "junos:style": "normal"})]
+        return "\n".join(lines).rstrip("\n") + "\n", reply
+
+    def _show_terse(self, names: list[str]) -> Any:
+        """'show interfaces terse [X]': the header and columns of Juniper's op-script example page ('By default,
+        the layout of the show interfaces terse command looks like this'); physical row, then one row per
+        logical unit and address. XML: interface-information style terse with physical-interface /
+        logical-interface / address-family (values wrapped in newlines, as Junos prints this RPC)."""
+        for name in names:
+            if self._port(name) is None:
+                return f"error: device {name} not found\n"
+        rows = ["Interface               Admin Link Proto    Local                 Remote"]
+        items = []
+        for port in names or self.dev.ports:
+            admin, up, _rate = self._state(port)
+            a, o = ("up" if admin else "down"), ("up" if up else "down")
+            rows.append(f"{port:<24}{a:<6}{o}")
+            logical = []
+            for unit, fam, addr in self._units(port):
+                lname = f"{port}.{unit}"
+                rows.append(f"{lname:<24}{a:<6}{o:<5}{fam or '':<9}{addr or ''}".rstrip())
+                family = [_el("address-family", [_el("address-family-name", _nl(fam))]
+                              + ([_el("interface-address", [_el("ifa-local", _nl(addr), {"junos:emit": "emit"})])] if addr else []))] if fam else []
+                logical.append(_el("logical-interface", [_el("name", _nl(lname)), _el("admin-status", _nl(a)),
+                                                          _el("oper-status", _nl(o))] + family))
+            items.append(_el("physical-interface", [_el("name", _nl(port)), _el("admin-status", _nl(a)),
+                                                     _el("oper-status", _nl(o))] + logical))
+        reply = [_el("interface-information", items, {"xmlns": _ns(self.dev.version, "junos-interface"), "junos:style": "terse"})]
+        return "\n".join(rows) + "\n", reply
+
+    def _show_version(self) -> Any:
+        """QFX form: 'fpc0:' and a rule, Hostname, Model, Junos, then the packages (ntc-templates
+        juniper_junos_show_version_qfx5100.raw). XML: multi-routing-engine-results -> re-name fpc0 ->
+        software-information (host-name, product-model, product-name, package-information: a captured EX4200
+        'show version | display xml', docs/vendor-junos.md; junos-version: the element PyEZ's facts read)."""
+        v = self.dev.version
+        packages = [("junos", f"JUNOS Base OS boot [{v}]"), ("jbase", f"JUNOS Base OS Software Suite [{v}]"),
+                    ("jkernel-qfx", f"JUNOS Kernel Software Suite [{v}]"), ("jroute-qfx", f"JUNOS Routing Software Suite [{v}]")]
+        text = ["fpc0:", "-" * 73, f"Hostname: {self._host()}", f"Model: {self.dev.model}", f"Junos: {v}"]
+        text += [comment for _name, comment in packages]
+        info = _el("software-information", [_el("host-name", self._host()), _el("product-model", self.dev.model),
+                                            _el("product-name", self.dev.model), _el("junos-version", v)]
+                   + [_el("package-information", [_el("name", name), _el("comment", comment)]) for name, comment in packages])
+        reply = [_el("multi-routing-engine-results", [_el("multi-routing-engine-item", [_el("re-name", "fpc0"), info])])]
+        return "\n".join(text) + "\n", reply
+
+    def _show_chassis_hardware(self) -> Any:
+        """The layout of a QFX5120-48Y 'show chassis hardware' (ntc-templates
+        juniper_junos_show_chassis_hardware_add_fpc_info.raw): Chassis, Pseudo CB 0, Routing Engine 0, FPC 0 with
+        CPU and PIC 0, power supplies, fan trays. The chassis description is the model in capitals (as the
+        QFX5100-48S-6Q capture prints it); part numbers, the PIC's description and the other descriptions of
+        this model are unverified. XML: chassis-inventory -> chassis (name, serial-number, description) ->
+        chassis-module -> chassis-sub-module (the elements PyEZ's facts read for the serial number)."""
+        model = self.dev.model.upper()
+        serial = _serial(self.dev.name)
+        ports = len(self.dev.default_ports)
+        modules = [("Routing Engine 0", "", "BUILTIN", "BUILTIN", f"RE-{model}", []),
+                   ("FPC 0", "REV 01", "650-000000", serial, model,
+                    [("CPU", "", "BUILTIN", "BUILTIN", "FPC CPU"), ("PIC 0", "", "BUILTIN", "BUILTIN", f"{ports}x100G")]),
+                   ("Power Supply 0", "REV 01", "740-000000", serial + "P0", "JPSU-650W-AC-AO", []),
+                   ("Power Supply 1", "REV 01", "740-000000", serial + "P1", "JPSU-650W-AC-AO", [])]
+        rows = ["Hardware inventory:", "Item             Version  Part number  Serial number     Description",
+                f"{'Chassis':<39}{serial:<18}{model}", "Pseudo CB 0"]
+        xml_modules = []
+        for name, ver, part, sn, descr, subs in modules:
+            rows.append(f"{name:<17}{ver:<9}{part:<13}{sn:<18}{descr}")
+            sub_xml = []
+            for sname, sver, spart, ssn, sdescr in subs:
+                rows.append(f"  {sname:<15}{sver:<9}{spart:<13}{ssn:<18}{sdescr}")
+                sub_xml.append(_el("chassis-sub-module", [_el("name", sname), _el("part-number", spart),
+                                                          _el("serial-number", ssn), _el("description", sdescr)]))
+            xml_modules.append(_el("chassis-module", [_el("name", name)] + ([_el("version", ver)] if ver else [])
+                                   + [_el("part-number", part), _el("serial-number", sn), _el("description", descr)] + sub_xml))
+        for i in range(5):
+            rows.append(f"{'Fan Tray %d' % i:<57}fan-ctrl-{i // 2} {i}, Front to Back Airflow - AFO")
+            xml_modules.append(_el("chassis-module", [_el("name", f"Fan Tray {i}"),
+                                                      _el("description", f"fan-ctrl-{i // 2} {i}, Front to Back Airflow - AFO")]))
+        chassis = _el("chassis", [_el("name", "Chassis"), _el("serial-number", serial), _el("description", model)] + xml_modules,
+                      {"junos:style": "inventory"})
+        return "\n".join(rows) + "\n", [_el("chassis-inventory", [chassis], {"xmlns": _ns(self.dev.version, "junos-chassis")})]
+
+    def _show_uptime(self) -> Any:
+        """'show system uptime' as ntc-templates' juniper_junos_show_system_uptime{,_2}.raw print it (Current time,
+        Time Source, System booted, Protocols started, Last configured ... by USER, then the w(1) line); the
+        lab's clock is UTC and local ('LOCAL CLOCK', genie's ShowSystemUptime fixture). XML: the elements of
+        genie's ShowSystemUptime schema (system-uptime-information -> current-time, time-source,
+        system-booted-time, protocols-started-time, last-configured-time, uptime-information)."""
+        now = time.time()
+        booted = self.dev.booted
+        started = booted   # the lab's protocols start with it
+        last_at, last_user = self.dev.last_configured
+        active = 1
+
+        def when(t: float) -> str:
+            return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+        text = [f"Current time: {when(now)}", "Time Source:  LOCAL CLOCK",
+                f"System booted: {when(booted)} ({_ago(now - booted)} ago)",
+                f"Protocols started: {when(started)} ({_ago(now - started)} ago)",
+                f"Last configured: {when(last_at)} ({_ago(now - last_at)} ago) by {last_user}",
+                f"{_clock12(now)}  up {_uptime(now - booted)}, {active} user{'s' if active != 1 else ''}, "
+                "load averages: 0.00, 0.00, 0.00"]
+
+        def stamp(tag: str, t: float) -> dict:
+            return _el(tag, [_el("date-time", when(t), {"junos:seconds": str(int(t))}),
+                             _el("time-length", _ago(now - t), {"junos:seconds": str(int(now - t))})])
+        last = stamp("last-configured-time", last_at)
+        last["children"].append(_el("user", last_user))
+        info = _el("system-uptime-information", [
+            _el("current-time", [_el("date-time", when(now), {"junos:seconds": str(int(now))})]),
+            _el("time-source", " LOCAL CLOCK "), stamp("system-booted-time", booted),
+            stamp("protocols-started-time", started), last,
+            _el("uptime-information", [_el("date-time", _clock12(now).strip(), {"junos:seconds": str(int(now))}),
+                                       _el("up-time", _uptime(now - booted), {"junos:seconds": str(int(now - booted))}),
+                                       _el("active-user-count", str(active), {"junos:format": f"{active} user"}),
+                                       _el("load-average-1", "0.00"), _el("load-average-5", "0.00"),
+                                       _el("load-average-15", "0.00")])], {"xmlns": _ns(self.dev.version, "junos")})
+        return "\n".join(text) + "\n", [info]
+
+    # --- LLDP and link state from the lab wiring (docs/vendor-junos.md "LLDP and link state") ------------
+    _SUBTYPE_WORDS = {"ifname": "Interface name", "mac": "Mac address", "local": "Locally assigned"}
+
+    def _show_lldp(self, name: str | None) -> Any:
+        """'show lldp neighbors': the brief table (ntc-templates juniper_junos_show_lldp_neighbors.raw; Port info
+        is the port description when the neighbour sends one, else its port ID: Juniper's show lldp neighbors
+        page, 'This could be the port identifier or port description'); with 'interface X' the detail view
+        (Juniper's show lldp neighbors page, sample 'show lldp neighbors interface ge-0/0/2'; a captured MX
+        'show lldp neighbors interface xe-0/0/1'). XML: lldp-neighbors-information; brief entries carry the
+        port ID and, when sent, the port description (napalm's junos test_get_lldp_neighbors/normal fixture),
+        detail entries the subtype and local port ID as well (napalm's ex9208_qfx10008 fixture)."""
         seen = self.dev.lldp_ports()
         if name is not None and self._port(name) is None:
             return f"error: device {name} not found\n"
         ports = [name] if name else [p for p in self.dev.ports if (seen.get(p) or {}).get("peer")]
         entries = [(p, seen[p]["peer"]) for p in ports if (seen.get(p) or {}).get("peer")]
-        if not xml:
-            rows = ["Local Interface    Parent Interface    Chassis Id          Port info          System Name"]
-            rows += [f"{p:<18} {'-':<19} {peer['chassis']:<19} {peer['descr'] or peer['port_id']:<18} {peer['system']}" for p, peer in entries]
-            return "\n".join(rows) + "\n"
-        style = "detail" if name else "brief"
-        out = ['<rpc-reply xmlns:junos="http://xml.juniper.net/junos/%s/junos">' % self.dev.version, f'    <lldp-neighbors-information junos:style="{style}">']
+        items = []
         for p, peer in entries:
-            out += ["        <lldp-neighbor-information>",
-                    f"            <lldp-local-interface>{p}</lldp-local-interface>",
-                    "            <lldp-local-parent-interface-name>-</lldp-local-parent-interface-name>",
-                    "            <lldp-remote-chassis-id-subtype>Mac address</lldp-remote-chassis-id-subtype>",
-                    f"            <lldp-remote-chassis-id>{peer['chassis']}</lldp-remote-chassis-id>"]
+            chassis = _junos_mac(peer["chassis"])
+            fields = [_el("lldp-local-interface", p), _el("lldp-local-parent-interface-name", "-")]
             if name:
-                out += [f"            <lldp-remote-port-id-subtype>{self._SUBTYPE_WORDS[peer['subtype']]}</lldp-remote-port-id-subtype>",
-                        f"            <lldp-remote-port-id>{peer['port_id']}</lldp-remote-port-id>"]
+                fields.append(_el("lldp-local-port-id", str(self._ifindex(p)[1])))
+            fields += [_el("lldp-remote-chassis-id-subtype", "Mac address"), _el("lldp-remote-chassis-id", chassis)]
+            subtype = _el("lldp-remote-port-id-subtype", self._SUBTYPE_WORDS[peer["subtype"]])
+            port_id = _el("lldp-remote-port-id", peer["port_id"])
+            descr = [_el("lldp-remote-port-description", peer["descr"])] if peer["descr"] else []
+            # detail: subtype, ID, description (ex9208 fixture); brief: description and ID, or subtype and ID ('normal' fixture)
+            fields += [subtype, port_id] + descr if name else (descr + [port_id] if descr else [subtype, port_id])
+            fields.append(_el("lldp-remote-system-name", peer["system"]))
+            items.append(_el("lldp-neighbor-information", fields))
+        reply = [_el("lldp-neighbors-information", items, {"junos:style": "detail" if name else "brief"})]
+        if name is None:
+            rows = ["Local Interface    Parent Interface    Chassis Id          Port info          System Name"]
+            rows += [f"{p:<18} {'-':<19} {_junos_mac(peer['chassis']):<19} {peer['descr'] or peer['port_id']:<18} {peer['system']}"
+                     for p, peer in entries]
+            return "\n".join(rows) + "\n", reply
+        text = []
+        for p, peer in entries:
+            text += ["LLDP Neighbor Information:", "Local Information:",
+                     f"Index: {self._ifindex(p)[0]} Time to live: 120 Time mark: {time.strftime('%a %b %d %H:%M:%S %Y', time.gmtime())} Age: 10 secs",
+                     f"Local Interface    : {p}", "Parent Interface   : -", f"Local Port ID      : {self._ifindex(p)[1]}",
+                     "Ageout Count       : 0", "", "Neighbour Information:", "Chassis type       : Mac address",
+                     f"Chassis ID         : {_junos_mac(peer['chassis'])}",
+                     f"Port type          : {self._SUBTYPE_WORDS[peer['subtype']]}", f"Port ID            : {peer['port_id']}"]
             if peer["descr"]:
-                out.append(f"            <lldp-remote-port-description>{peer['descr']}</lldp-remote-port-description>")
-            out += [f"            <lldp-remote-system-name>{peer['system']}</lldp-remote-system-name>", "        </lldp-neighbor-information>"]
-        out += ["    </lldp-neighbors-information>", "    <cli>", "        <banner></banner>", "    </cli>", "</rpc-reply>"]
-        return "\n".join(out) + "\n"
+                text.append(f"Port description   : {peer['descr']}")
+            text += [f"System name        : {peer['system']}", ""]
+        return "\n".join(text), reply
 
     def _show_extensive(self, name: str) -> str:
         p = self._port(name)
@@ -1412,6 +1694,145 @@ class JunosShell(Shell):
             if c["comment"]:
                 out.append(f"    {c['comment']}")
         return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# '| display xml' and '| display json' (docs/vendor-junos.md "Peers")
+# --------------------------------------------------------------------------
+def _el(tag: str, content: Any = None, attrs: dict | None = None) -> dict:
+    """One element of an RPC reply: text (str) or child elements (list)."""
+    if isinstance(content, list):
+        return {"tag": tag, "attrs": attrs or {}, "text": None, "children": content}
+    return {"tag": tag, "attrs": attrs or {}, "text": content, "children": []}
+
+
+def _nl(value: Any) -> str:
+    """get-interface-information wraps its values in newlines (a Junos 14.1 capture, docs/vendor-junos.md)."""
+    return f"\n{value}\n"
+
+
+def _ns(version: str, name: str) -> str:
+    return f"http://xml.juniper.net/junos/{version}/{name}"
+
+
+def _xml_lines(el: dict, depth: int) -> list[str]:
+    pad = "    " * depth
+    attrs = "".join(f" {k}={quoteattr(v)}" for k, v in el["attrs"].items())
+    if el["children"]:
+        out = [f"{pad}<{el['tag']}{attrs}>"]
+        for child in el["children"]:
+            out += _xml_lines(child, depth + 1)
+        return out + [f"{pad}</{el['tag']}>"]
+    if el["text"] is None:
+        return [f"{pad}<{el['tag']}{attrs}/>"]
+    return [f"{pad}<{el['tag']}{attrs}>{escape(el['text'])}</{el['tag']}>"]
+
+
+def _render_xml(reply: list[dict], version: str) -> str:
+    """The CLI's '| display xml': the RPC reply in <rpc-reply xmlns:junos=...>, closed by the <cli> banner
+    (a captured EX4200 'show version | display xml', docs/vendor-junos.md)."""
+    out = [f'<rpc-reply xmlns:junos="{_ns(version, "junos")}">']
+    for el in reply:
+        out += _xml_lines(el, 1)
+    out += ["    <cli>", "        <banner>{master:0}</banner>", "    </cli>", "</rpc-reply>"]
+    return "\n".join(out) + "\n"
+
+
+def _json_value(el: dict) -> dict:
+    obj: dict = {}
+    if el["attrs"]:
+        obj["attributes"] = dict(el["attrs"])
+    if el["children"]:
+        for child in el["children"]:
+            obj.setdefault(child["tag"], []).append(_json_value(child))
+    elif el["text"] is not None:
+        obj["data"] = el["text"].strip("\n")
+    return obj
+
+
+def _render_json(reply: list[dict]) -> str:
+    """The CLI's '| display json': Juniper's JSON rendering of the same reply (every element a list of
+    objects, a value under "data", attributes under "attributes"). Whether Junos keeps the newlines around
+    get-interface-information values in JSON is unverified (stripped here)."""
+    doc: dict = {}
+    for el in reply:
+        doc.setdefault(el["tag"], []).append(_json_value(el))
+    return json.dumps(doc, indent=4) + "\n"
+
+
+def _not_modelled(line: str, fmt: str) -> str:
+    """A real Junos answers '| display xml|json' for every operational command; this lab models the XML and
+    JSON forms of the facts commands only (docs/vendor-junos.md). Anything else is refused loudly, never
+    answered in text: the wording is the simulator's own, not Junos'."""
+    return f"error: the lab simulator does not model '| display {fmt}' for '{line.split('|')[0].strip()}'\n"
+
+
+def _text_only(text: str) -> Any:
+    return text if text.startswith("error:") else (text, None)
+
+
+def _mac(host: str, what: str) -> str:
+    """The lab's MAC of a device or port (the formula of tests/lab/wiring.py mac(): the chassis MAC a neighbour
+    sees is _mac(name, 'chassis'))."""
+    digest = hashlib.sha256(f"{host}/{what}".encode()).digest()
+    return "02:" + ":".join("%02x" % b for b in digest[:5])
+
+
+def _junos_mac(value: str | None) -> str:
+    """Junos prints a MAC chassis ID as six lowercase colon-separated octets (2c:6b:f5:a1:c2:c0: ntc-templates'
+    juniper_junos_show_lldp_neighbors.raw, napalm's ex9208 fixture), whatever form the neighbour's own CLI uses."""
+    digits = re.sub(r"[^0-9a-fA-F]", "", value or "")
+    if len(digits) != 12:
+        return value or ""
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2)).lower()
+
+
+def _serial(name: str) -> str:
+    return "XH" + hashlib.sha256(f"{name}/serial".encode()).hexdigest()[:10].upper()
+
+
+def _ago(seconds: float) -> str:
+    """Junos' elapsed time: '22w0d 19:16' (weeks, days, hh:mm) past a day, 'hh:mm:ss' within one (ntc-templates'
+    and genie's uptime fixtures; the form for days without weeks, '3d 04:05', is unverified)."""
+    s = int(max(0, seconds))
+    weeks, rest = divmod(s, 7 * 86400)
+    days, rest = divmod(rest, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if weeks:
+        return f"{weeks}w{days}d {hours:02d}:{minutes:02d}"
+    if days:
+        return f"{days}d {hours:02d}:{minutes:02d}"
+    return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+def _uptime(seconds: float) -> str:
+    """The 'up ...' of FreeBSD w(1), which Junos prints ('154 days, 19:16', '15 days, 5 mins')."""
+    s = int(max(0, seconds))
+    days, rest = divmod(s, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} day{'s' if days > 1 else ''}"] if days else []
+    if hours and minutes:
+        parts.append(f"{hours}:{minutes:02d}")
+    elif hours:
+        parts.append(f"{hours} hr{'s' if hours > 1 else ''}")
+    elif minutes:
+        parts.append(f"{minutes} min{'s' if minutes > 1 else ''}")
+    elif not days:
+        parts.append(f"{secs} sec{'s' if secs != 1 else ''}")
+    return ", ".join(parts)
+
+
+def _clock12(t: float) -> str:
+    """w(1)'s '%l:%M%p' (' 8:48AM')."""
+    tm = time.gmtime(t)
+    return f"{(tm.tm_hour % 12) or 12:>2}:{tm.tm_min:02d}{'AM' if tm.tm_hour < 12 else 'PM'}"
+
+
+def _cli_time() -> str:
+    """'set cli timestamp': '%b %d %T' (Dec 01 19:25:30)."""
+    return time.strftime("%b %d %H:%M:%S", time.gmtime())
 
 
 # -- what the lab and the tests take from this grammar (switchsim/__init__.py; docs/adding-a-platform.md) --

@@ -5,7 +5,11 @@
 keeps one per user); ``nv config diff``, ``nv config apply [-y] [--confirm <t>]
 [-m <msg>]`` with automatic rollback, ``nv config apply <rev> --confirm-yes |
 --confirm-no``, ``--confirm-status``, ``nv config revision [-o json]``,
-``nv config detach``, ``nv config show``, ``nv show`` read-back and counters.
+``nv config detach``, ``nv config show``, ``nv show`` read-back and counters, and the
+operational views (``nv show qos roce``, ``nv show interface <if> qos roce status``,
+``nv show qos pfc <p>``, ``nv show qos congestion-control <p> [traffic-class <n>]``)
+from what the ASIC runs. NVUE-only faults: ``operational`` (the ASIC runs other values)
+and ``unknown_options`` (a release that refuses the undocumented confirm forms).
 Grammar per release (``version``, default 5.14.0) and every rule's source:
 docs/vendor-nvue.md.
 """
@@ -426,6 +430,107 @@ def _pool_errors(qos: dict, tree: dict) -> list[str]:
 # --------------------------------------------------------------------------
 # device
 # --------------------------------------------------------------------------
+# --------------------------------------------------------------------------
+# the QoS the ASIC runs (what the 'operational' column of the views prints)
+# --------------------------------------------------------------------------
+# Sources (docs/vendor-nvue.md "Operational views"): RoCE page ("Default RoCE Configuration" table and the
+# 'nv show qos roce' / 'nv show interface <if> qos roce status' examples), QoS page ('nv show qos pfc
+# default-global', 'nv show qos congestion-control default-global [traffic-class 4]' examples).
+
+ROCE_TC = {3: 3, 6: 6}          # RoCE page: SP3 -> TC3 (RoCE), SP6 -> TC6 (CNP), every other SP -> TC0
+ROCE_CC = {"min-threshold": 150000, "max-threshold": 1500000, "probability": 100}  # 146.48 KB / 1.43 MB / 100
+ROCE_LOSSLESS = ("lossless", "lossless-single-ipool")
+ROCE_FILLED = ROCE_LOSSLESS + ("lossy",)   # lossy-multi-tc has its own numbers (QoS page, Packet Trimming)
+
+
+def roce_state(applied: dict) -> tuple[bool, str | None]:
+    """(RoCE on, its mode): 'nv set qos roce' is lossless (RoCE page: "NVUE defaults to RoCE lossless");
+    'enable off' (5.14) / 'state disabled' (5.15+) turns it off."""
+    roce = applied.get("qos", {}).get("roce")
+    if roce is None or roce.get("enable", "on") != "on" or roce.get("state", "enabled") != "enabled":
+        return False, None
+    return True, roce.get("mode", "lossless")
+
+
+def effective_qos(applied: dict, drift: dict | None = None) -> dict:
+    """The QoS profiles as the ASIC runs them: the configuration, with what 'nv set qos roce' programs
+    filled into default-global under any value set explicitly (RoCE page "Default RoCE Configuration";
+    the RoCE page's "Change RoCE Configuration" edits default-global), and the 'operational' fault on
+    top (dotted paths, e.g. 'congestion-control.lf.traffic-class.3.min-threshold': an ASIC that
+    programmed something else than configured, as the RoCE page's 146.48 KB vs 156 KB note shows)."""
+    qos = deepcopy(applied.get("qos", {}))
+    on, mode = roce_state(applied)
+    if on and mode in ROCE_FILLED:
+        m = qos.setdefault("mapping", {}).setdefault("default-global", {})
+        m.setdefault("trust", "both")
+        es = qos.setdefault("egress-scheduler", {}).setdefault("default-global", {}).setdefault("traffic-class", {})
+        for tc, share in (("0", 50), ("3", 50)):
+            es.setdefault(tc, {"mode": "dwrr", "bw-percent": share})
+        es.setdefault("6", {"mode": "strict"})
+        eq = qos.setdefault("egress-queue-mapping", {}).setdefault("default-global", {}).setdefault("switch-priority", {})
+        for sp in range(8):
+            eq.setdefault(str(sp), {"traffic-class": ROCE_TC.get(sp, 0)})
+        cc = qos.setdefault("congestion-control", {}).setdefault("default-global", {}).setdefault("traffic-class", {})
+        for tc in ("0", "3"):
+            entry = cc.setdefault(tc, {})
+            entry.setdefault("ecn", "enable")
+            for key, value in ROCE_CC.items():
+                entry.setdefault(key, value)
+        if mode in ROCE_LOSSLESS:
+            p = qos.setdefault("pfc", {}).setdefault("default-global", {})
+            if not p.get("switch-priority"):
+                p["switch-priority"] = {"3": {}}
+            p.setdefault("tx", "enable")
+            p.setdefault("rx", "enable")
+            p.setdefault("cable-length", (applied["qos"]["roce"]).get("cable-length", 100))
+    for path, value in (drift or {}).items():
+        keys = path.split(".")
+        node = qos
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    return qos
+
+
+def dscp_to_sp(qos: dict, profile: str = "default-global") -> dict[int, int]:
+    """DSCP -> switch priority: the default map (DSCP d -> SP d // 8, as 'nv show qos roce' prints it,
+    RoCE page) overlaid with the profile's 'dscp <n> switch-priority <p>' lines."""
+    out = {d: d // 8 for d in range(64)}
+    for dscp, v in qos.get("mapping", {}).get(profile, {}).get("dscp", {}).items():
+        out[int(dscp)] = int(v["switch-priority"])
+    return out
+
+
+def sp_to_tc(qos: dict) -> dict[int, int]:
+    # QoS page "Egress Queues": by default switch priority n goes to egress queue n; NVUE has default-global only.
+    out = {sp: sp for sp in range(8)}
+    for sp, v in qos.get("egress-queue-mapping", {}).get("default-global", {}).get("switch-priority", {}).items():
+        out[int(sp)] = int(v["traffic-class"])
+    return out
+
+
+def tc_weight(qos: dict, tc: int, profile: str = "default-global") -> tuple[str, int | None]:
+    v = qos.get("egress-scheduler", {}).get(profile, {}).get("traffic-class", {}).get(str(tc))
+    if v is None:
+        return DEFAULT_SCHED[tc]
+    if v.get("mode") == "strict":
+        return "strict", None
+    return "dwrr", v.get("bw-percent", 0)
+
+
+def ids(values: Any) -> str:
+    items = sorted(int(x) for x in values)
+    return ",".join(str(x) for x in items) if items else "-"
+
+
+def nv_bytes(n: Any) -> str:
+    # QoS page examples print profile thresholds and buffers as '40000 B' (bytes, not humanised).
+    return f"{n} B"
+
+
+TRUST_SHOWN = {"both": "pcp,dscp", "l2": "pcp", "l3": "dscp", "port": "port"}  # only 'pcp,dscp' is in NVIDIA's examples
+
+
 class NvueDevice(Device):
     platform = "nvue"
     default_ports = [f"swp{i}" for i in range(1, 33)]
@@ -448,6 +553,23 @@ class NvueDevice(Device):
 
     def system_name(self) -> str:
         return str(self.applied.get("system", {}).get("hostname", self.hostname))
+
+    # NVUE-only faults: 'operational' {dotted qos path: value} (an ASIC that runs something else than the
+    # configuration: the views' operational column shows it) and 'unknown_options' [option, ...] (a release
+    # that does not know an option: the confirm forms NVIDIA does not document, docs/vendor-nvue.md).
+    NV_FAULTS = ("operational", "unknown_options")
+
+    def set_faults(self, faults: dict, replace: bool = False) -> None:
+        mine = {k: faults[k] for k in self.NV_FAULTS if k in faults}
+        if not isinstance(mine.get("operational") or {}, dict) or not isinstance(mine.get("unknown_options") or [], list):
+            raise SimError("operational takes {dotted qos path: value}; unknown_options a list of option names")
+        super().set_faults({k: v for k, v in faults.items() if k not in self.NV_FAULTS}, replace)
+        with self.lock:
+            for k, v in mine.items():
+                if v is None:
+                    self.faults.pop(k, None)
+                else:
+                    self.faults[k] = v
 
     def load_lines(self, text: str | list) -> None:
         lines = text.splitlines() if isinstance(text, str) else list(text)
@@ -481,8 +603,15 @@ class NvueDevice(Device):
             return to_commands(self.saved, quote=True)
 
     def lldp_advertised(self, port: str) -> dict:
-        # Cumulus (lldpd): port ID = interface name; port description = the interface (alias when set: unverified).
-        return {"port_id": port, "subtype": "ifname", "descr": port}
+        """Cumulus runs lldpd: the port ID is the interface name (subtype ifname) and the port description is
+        the interface name, or the interface's alias when it has one (lldpd interfaces.c
+        interfaces_helper_port_name_desc: "a non empty ifAlias ... we will use it for description and use
+        ifname for port ID"; NVIDIA's LLDP pages show neighbours 'PortID: ifname swp47 / PortDescr: swp47').
+        'nv set interface <if> description' is that alias (NVIDIA, Interface Configuration and Management,
+        "Interface Descriptions": "a description (alias) ... also appear[s] in ... IF-MIB::ifAlias")."""
+        with self.lock:
+            alias = self.applied.get("interface", {}).get(port, {}).get("description")
+        return {"port_id": port, "subtype": "ifname", "descr": alias or port}
 
     def pending_state(self) -> dict:
         with self.lock:
@@ -717,6 +846,10 @@ class NvueShell(Shell):
                         raise NvError(f"Error: Invalid value for '--confirm': '{rest[i + 1]}'")
                     confirm = secs
                     i += 1
+            elif a in (self.dev.faults.get("unknown_options") or ()):
+                # A release without this option (the 'unknown_options' fault): refused before anything runs.
+                # The wording is the one this model gives every unknown option (unverified, docs/vendor-nvue.md).
+                raise NvError(f"Error: No such option: {a}")
             elif a in ("--confirm-yes", "--confirm-no", "--confirm-status"):
                 action = a
             elif a in ("-m", "--message"):
@@ -777,8 +910,14 @@ class NvueShell(Shell):
         w = words
         if w[:2] == ["qos", "roce"] and len(w) == 2:
             return self._show_roce(None, j)
+        if w[:2] == ["qos", "pfc"] and len(w) == 3:
+            return self._show_pfc(w[2], j)
+        if w[:2] == ["qos", "congestion-control"] and len(w) == 3:
+            return self._show_cc(w[2], j)
         if w[:2] == ["qos", "congestion-control"] and len(w) == 4 and w[3] == "traffic-class":
             return self._show_cc_tc(w[2], j)
+        if w[:2] == ["qos", "congestion-control"] and len(w) == 5 and w[3] == "traffic-class":
+            return self._show_cc_one(w[2], w[4], j)
         if w == ["interface"]:
             return self._show_interfaces(j)
         if len(w) == 3 and w[0] == "interface" and w[2] == "lldp" and w[1] in self.dev.counters:
@@ -865,50 +1004,190 @@ class NvueShell(Shell):
             return self._table(["Counter", "Receive", "Transmit"], rows)
         raise NvError(f"Error: The requested item does not exist: interface {port} counters qos {what}")
 
-    def _roce_cfg(self) -> dict:
-        qos = self.dev.applied.get("qos", {})
-        roce = qos.get("roce")
-        return {"enabled": roce is not None, "mode": (roce or {}).get("mode", "lossless")}
+    # --- operational views (docs/vendor-nvue.md "Operational views") --------------------------------
+    def _qos(self) -> dict:
+        return effective_qos(self.dev.applied, self.dev.faults.get("operational"))
+
+    def _applied_qos(self) -> dict:
+        return effective_qos(self.dev.applied)
+
+    @staticmethod
+    def _keys(rows: list[tuple], described: bool, j: bool) -> str:
+        """The key tree NVUE prints over 'operational  applied [description]': rows are (key path, operational,
+        applied, description); a container is a path with no values. Columns as wide as their widest cell."""
+        if j:
+            doc: dict = {}
+            for path, op, _ap, _d in rows:
+                node = doc
+                for key in path[:-1]:
+                    node = node.setdefault(key, {})
+                if op not in (None, ""):
+                    node[path[-1]] = op
+                else:
+                    node.setdefault(path[-1], {})
+            return json.dumps(doc, indent=2) + "\n"
+        head = ["", "operational", "applied"] + (["description"] if described else [])
+        cells = [["  " * (len(p) - 1) + p[-1], "" if op is None else str(op), "" if ap is None else str(ap)] + ([d or ""] if described else [])
+                 for p, op, ap, d in rows]
+        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+        out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+        out += ["  ".join(c.ljust(w) for c, w in zip(cell, widths)).rstrip() for cell in cells]
+        return "\n".join(out) + "\n"
+
+    @staticmethod
+    def _titled(title: str, headers: list[str], rows: list[list[Any]], underline: int) -> str:
+        """A titled table: 'title', '=' underline, then the table indented four spaces (RoCE page examples)."""
+        if not rows:
+            return f"{title}\n{'=' * underline}\nNo Data\n"
+        return f"{title}\n{'=' * underline}\n" + NvueShell._table(headers, rows, indent="    ")
 
     def _show_roce(self, port: str | None, j: bool) -> str:
-        r = self._roce_cfg()
-        qos = self.dev.applied.get("qos", {})
-        if not r["enabled"]:
-            mode = "disabled"
+        """'nv show qos roce' (port None) and 'nv show interface <port> qos roce status', in the forms of the RoCE
+        page's examples (5.14; 5.16 prints 'state enabled' in place of 'enable on')."""
+        on, mode = roce_state(self.dev.applied)
+        minor = release_minor(self.dev.version)
+        switch_key = ("state", "enabled" if on else "disabled") if minor >= 15 else ("enable", "on" if on else "off")
+        qos = self._qos()
+        profiles = self.dev.applied.get("interface", {}).get(port, {}).get("qos", {}) if port else {}
+
+        def prof(section: str) -> str:
+            return profiles.get(section, {}).get("profile", "default-global")
+        if port is None and not on:
+            # NVIDIA prints this view only with RoCE on; with it off the form is unverified: the switch key alone.
+            return self._keys([((switch_key[0],), None, switch_key[1], None)], False, j)
+        pfc = qos.get("pfc", {}).get(prof("pfc"), {})
+        prios = pfc.get("switch-priority", {})
+        cc = qos.get("congestion-control", {}).get(prof("congestion-control"), {}).get("traffic-class", {})
+        ecn_tcs = sorted(int(tc) for tc, v in cc.items() if v.get("ecn") in ("enable", "enabled"))
+        # one set of thresholds per view: the RoCE traffic class's (3), else the first ECN class
+        shown = cc.get("3") if 3 in ecn_tcs else (cc.get(str(ecn_tcs[0])) if ecn_tcs else {})
+        trust = TRUST_SHOWN.get(qos.get("mapping", {}).get(prof("mapping"), {}).get("trust", ""), "")
+        lldp_tbl = self.dev.applied.get("system" if minor >= 15 else "service", {}).get("lldp", {})
+        tlv_prio = lldp_tbl.get("application-tlv", {}).get("udp-port", {}).get("4791", {}).get("priority", 3 if on else None)
+        status = port is not None
+        yes = (lambda v: "yes" if v == "enable" else "no") if status else (lambda v: "enabled" if v == "enable" else "disabled")
+        pfc_rows = [(("pfc", "pfc-priority"), ids(prios), None, "switch-prio on which PFC is enabled" if status else None)]
+        if prios:
+            pfc_rows += [(("pfc", "rx-enabled"), yes(pfc.get("rx", "disable")), None, "PFC Rx Enabled status" if status else None),
+                         (("pfc", "tx-enabled"), yes(pfc.get("tx", "disable")), None, "PFC Tx Enabled status" if status else None)]
+            if not status and pfc.get("cable-length") is not None:
+                pfc_rows.append((("pfc", "cable-length"), pfc["cable-length"], None, None))
+        cc_rows = [(("congestion-control", "congestion-mode"), "ecn, absolute" if status else "ECN", None, "Congestion config mode"),
+                   (("congestion-control", "enabled-tc"), ids(ecn_tcs), None, "Congestion config enabled Traffic Class"),
+                   (("congestion-control", "min-threshold"), human_bytes(shown["min-threshold"]) if shown.get("min-threshold") else "", None,
+                    "Congestion config min-threshold"),
+                   (("congestion-control", "max-threshold"), human_bytes(shown["max-threshold"]) if shown.get("max-threshold") else "", None,
+                    "Congestion config max-threshold"),
+                   (("congestion-control", "probability"), shown.get("probability", ""), None, None)]
+        if status:
+            cc_rows = [cc_rows[0], cc_rows[1], cc_rows[3], cc_rows[2], cc_rows[4]]  # the status view lists max before min
         else:
-            mode = r["mode"]
-        cc = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
-        tc3 = cc.get("3", {})
-        minth = tc3.get("min-threshold", 150000 if r["enabled"] else None)
-        maxth = tc3.get("max-threshold", 1500000 if r["enabled"] else None)
-        prob = tc3.get("probability", 100 if r["enabled"] else None)
-        data = {"mode": mode,
-                "pfc": {"pfc-priority": 3 if r["enabled"] and "lossless" in r["mode"] else None},
-                "congestion-control": {"congestion-mode": "ecn, absolute", "enabled-tc": "0,3",
-                                       "min-threshold": minth, "max-threshold": maxth, "probability": prob},
-                "trust": {"trust-mode": "pcp,dscp"}}
+            cc_rows = [(k, o, a, None) for k, o, a, _d in cc_rows]
+        tlv_rows = [(("lldp-app-tlv", "priority"), tlv_prio, None, None), (("lldp-app-tlv", "protocol-id"), 4791, None, None),
+                    (("lldp-app-tlv", "selector"), "UDP", None, None)] if tlv_prio is not None else []
+        trust_rows = [(("trust", "trust-mode"), trust, None, "Trust Setting on the port for packet classification" if status else None)]
+        mode_shown = mode if on else "disabled"  # a port's view with RoCE off: unverified form
+        if status:
+            rows = ([(("congestion-control",), None, None, None)] + cc_rows + [(("lldp-app-tlv",), None, None, None)] + tlv_rows
+                    + [(("pfc",), None, None, None)] + pfc_rows + [(("trust",), None, None, None)] + trust_rows
+                    + [(("mode",), mode_shown, None, "Roce Mode")])
+        else:
+            rows = ([(switch_key[:1], None, switch_key[1], None), (("mode",), mode, mode, None), (("pfc",), None, None, None)]
+                    + pfc_rows + [(("congestion-control",), None, None, None)] + cc_rows + [(("trust",), None, None, None)] + trust_rows
+                    + ([(("lldp-app-tlv",), None, None, None)] + tlv_rows if tlv_rows else []))
+        text = self._keys(rows, status, j)
         if j:
-            return json.dumps(data, indent=2) + "\n"
-        rows = [("congestion-control", "", ""),
-                ("  congestion-mode", "ecn, absolute", "Congestion config mode"),
-                ("  enabled-tc", "0,3", "Congestion config enabled Traffic Class"),
-                ("  min-threshold", human_bytes(minth) if minth else "", "Congestion config min-threshold"),
-                ("  max-threshold", human_bytes(maxth) if maxth else "", "Congestion config max-threshold"),
-                ("  probability", prob if prob is not None else "", "Congestion config probability"),
-                ("pfc", "", ""),
-                ("  pfc-priority", data["pfc"]["pfc-priority"] if data["pfc"]["pfc-priority"] is not None else "",
-                 "switch-prio on which PFC is enabled"),
-                ("trust", "", ""),
-                ("  trust-mode", "pcp,dscp", "Trust Setting on the port for packet classification"),
-                ("mode", mode, "Roce Mode")]
-        out = [f"{'':<20}{'operational':<15}{'applied':<9}description",
-               f"{'-' * 18}  {'-' * 13}  {'-' * 7}  {'-' * 36}"]
-        for k, v, d in rows:
-            out.append(f"{k:<20}{str(v):<15}{'':<9}{d}".rstrip())
-        out += ["", "RoCE PCP/DSCP->SP mapping configurations", "=" * 43,
-                "          pcp  dscp  switch-prio", "    ----  ---  ----  -----------",
-                "    cnp   6    48    6", "    roce  3    26    3"]
-        return "\n".join(out) + "\n"
+            return text
+        dmap, tcs = dscp_to_sp(qos, prof("mapping")), sp_to_tc(qos)
+
+        def weight(tc: int, lower: bool) -> str:
+            kind, share = tc_weight(qos, tc, prof("egress-scheduler"))
+            if kind == "strict":
+                return "strict priority" if lower else "strict-priority"
+            return f"dwrr-{share}%" if lower else f"DWRR-{share}%"
+        if status:
+            # the RoCE (DSCP 26, PCP 3) and CNP (DSCP 48, PCP 6) code points and where this port sends them
+            maps = [["cnp", 6, 48, dmap[48]], ["roce", 3, 26, dmap[26]]]
+            ets = [["cnp", dmap[48], tcs[dmap[48]], weight(tcs[dmap[48]], True)], ["roce", dmap[26], tcs[dmap[26]], weight(tcs[dmap[26]], True)]]
+            lossless = sorted(int(p) for p in prios)
+            pools = [[0, "lossy-default-ingress", "DYNAMIC", 2, ids(sp for sp in range(8) if sp not in lossless), "-", "15.16 MB", "0 Bytes", "0 Bytes"]]
+            if lossless:
+                pools.append([1, "roce-reserved-ingress", "DYNAMIC", 3, ids(lossless), "-", "15.16 MB", "0 Bytes", "0 Bytes"])
+            lossy_tcs = ids({tcs[sp] for sp in range(8) if sp not in lossless})
+            pools.append([2, "lossy-default-egress", "DYNAMIC", 13, "-", lossy_tcs, "15.16 MB", "0 Bytes", "0 Bytes"])
+            if lossless:
+                pools.append([3, "roce-reserved-egress", "DYNAMIC", 14, "-", ids({tcs[sp] for sp in lossless}), "inf", "0 Bytes", "0 Bytes"])
+            return (text + " \n \n" + self._titled("RoCE PCP/DSCP->SP mapping configurations", ["", "pcp", "dscp", "switch-prio"], maps, 43)
+                    + " \n \n" + self._titled("RoCE SP->TC mapping and ETS configurations", ["", "switch-prio", "traffic-class", "scheduler-weight"], ets, 45)
+                    + " \n \n" + self._titled("RoCE Pool Status", ["", "name", "mode", "pool-id", "switch-priorities", "traffic-class", "size",
+                                                                     "current-usage", "max-usage"], pools, 19))
+        by_sp = {sp: [d for d in range(64) if dmap[d] == sp] for sp in range(8)}
+        maps = [[sp, sp, ids(by_sp[sp]), sp] for sp in range(8)]
+        ets = [[sp, sp, tcs[sp], weight(tcs[sp], False)] for sp in range(8)]
+        lossless = sorted(int(p) for p in prios)
+        pool_rows = [[0, "lossy-default-ingress", "Dynamic", "100%", ids(range(8) if mode == "lossless-single-ipool" else
+                                                                        [sp for sp in range(8) if sp not in lossless]), "-"]]
+        if lossless and mode != "lossless-single-ipool":
+            pool_rows.append([1, "roce-reserved-ingress", "Dynamic", "100%", ids(lossless), "-"])
+        pool_rows.append([2, "lossy-default-egress", "Dynamic", "100%", "-", ids({tcs[sp] for sp in range(8) if sp not in lossless})])
+        if lossless:
+            pool_rows.append([3, "roce-reserved-egress", "Dynamic", "inf", "-", ids({tcs[sp] for sp in lossless})])
+        return (text + self._titled("RoCE PCP/DSCP->SP mapping configurations", ["", "pcp", "dscp", "switch-prio"], maps, 43)
+                + self._titled("RoCE SP->TC mapping and ETS configurations", ["", "switch-prio", "traffic-class", "scheduler-weight"], ets, 45)
+                + self._titled("RoCE pool config", ["", "name", "mode", "size", "switch-priorities", "traffic-class"], pool_rows, 19)
+                + "Exception List\n=================\nNo Data\n")
+
+    def _profile_or_error(self, section: str, prof: str, words: str) -> tuple[dict, dict]:
+        op = self._qos().get(section, {}).get(prof)
+        if op is None:
+            raise NvError(f"Error: The requested item does not exist: {words}")
+        return op, self._applied_qos().get(section, {}).get(prof, {})
+
+    def _show_pfc(self, prof: str, j: bool) -> str:
+        """'nv show qos pfc <profile>' (QoS page, "Priority Flow Control" example): key rows, then one
+        '[switch-priority]' row per priority. Rows for values neither set nor programmed by RoCE are left out:
+        NVIDIA's example prints port-buffer / xoff / xon defaults whose formula is not published."""
+        op, ap = self._profile_or_error("pfc", prof, f"qos pfc {prof}")
+        desc = {"cable-length": "Cable Length (in meters)", "port-buffer": "Port Buffer (in bytes)", "rx": "PFC Rx State",
+                "tx": "PFC Tx State", "xoff-threshold": "Xoff Threshold (in bytes)", "xon-threshold": "Xon Threshold (in bytes)"}
+        rows = []
+        for key in ("cable-length", "port-buffer", "rx", "tx", "xoff-threshold", "xon-threshold"):
+            if key in op or key in ap:
+                show = nv_bytes if key in ("port-buffer", "xoff-threshold", "xon-threshold") else str
+                rows.append(((key,), show(op[key]) if key in op else None, show(ap[key]) if key in ap else None, desc[key]))
+        sps = sorted(set(op.get("switch-priority", {})) | set(ap.get("switch-priority", {})), key=int)
+        for sp in sps:
+            rows.append((("[switch-priority]",), sp if sp in op.get("switch-priority", {}) else None,
+                         sp if sp in ap.get("switch-priority", {}) else None, "Collection of switch priorities."))
+        return self._keys(rows, True, j)
+
+    def _show_cc(self, prof: str, j: bool) -> str:
+        """'nv show qos congestion-control <profile>' (QoS page, "Congestion Control (ECN)" example): an empty key
+        tree, a blank line, then the 'ECN Configurations' table of the programmed values."""
+        op, _ap = self._profile_or_error("congestion-control", prof, f"qos congestion-control {prof}")
+        tcs = op.get("traffic-class", {})
+        if j:
+            return json.dumps({"traffic-class": tcs}, indent=2) + "\n"
+        rows = [[tc, v.get("ecn", "disable"), v.get("red", "disable"),
+                 nv_bytes(v["min-threshold"]) if "min-threshold" in v else "", nv_bytes(v["max-threshold"]) if "max-threshold" in v else "",
+                 v.get("probability", "")] for tc, v in sorted(tcs.items(), key=lambda x: natural_key(x[0]))]
+        head = "    operational  applied  description\n--  -----------  -------  -----------\n\n"
+        return head + self._titled("ECN Configurations", ["traffic-class", "ECN", "RED", "Min Th", "Max Th", "Probability"], rows, 21)
+
+    def _show_cc_one(self, prof: str, tc: str, j: bool) -> str:
+        """'nv show qos congestion-control <profile> traffic-class <n>' (QoS page example for traffic class 4)."""
+        op, ap = self._profile_or_error("congestion-control", prof, f"qos congestion-control {prof} traffic-class {tc}")
+        o, a = op.get("traffic-class", {}).get(tc), ap.get("traffic-class", {}).get(tc, {})
+        if o is None:
+            raise NvError(f"Error: The requested item does not exist: qos congestion-control {prof} traffic-class {tc}")
+        desc = {"ecn": "Early Congestion Notification State", "max-threshold": "Maximum Threshold (in bytes)",
+                "min-threshold": "Minimum Threshold (in bytes)", "probability": "Probability", "red": "Random Early Detection State"}
+        rows = []
+        for key in ("ecn", "max-threshold", "min-threshold", "probability", "red"):
+            show = nv_bytes if key.endswith("threshold") else str
+            if key in o or key in a:
+                rows.append(((key,), show(o[key]) if key in o else None, show(a[key]) if key in a else None, desc[key]))
+        return self._keys(rows, True, j)
 
     def _show_roce_counters(self, port: str, j: bool) -> str:
         c = self.dev.counters[port]
@@ -990,7 +1269,8 @@ class NvueShell(Shell):
         return "\n".join(out) + "\n"
 
     def _show_cc_tc(self, prof: str, j: bool) -> str:
-        cc = self.dev.applied.get("qos", {}).get("congestion-control", {}).get(prof)
+        # 'nv show qos congestion-control <profile> traffic-class': in the reference without an example (form unverified)
+        cc = self._qos().get("congestion-control", {}).get(prof)
         if cc is None:
             raise NvError(f"Error: The requested item does not exist: qos congestion-control {prof}")
         rows = []

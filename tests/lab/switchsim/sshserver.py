@@ -339,6 +339,10 @@ class Listener:
             out = shell.reject(stripped)
         else:
             out = shell.handle(line)
+        if stripped and faults.get("drop_after") and re.search(faults["drop_after"], stripped):
+            dev.record("fault_drop_after", command=stripped)
+            conn.close()
+            return None
         if exec_mode:
             return _crlf(out)
         if shell.closed:

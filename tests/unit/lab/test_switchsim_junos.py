@@ -244,3 +244,26 @@ def test_show_system_commit_real_form_and_private_refused_on_a_modified_shared_c
     finally:
         conn.disconnect()
         other.disconnect()
+
+
+# --- peers (issue 32; docs/vendor-junos.md "Peers") ------------------------------------------------------
+
+
+def test_netmiko_reads_the_facts_views_through_ntc_templates(sim):
+    """netmiko's juniper_junos session preparation, then send_command(use_textfsm=True) as a user runs it: the
+    views parse into the simulator's state (before issue 32 'show chassis hardware' and 'show system uptime'
+    were refused and 'show version | display xml' came back as text)."""
+    pytest.importorskip("ntc_templates")
+    conn = connect(sim)
+    try:
+        [version] = conn.send_command("show version", use_textfsm=True)
+        assert (version["hostname"], version["model"], version["junos_version"]) == ("qfx1", "qfx5120-32c", "23.4R2-S2.1")
+        hardware = conn.send_command("show chassis hardware", use_textfsm=True)
+        assert [row["chassis_description"] for row in hardware if row["chassis_serial_number"]] == ["QFX5120-32C"]
+        [uptime] = conn.send_command("show system uptime", use_textfsm=True)
+        assert uptime["time_source"] == "LOCAL CLOCK" and uptime["last_config_user"] == "root"
+        xml = conn.send_command("show version | display xml")
+        assert xml.lstrip().startswith("<rpc-reply") and "<host-name>qfx1</host-name>" in xml
+        assert conn.send_command("set cli timestamp disable").strip() == "CLI timestamp disabled"
+    finally:
+        conn.disconnect()

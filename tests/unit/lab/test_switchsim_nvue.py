@@ -243,3 +243,120 @@ def test_qos_roce_switch_spelling_per_release(sim, sim515):
             assert conn.send_command("nv set qos roce %s" % bad).startswith("Error: Invalid argument")
         finally:
             conn.disconnect()
+
+
+# --- operational views, confirm options, LLDP (issues 31, 32): in process, no SSH needed -------------------
+# Each test below fails against the simulator before these rules: it printed the per-port two-row DSCP map in
+# 'nv show qos roce', the same view for 'interface <if> qos roce status', YAML or "does not exist" for the
+# profile views, knew every confirm option, and advertised the interface name as every port's description.
+
+def _device(version="5.14.0", lines=()):
+    # pylint: disable=import-outside-toplevel
+    import types
+
+    from switchsim.nvue import NvueDevice
+
+    # time_scale 1: the confirm timers of these tests (minutes) never fire while they run; cancel_timers() stops them
+    dev = NvueDevice({"name": "leaf3", "version": version}, types.SimpleNamespace(config={}, devices={}, time_scale=1.0))
+    shell = dev.new_shell(types.SimpleNamespace(user="cumulus"))
+    for line in lines:
+        assert shell.handle(line) == "", line
+    if lines:
+        assert shell.handle("nv config apply -y").startswith("applied")
+    return dev, shell
+
+
+ROCE_PAGE_DSCP_ROWS = [  # RoCE page (5.14, 5.16), 'nv show qos roce': the whole PCP/DSCP -> SP map
+    "    0  0    0,1,2,3,4,5,6,7          0",
+    "    3  3    24,25,26,27,28,29,30,31  3",
+    "    6  6    48,49,50,51,52,53,54,55  6",
+]
+
+
+def test_show_qos_roce_prints_the_whole_dscp_map_and_the_roce_page_key_tree():
+    _dev, sh = _device(lines=["nv set qos roce"])
+    out = sh.handle("nv show qos roce")
+    lines = out.splitlines()
+    assert lines[0].split() == ["operational", "applied"]  # no description column in the switch-wide view
+    assert lines[2].split() == ["enable", "on"] and lines[2].index("on") == lines[0].index("applied")  # applied column only
+    assert lines[3].split() == ["mode", "lossless", "lossless"]
+    for row in ROCE_PAGE_DSCP_ROWS:
+        assert row in lines
+    assert "    cnp   6    48    6" not in lines  # the per-port rows belong to 'interface <if> qos roce status'
+    assert "    6  6            6              strict-priority" in lines and "    3  3            3              DWRR-50%" in lines
+    assert lines[-3:] == ["Exception List", "=================", "No Data"]
+    assert "  selector          UDP" in lines and "  cable-length      100" in lines
+
+
+def test_show_qos_roce_5_16_names_the_switch_state_and_follows_a_remapped_dscp():
+    _dev, sh = _device("5.16.0", ["nv set qos roce state enabled", "nv set qos mapping default-global dscp 26 switch-priority 4"])
+    lines = sh.handle("nv show qos roce").splitlines()
+    assert lines[2].split() == ["state", "enabled"]
+    rows = [line.split() for line in lines]
+    assert ["3", "3", "24,25,27,28,29,30,31", "3"] in rows and ["4", "4", "26,32,33,34,35,36,37,38,39", "4"] in rows
+
+
+def test_interface_roce_status_is_the_per_port_form():
+    _dev, sh = _device(lines=["nv set qos roce"])
+    lines = sh.handle("nv show interface swp1 qos roce status").splitlines()
+    assert lines[0].split() == ["operational", "applied", "description"]
+    assert "  congestion-mode   ecn, absolute           Congestion config mode" in lines
+    assert "  rx-enabled        yes                     PFC Rx Enabled status" in lines
+    assert "    roce  3    26    3" in lines and "    cnp   6    48    6" in lines
+    assert "RoCE Pool Status" in lines and "    cnp   6            6              strict priority" in lines
+
+
+def test_qos_pfc_profile_view_operational_and_applied():
+    _dev, sh = _device(lines=["nv set qos pfc lf switch-priority 3", "nv set qos pfc lf tx enable", "nv set qos pfc lf rx disable",
+                              "nv set qos pfc lf cable-length 50", "nv set qos pfc lf xoff-threshold 1500",
+                              "nv set qos traffic-pool default-lossless switch-priority 3", "nv set qos traffic-pool default-lossless memory-percent 50",
+                              "nv set qos traffic-pool default-lossy memory-percent 50"])
+    lines = sh.handle("nv show qos pfc lf").splitlines()
+    # QoS page, "Priority Flow Control": nv show qos pfc default-global
+    assert lines[0] == "                   operational  applied  description"
+    assert lines[2].split() == ["cable-length", "50", "50", "Cable", "Length", "(in", "meters)"]
+    assert "xoff-threshold     1500 B       1500 B   Xoff Threshold (in bytes)" in lines
+    assert lines[-1].split()[:3] == ["[switch-priority]", "3", "3"]
+
+
+def test_profile_views_show_what_roce_programs_into_default_global():
+    _dev, sh = _device(lines=["nv set qos roce"])
+    pfc = sh.handle("nv show qos pfc default-global").splitlines()
+    assert pfc[-1].split()[:3] == ["[switch-priority]", "3", "3"]
+    cc = sh.handle("nv show qos congestion-control default-global").splitlines()
+    # QoS page, "Congestion Control (ECN)": an empty key tree, a blank line, the ECN Configurations table
+    assert cc[:5] == ["    operational  applied  description", "--  -----------  -------  -----------", "", "ECN Configurations", "====================="]
+    assert cc[5].split() == ["traffic-class", "ECN", "RED", "Min", "Th", "Max", "Th", "Probability"]
+    assert [row.split()[0] for row in cc[7:]] == ["0", "3"] and "150000 B  1500000 B" in cc[8]
+    one = sh.handle("nv show qos congestion-control default-global traffic-class 3").splitlines()
+    assert one[2].split()[:3] == ["ecn", "enable", "enable"] and one[3].split()[:5] == ["max-threshold", "1500000", "B", "1500000", "B"]
+    assert sh.handle("nv show qos congestion-control default-global traffic-class 5").startswith("Error: The requested item does not exist")
+
+
+def test_operational_fault_changes_the_operational_column_only():
+    dev, sh = _device(lines=["nv set qos roce"])
+    dev.set_faults({"operational": {"congestion-control.default-global.traffic-class.3.min-threshold": 159744}})
+    row = sh.handle("nv show qos congestion-control default-global traffic-class 3").splitlines()[4]
+    assert row.split()[:5] == ["min-threshold", "159744", "B", "150000", "B"]
+    assert "  min-threshold     156.00 KB" in sh.handle("nv show qos roce").splitlines()
+
+
+def test_unknown_options_fault_refuses_the_undocumented_confirm_forms():
+    dev, sh = _device(lines=["nv set system hostname leaf3"])
+    assert sh.handle("nv set system hostname leaf9") == ""
+    assert sh.handle("nv config apply --confirm 5m -y").startswith("applied")
+    rev = dev.confirm["rev"]
+    dev.set_faults({"unknown_options": ["--confirm-yes", "--confirm-no"]})
+    for option in ("--confirm-yes", "--confirm-no"):
+        assert sh.handle("nv config apply %s %s" % (rev, option)) == "Error: No such option: %s\n" % option
+    assert dev.confirm and dev.revisions[rev]["state"] == "confirm"  # still pending: its timer decides
+    dev.set_faults({"unknown_options": None})
+    assert sh.handle("nv config apply %s --confirm-no" % rev).startswith("applied")
+    assert dev.applied["system"]["hostname"] == "leaf3"
+    dev.cancel_timers()
+
+
+def test_lldp_port_description_is_the_interface_alias():
+    dev, _sh = _device(lines=["nv set interface swp1 description 'gpu1 mlx5_1'"])
+    assert dev.lldp_advertised("swp1") == {"port_id": "swp1", "subtype": "ifname", "descr": "gpu1 mlx5_1"}
+    assert dev.lldp_advertised("swp2") == {"port_id": "swp2", "subtype": "ifname", "descr": "swp2"}

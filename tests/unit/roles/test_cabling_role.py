@@ -52,7 +52,7 @@ def test_the_tasks_are_tagged_preflight_or_verify():
     ([], []),
     ([{"end": "leaf1:swp2", "finding": "degraded", "reason": "RMA 1234"}], []),
     ([{"end": "leaf1:swp2", "finding": "slow", "reason": "RMA 1234"}],
-     ["exceptions[0].finding: 'slow' is not a finding an exception can allow (missing, wrong_peer, swapped, degraded, unexpected, unread)"]),
+     ["exceptions[0].finding: 'slow' is not a finding an exception can allow (missing, wrong_peer, swapped, degraded, unexpected, unproven, unread)"]),
     ([{"end": "leaf1:swp2", "finding": "missing", "reason": "x\ny"}], ["exceptions[0].reason: 'x\\ny' is not one line saying why (a ticket, an RMA number)"]),
     ("leaf1:swp2", ["exceptions: 'leaf1:swp2' is not a list of {end, finding, reason}"]),
 ])

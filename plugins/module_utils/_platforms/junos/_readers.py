@@ -9,8 +9,10 @@ commands. Every form with its Juniper source: docs/vendor-junos.md.
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import shlex
+import xml.etree.ElementTree as ET
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
@@ -556,8 +558,10 @@ def _queue_counters(text: str) -> dict:
 # lldp-remote-port-id-subtype, lldp-remote-port-description, lldp-remote-chassis-id) and
 # 'show interfaces X' ('Physical interface: X, Enabled, Physical link is Up', '... Speed: 10Gbps, ...':
 # Juniper's show interfaces page; ntc-templates juniper_junos_show_interfaces2.raw).
-# A Junos peer may send its port ID as a locally assigned number (its SNMP ifIndex) with the
-# interface name in the port description: both are reported as sent. docs/vendor-junos.md.
+# A Junos peer sends by default its port ID as a locally assigned number (its SNMP ifIndex) and its
+# configured interface description (ifAlias) as port description, the interface name where none is
+# configured: both are reported as sent (port, port_id_subtype 'local', port_descr), so the cabling
+# check can name the far port from the description. docs/vendor-junos.md "LLDP and link state".
 
 def parse_links(outputs: dict[str, str]) -> dict:
     ends: dict[str, dict] = {}
@@ -582,8 +586,8 @@ def parse_links(outputs: dict[str, str]) -> dict:
 # ---------------------------------------------------------------------------
 _PHYSICAL = re.compile(r"^Physical interface: (\S+), (Enabled|Disabled|Administratively down), Physical link is (Up|Down)\s*$", re.M)
 _SPEED = re.compile(r"\bSpeed: ([^,\s]+)")
-# lldp-remote-port-id-subtype words (napalm junos fixtures: 'Locally assigned', 'Mac address'; 'Interface name':
-# the LLDP-MIB name as Junos prints the others, unverified).
+# lldp-remote-port-id-subtype words (napalm junos fixtures: 'Locally assigned' (ex9208_qfx10008), 'Mac address',
+# 'Interface name' (test_get_lldp_neighbors/normal); the other LLDP-MIB names as Junos would print them: unverified).
 _JUNOS_SUBTYPES = {"locally assigned": "local", "mac address": "mac", "interface name": "ifname", "interface alias": "ifalias",
                    "port component": "port_component", "network address": "network_address", "agent circuit id": "agent_circuit_id"}
 
@@ -604,8 +608,6 @@ def _local(tag: str) -> str:
 
 def _junos_lldp(command: str, text: str) -> list[dict]:
     """Neighbours from the XML of 'show lldp neighbors [interface X] | display xml' (detail or brief)."""
-    import xml.etree.ElementTree as ET  # pylint: disable=import-outside-toplevel
-
     body = (text or "").strip()
     if body.startswith("{"):
         return _junos_lldp_json(command, body)
@@ -638,8 +640,6 @@ def _junos_lldp(command: str, text: str) -> list[dict]:
 def _junos_lldp_json(command: str, body: str) -> list[dict]:
     """'| display json': each element is a list of objects, a leaf's value under "data" (Juniper's JSON
     rendering of the same RPC reply; key names as in the XML form; no captured LLDP sample found: unverified)."""
-    import json  # pylint: disable=import-outside-toplevel
-
     try:
         doc = json.loads(body)
     except ValueError:

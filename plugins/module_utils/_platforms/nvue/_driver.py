@@ -13,6 +13,8 @@ The device is a Linux shell (netmiko ``cumulus_linux``); every command is an
     nv config apply <rev> --confirm-yes|-no     confirm / cancel OUR revision only
     nv config apply --confirm-status            the timer
     nv config show -o commands                  read-back (what gather/parse/readback read)
+    nv show qos pfc|congestion-control <p>, nv show qos roce
+                                                gathered: the applied state (the operational views)
     nv config save                              startup config (5.9+ already auto-saves on apply)
 
 Real NVUE keeps one pending revision per *user* (shared by that user's
@@ -21,7 +23,9 @@ are refused, never applied with ours.
 
 Every command and form, with its source (CumulusNetworks/docs pages, the NVUE
 command reference, napalm-cumulus for the confirm forms NVIDIA does not
-document) and what is unverified: docs/vendor-nvue.md. Release-dependent
+document: neither confirming nor cancelling a --confirm apply is documented,
+only that an unconfirmed one rolls back when its timer runs out) and what is
+unverified: docs/vendor-nvue.md. Release-dependent
 spellings and paths come from the plan's ``release`` (_vendor_nvue).
 """
 
@@ -41,6 +45,11 @@ _SHELL_META = re.compile(r"[;&|`$<>()\\\"!*?\[\]{}~#]")
 _APPLIED = re.compile(r"^\s*applied(?:_and_saved)?\b", re.IGNORECASE | re.MULTILINE)
 _ERROR = _nvue_readers._ERROR
 _NO_PENDING = re.compile(r"no pending|nothing to confirm|not pending", re.IGNORECASE)
+# A release that does not know an option of 'nv config apply' (the confirm forms NVIDIA does not document).
+_UNKNOWN_OPTION = re.compile(r"no such option|unrecognized (?:option|argument)|unexpected argument|invalid argument|unknown option", re.IGNORECASE)
+# NVIDIA documents the way out of a --confirm apply that is not confirmed: "If you do not confirm within ten
+# minutes, the configuration rolls back automatically" (Config reference, nv config apply --confirm).
+_TIMER_ROLLS_BACK = "NVUE rolls it back by itself when its --confirm timer runs out (Config reference: 'the configuration rolls back automatically')"
 
 
 _MESSAGE_PREFIX = "lossless.fabric"
@@ -187,6 +196,31 @@ class Driver(_base.Driver):
 
     def gather(self) -> str:
         return self._checked("nv config show -o commands", "reading the applied configuration", _base.UNCHANGED)
+
+    def gather_views(self, running: str) -> str:
+        """What the ASIC runs for the configuration ``running`` (state: gathered): the operational views
+        _readers.view_commands names ('nv show qos pfc <p>', 'nv show qos congestion-control <p>', 'nv show
+        qos roce'), typed ahead, each returned after a prompt line as a pasted session, so parse() reads the
+        configuration and its applied state together and reports where they differ. A view the switch
+        refuses fails the step, naming the command and what the switch said."""
+        try:
+            commands = _nvue_readers.view_commands(running)
+        except ValueError as exc:
+            raise _base.DeviceError(self.device, "choosing the operational views: %s" % exc, state=_base.UNCHANGED) from None
+        base = getattr(self.conn, "base_prompt", None) or ""
+        prompt = base if re.fullmatch(r"\S+@[^\s:]+(?::\S+)?:[^$#\s]*", base) else "cumulus@switch:~"
+        parts = []
+        for chunk in self._chunks(commands):
+            try:
+                outputs = self._exchange(chunk, self.command_timeout + self.line_timeout * len(chunk))
+            except self._transport_errors() as exc:
+                raise _base.DeviceError(self.device, "connection lost while reading the operational views: %s" % exc, state=_base.UNCHANGED) from None
+            for command, out in zip(chunk, outputs):
+                if _ERROR.search(out) or not out.strip():
+                    raise _base.DeviceError(self.device, "reading the applied state failed", line=command, device_said=out or "(nothing)",
+                                            state=_base.UNCHANGED)
+                parts.append("%s$ %s\n%s\n" % (prompt, command, out))
+        return "".join(parts)
 
     def open_session(self, name: str) -> None:
         """NVUE has no named sessions: the CLI edits the user's one pending
@@ -392,13 +426,22 @@ class Driver(_base.Driver):
         except self._transport_errors() as exc:
             raise _base.DeviceError(self.device, "confirm: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
         if _ERROR.search(out):
+            if _UNKNOWN_OPTION.search(out):
+                raise _base.DeviceError(
+                    self.device,
+                    "this switch does not know '--confirm-yes': NVIDIA documents no command that confirms a --confirm apply (the form "
+                    "is napalm-cumulus's, unverified; docs/vendor-nvue.md), so revision %s stays pending and %s" % (rev, _TIMER_ROLLS_BACK),
+                    line=command, device_said=out, state=_base.PENDING)
             raise _base.DeviceError(self.device, "could not confirm revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
         self._rev = None
 
     def rollback(self, session: str | None = None) -> None:
-        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once
-        (UNVERIFIED form, as for confirm())."""
+        """``nv config apply <rev> --confirm-no`` reverts this run's pending apply at once.
+
+        UNVERIFIED form, as for confirm(). The documented cancel is to leave the apply unconfirmed:
+        NVUE rolls it back when the --confirm timer runs out (Config reference). A switch that refuses
+        the option fails this step with the revision left pending for that timer."""
         rev = self._target(session, "roll back")
         if rev is None:
             if self._committed_with_timer:
@@ -411,6 +454,12 @@ class Driver(_base.Driver):
         except self._transport_errors() as exc:
             raise _base.DeviceError(self.device, "rollback: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
         if _ERROR.search(out):
+            if _UNKNOWN_OPTION.search(out):
+                raise _base.DeviceError(
+                    self.device,
+                    "this switch does not know '--confirm-no' (an unverified form: NVIDIA documents no command that cancels a --confirm "
+                    "apply, docs/vendor-nvue.md); revision %s stays pending and %s" % (rev, _TIMER_ROLLS_BACK),
+                    line=command, device_said=out, state=_base.PENDING)
             raise _base.DeviceError(self.device, "could not roll back revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
         self._rev = None

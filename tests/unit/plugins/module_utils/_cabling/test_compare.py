@@ -339,7 +339,7 @@ def test_an_unread_device_can_be_allowed_by_name():
 
 @pytest.mark.parametrize("entry, error", [
     ({"end": "leaf1:swp2", "finding": "degrade", "reason": "x"},
-     "exceptions[0].finding: 'degrade' is not a finding an exception can allow (missing, wrong_peer, swapped, degraded, unexpected, unread)"),
+     "exceptions[0].finding: 'degrade' is not a finding an exception can allow (missing, wrong_peer, swapped, degraded, unexpected, unproven, unread)"),
     ({"end": "leaf1:swp2", "finding": "ok", "reason": "x"}, "exceptions[0].finding: 'ok' is not a finding"),
     ({"end": "leaf1:swp2", "finding": "missing"}, "exceptions[0].reason: required"),
     ({"end": "leaf1:swp2", "finding": "missing", "reason": "RMA\n| injected | row |"}, "exceptions[0].reason: 'RMA\\n| injected | row |' is not one line"),
@@ -359,7 +359,8 @@ def test_a_bad_exception_is_refused_naming_the_key_and_the_value(entry, error):
 
 def test_every_bad_exception_at_once_and_a_bad_list():
     _good, errors = _cabling.check_exceptions([{"end": "x", "finding": "nope", "reason": ""}, 3])
-    assert errors == ["exceptions[0].finding: 'nope' is not a finding an exception can allow (missing, wrong_peer, swapped, degraded, unexpected, unread)",
+    assert errors == ["exceptions[0].finding: 'nope' is not a finding an exception can allow"
+                      " (missing, wrong_peer, swapped, degraded, unexpected, unproven, unread)",
                       "exceptions[0].reason: '' is not one line saying why (a ticket, an RMA number)",
                       "exceptions[1]: 3 is not {end, finding, reason}"]
     assert _cabling.check_exceptions({"end": "x"})[1] == ["exceptions: {'end': 'x'} is not a list of {end, finding, reason}"]
@@ -428,7 +429,7 @@ def test_the_report_has_one_line_per_bad_link_and_the_same_bytes_each_time():
         "| missing | leaf2:et-0/0/31 | spine1:Ethernet2/1 | - | leaf2:et-0/0/31 - spine1:Ethernet2/1 at 400G | "
         "leaf2:et-0/0/31 down; spine1:Ethernet2/1 down | no |",
     ]
-    assert "Verdict: **failed** - 6 intended links; ok 2, missing 1, wrong_peer 0, swapped 1, degraded 1, unexpected 0, unread 0; allowed 0." in md
+    assert "Verdict: **failed** - 6 intended links; ok 2, missing 1, wrong_peer 0, swapped 1, degraded 1, unexpected 0, unproven 0, unread 0; allowed 0." in md
     files = _cabling.report_files(result)
     assert sorted(files) == ["cabling.json", "cabling.md"] and files == _cabling.report_files(_cabling.compare(lab_cabling(), observe(faults)))
     doc = json.loads(files["cabling.json"])
@@ -443,16 +444,83 @@ def test_a_pipe_in_a_found_name_cannot_break_the_report_table():
     assert "evil\\|host port x" in row and row.count(" | ") == 6
 
 
-def test_the_right_switch_with_a_port_id_that_names_none_of_its_ports_proves_nothing():
-    # Junos sends an SNMP ifindex as port ID (subtype local) unless told otherwise: the system is right, the port unproven.
+def _junos(port="517", descr=None, subtype="local"):
+    """leaf2 as spine1's LLDP shows it: Junos sends its SNMP ifIndex as port ID (subtype local) and the
+    interface name, when at all, only as the port description (issue 32)."""
+    return [{"system": "leaf2", "port": port, "port_id_subtype": subtype, "port_descr": descr, "chassis_id": "2c:6b:f5:00:00:02"}]
+
+
+def test_the_right_switch_with_a_port_id_that_names_none_of_its_ports_is_unproven_with_the_reason():
     obs = observe()
-    obs["spine1"]["Ethernet2/1"]["neighbors"] = [{"system": "leaf2", "port": "523", "port_id_subtype": "local", "port_descr": "to spine1 Ethernet2/1",
-                                                 "chassis_id": None}]
+    obs["spine1"]["Ethernet2/1"]["neighbors"] = _junos(port="523", descr="to spine1 Ethernet2/1")
     assert _cabling.compare(lab_cabling(), obs)["verdict"] == "passed"  # leaf2's own LLDP proves the link
     obs["leaf2"]["et-0/0/31"]["neighbors"] = []
-    f = only(_cabling.compare(lab_cabling(), obs), "wrong_peer")
+    f = only(_cabling.compare(lab_cabling(), obs), "unproven")
     assert f["a"] == "leaf2:et-0/0/31" and f["found"] == (
-        "leaf2:et-0/0/31 up, no LLDP neighbour; spine1:Ethernet2/1 sees leaf2 port 523 (to spine1 Ethernet2/1), not a port of leaf2 the intent names")
+        "leaf2:et-0/0/31 up, no LLDP neighbour; spine1:Ethernet2/1 sees leaf2 port 523 (to spine1 Ethernet2/1), unproven: port ID '523'"
+        " (subtype local) is a locally assigned number, not an interface name (Junos sends the SNMP ifIndex), and the port description"
+        " 'to spine1 Ethernet2/1' names none either")
+
+
+@pytest.mark.parametrize("leaf2", ["unread", "silent"])
+def test_one_readable_end_proves_a_junos_link_through_the_port_description(leaf2):
+    """Only spine1 is read (leaf2 unread, or its LLDP hears nothing): the ifIndex port ID names nothing, the
+    description names et-0/0/31, which proves the link from that one end."""
+    obs = observe()
+    obs["spine1"]["Ethernet2/1"]["neighbors"] = _junos(descr="et-0/0/31")
+    if leaf2 == "unread":
+        del obs["leaf2"]
+    else:
+        obs["leaf2"]["et-0/0/31"]["neighbors"] = []
+    result = _cabling.compare(lab_cabling(), obs)
+    (link,) = [f for f in result["findings"] if f["a"] == "leaf2:et-0/0/31"]
+    assert link["finding"] == "ok" and "spine1:Ethernet2/1 sees leaf2:et-0/0/31" in link["found"], link
+
+
+@pytest.mark.parametrize(
+    "neighbor, reason",
+    [
+        (_junos(), "port ID '517' (subtype local) is a locally assigned number, not an interface name (Junos sends the SNMP ifIndex),"
+                   " and no port description was sent"),
+        (_junos(descr="uplink"), "port ID '517' (subtype local) is a locally assigned number, not an interface name (Junos sends the SNMP"
+                                 " ifIndex), and the port description 'uplink' names none either"),
+        # SONiC sends the port's alias (etpN), locally assigned
+        (_junos(port="etp1"), "port ID 'etp1' (subtype local) names no port of leaf2 the intent knows, and no port description was sent"),
+        (_junos(port="2c6b.f500.0031", subtype="mac"), "port ID '2c6b.f500.0031' (subtype mac) is a MAC the intent does not know for leaf2,"
+                                                       " and no port description was sent"),
+        (_junos(port="517", subtype=None), "port ID '517' names no port of leaf2 the intent knows, and no port description was sent"),
+        # No system name (an optional TLV): who it is cannot be told; NX-OS prints chassis IDs dotted.
+        ([{"system": None, "port": "et-0/0/31", "port_id_subtype": "ifname", "port_descr": None, "chassis_id": "2c6b.f500.0002"}],
+         "no system name sent (chassis ID 2c:6b:f5:00:00:02, which the intent does not name)"),
+        ([{"system": None, "port": "et-0/0/31", "port_id_subtype": None, "port_descr": None, "chassis_id": None}],
+         "no system name sent and no chassis ID"),
+    ],
+)
+def test_a_link_one_end_cannot_prove_is_unproven_naming_why(neighbor, reason):
+    obs = observe()
+    del obs["leaf2"]
+    obs["spine1"]["Ethernet2/1"]["neighbors"] = neighbor
+    result = _cabling.compare(lab_cabling(), obs)
+    f = only(result, "unproven")
+    assert f["a"] == "leaf2:et-0/0/31" and f["found"].startswith("leaf2 not read; spine1:Ethernet2/1 sees ") and f["found"].endswith(
+        ", unproven: " + reason), f["found"]
+    assert result["failed"] and result["summary"]["unproven"] == 1 and result["summary"]["wrong_peer"] == 0
+
+
+def test_an_unproven_link_can_be_allowed_by_an_exception():
+    obs = observe()
+    del obs["leaf2"]
+    obs["spine1"]["Ethernet2/1"]["neighbors"] = _junos()
+    exceptions = [{"end": "spine1:Ethernet2/1", "finding": "unproven", "reason": "Junos ifIndex port IDs: JIRA-7"},
+                  {"end": "leaf2", "finding": "unread", "reason": "in repair"}]
+    result = _cabling.compare(lab_cabling(), obs, exceptions)
+    assert result["verdict"] == "passed" and only(result, "unproven")["allowed"]
+
+
+def test_a_nameless_neighbour_beside_the_proven_peer_does_not_spoil_the_link():
+    obs = observe()
+    obs["spine1"]["Ethernet2/1"]["neighbors"].append({"system": None, "port": "x", "port_id_subtype": None, "port_descr": None, "chassis_id": None})
+    assert _cabling.compare(lab_cabling(), obs)["verdict"] == "passed"
 
 
 def test_a_port_the_peer_switch_reported_out_of_scope_is_a_different_port():

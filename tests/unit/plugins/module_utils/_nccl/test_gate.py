@@ -303,3 +303,68 @@ def test_cputime_column_is_not_held_to_size_over_time():
     res = _nccl_parse.parse(edited)
     assert res['damaged_rows'] == [] and res['complete']
     assert _nccl_parse.parse(log.replace(line, line.replace('6759.0', '7096.9')))['damaged_rows'][0]['size'] == 1 << 30
+
+
+# Every form NCCL's net_ib WARN has printed for a work completion with an error status (NVIDIA/nccl
+# src/transport/net_ib.cc, net_ib/p2p.cc, net_ib/gin.cc); the 2.12 and 2.19 lines as users pasted them
+# (NVIDIA/nccl issues), the others as the format strings print them.
+COMPLETION_ERRORS = [
+    'NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129',
+    'NET/IB : Got completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)',
+    'NET/IB: Got completion from peer 10.99.91.63<51161> with status=12 opcode=0 len=0 vendor err 129 (Send)'
+    ' localGid ::ffff:10.99.92.59 remoteGids::ffff:10.99.91.63 hca mlx5_1',
+    'NET/IB: Got completion from peer 10.153.235.13<40554> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RECV_RDMA_WITH_IMM(129)'
+    ' vendor_err=129 localGid ::ffff:1.1.2.2 remoteGids::ffff:1.1.1.4 hca mlx5_1',
+    'NET/IB/GIN: Got completion from peer 10.0.0.4<4000> with status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_1',
+]
+
+
+def _with_warn(warn, prefix='ztan-mig-235z:6901:7012 [2] transport/net_ib.cc:1296 '):
+    """A complete real log (NEW: its table ends, every row checked) with one NCCL WARN line placed after its
+    device list, printed by rank 2's process (host, pid and GPU of its device list line)."""
+    lines = text(NEW).splitlines(keepends=True)
+    at = max(i for i, line in enumerate(lines) if 'Rank ' in line and ' device ' in line) + 1
+    return ''.join(lines[:at] + [prefix + 'NCCL WARN ' + warn + '\n'] + lines[at:])
+
+
+@pytest.mark.parametrize('warn', COMPLETION_ERRORS)
+def test_a_transport_error_fails_a_complete_table_naming_the_rank(warn):
+    assert verdict(text(NEW), targets=[target('1G', bw=1.0)])['passed']
+    res = _nccl_parse.parse(_with_warn(warn))
+    assert res['rows'] and not res['truncated_reasons']
+    assert [(e['rank'], e['host'], e['device'], e['status']) for e in res['transport_errors']] == [(2, 'ztan-mig-235z', 2, 12)]
+    rep = verdict(res, targets=[target('1G', bw=1.0)])
+    assert not rep['passed']
+    line = [u for u in rep['unmet'] if 'transport error' in u]
+    assert line and line[0].startswith('all_reduce_perf: transport error on rank 2, host ztan-mig-235z, GPU 2'), rep['unmet']
+    assert warn in line[0]
+    assert not any('the run reported a failure' in u for u in rep['unmet']), 'one line per error, not two'
+
+
+def test_an_accepted_transport_error_passes_and_stays_in_the_result():
+    res = _nccl_parse.parse(_with_warn(COMPLETION_ERRORS[2]))
+    rep = verdict(res, targets=[target('1G', bw=1.0)], accept_transport_errors=True)
+    assert rep['passed'], rep['unmet']
+    assert any(c['requirement'].endswith('(accepted: accept_transport_errors)') for c in rep['checked'])
+    assert res['transport_errors'][0]['hca'] == 'mlx5_1'
+
+
+def test_accepting_transport_errors_does_not_accept_other_failures():
+    log = _with_warn(COMPLETION_ERRORS[1]) + 'mpirun noticed that process rank 3 with PID 0 on node gpu-2 exited on signal 11 (Segmentation fault).\n'
+    rep = verdict(log, targets=[target('1G', bw=1.0)], accept_transport_errors=True)
+    assert not rep['passed']
+    assert any('Segmentation fault' in u for u in rep['unmet'])
+
+
+def test_a_transport_error_from_a_process_no_device_list_names_says_rank_unknown():
+    res = _nccl_parse.parse(_with_warn(COMPLETION_ERRORS[0], prefix='other-host:1:2 [0] transport/net_ib.cc:788 '))
+    rep = verdict(res, targets=[target('1G', bw=1.0)])
+    assert any('transport error on rank unknown' in u and 'host other-host' in u for u in rep['unmet']), rep['unmet']
+
+
+@pytest.mark.parametrize('warn', [
+    'NET/IB : No device found.',
+    'NET/IB : Got async event : port error',   # not a work completion: async events have their own handling
+])
+def test_other_net_ib_warnings_are_not_transport_errors(warn):
+    assert _nccl_parse.parse(_with_warn(warn))['transport_errors'] == []

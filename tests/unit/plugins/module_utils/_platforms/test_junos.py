@@ -918,3 +918,15 @@ def test_parse_a_pasted_capture_with_prompt_and_context_lines():
     )
     assert junos.Driver.parse(full)["dscp_map"] == {}
     assert junos_readers.set_lines(full) == ["set class-of-service forwarding-classes class NO-LOSS queue-num 4"]
+
+
+# -- LLDP neighbours: the fields that reach the link records (issue 32) --------------------------------------
+
+
+def test_links_take_port_id_subtype_and_description_as_sent():
+    """A real detail reply (fixtures/junos/SOURCES.md): 'Interface name' maps to the LLDP-MIB short name and the
+    configured description reaches port_descr unchanged; a Junos neighbour's ifIndex form is in test_links.py."""
+    command = "show lldp neighbors interface xe-0/1/0 | display xml"
+    ends = junos.Driver.parse_links({command: (FIXTURES / "lldp_interface_napalm_normal_ex_fx_srx.xml").read_text()})
+    assert ends["xe-0/1/0"]["neighbors"] == [{"system": "core05.tpe01", "port": "Ethernet3/2/1", "port_id_subtype": "ifname",
+                                              "port_descr": "Po1:sw21.tpe01:xe-0/1/0", "chassis_id": "00:1c:73:ee:c0:46"}]

@@ -139,3 +139,27 @@ def test_session_names_are_valid_one_per_run_and_host():
         assert _switch_config._SESSION_RE.fullmatch(name), name  # pylint: disable=protected-access
     with pytest.raises(ValueError, match="host"):
         _change_window.session_name("change-window-w1", "t", "leaf1\nreboot")
+
+
+# Issue 33 point 2: a 90-minute window handed NX-OS a 5400 s commit-timeout its driver refuses (30-3600 s),
+# after the other switches had committed, and the window rolled them all back.
+DEVICES = {"leaf1": {"kind": "switch", "platform": "eos"}, "leaf4": {"kind": "switch", "platform": "nxos"},
+           "leaf2": {"kind": "switch", "platform": "junos"}, "leaf3": {"kind": "switch", "platform": "sonic"},
+           "gpu1": {"kind": "host"}}
+
+
+def test_a_window_longer_than_a_switchs_commit_timer_is_refused_naming_the_switch_and_its_limit():
+    errors = setting_errors(dict(GOOD, change_window_max_minutes=90), HOSTS, DEVICES)
+    assert errors == ["change_window_max_minutes: 90 minutes (5400 s) is longer than the commit timer leaf4 (platform nxos) can hold "
+                      "(30-3600 s); the window hands its remaining time to each switch as its timer: at most 60 minutes here"]
+    assert change_window_errors(dict(GOOD, change_window_max_minutes=90), HOSTS, DEVICES) == errors
+
+
+def test_each_platforms_limit_is_its_records():
+    # 60 minutes fit every platform; a day is past EOS's commit timer (hh:mm:ss, at most 23:59:59) and NX-OS's
+    assert setting_errors(dict(GOOD, change_window_max_minutes=60), HOSTS, DEVICES) == []
+    day = setting_errors(dict(GOOD, change_window_max_minutes=24 * 60), HOSTS, DEVICES)
+    assert [e.split(" the commit timer ")[1].split(" can hold")[0] for e in day] == ["leaf1 (platform eos)", "leaf4 (platform nxos)"]
+    # SONiC's systemd timer and NVUE's --confirm have no documented upper bound: never refused for length
+    assert setting_errors(dict(GOOD, change_window_max_minutes=10 ** 6), HOSTS, {"s": {"kind": "switch", "platform": "sonic"},
+                                                                               "n": {"kind": "switch", "platform": "nvue"}}) == []
