@@ -22,7 +22,7 @@ docs/vendor-nxos.md lists every source with its URL. The ones used here:
   watch-dog interval - Acceptable values from 101 to 1000 (milliseconds). Leave blank for system default (100ms)."
   A fabric controller's setting, not the switch CLI's own range.
 - [QOS-PFC] Nexus 9000 QoS guide 10.5(x), "Configuring Priority Flow Control" (its overview and watchdog workflow only).
-- [TME] paregupt/nx-os ``nxos_config_roce.py`` (commit ad8128f3): a Cisco technical marketing engineer's public
+- [TME] paregupt/nx-os ``nxos_config_roce.py`` (commit ad8128f3; the same text in apply_config() at 213eea35): a Cisco technical marketing engineer's public
   RoCE configuration script for Nexus 9000 (WRED in kbytes with weight 0 and ecn, line 125; 'priority-flow-control
   watch-dog-interval on' globally, line 94, and under the interfaces with 'priority-flow-control mode on', line 152).
 - [AZL] Azure/AzureLocal-Supportability (commit 2f67159f), ``TSG/Networking/Top-Of-Rack-Switch/Reference-TOR-QOS-Policy-
