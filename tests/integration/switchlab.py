@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 import yaml
 
@@ -42,6 +44,7 @@ class SwitchLab:
     def __init__(self, tmp_path, switches, time_scale):
         self.tmp = tmp_path
         self.switches = switches  # name -> platform
+        self.control_dir = None  # network_cli's socket folder for peer playbooks (playbook)
         cfg = {
             "time_scale": time_scale,
             "switches": [
@@ -106,7 +109,12 @@ class SwitchLab:
         path.write_text(yaml.safe_dump(body, sort_keys=False))
         env = ansible_env(ANSIBLE_STDOUT_CALLBACK="default")
         if inventory is not None:
-            env.update(HOME=str(self.tmp / "peer_home"), ANSIBLE_ASYNC_DIR=str(self.tmp / "peer_home" / ".ansible_async"))
+            # network_cli's persistent connection listens on a unix socket under this folder; a socket path is at most
+            # 107 bytes, which the test's tmp path under pytest-xdist exceeds ("AF_UNIX path too long")
+            if self.control_dir is None:
+                self.control_dir = tempfile.mkdtemp(prefix="lf-pc-")
+            env.update(HOME=str(self.tmp / "peer_home"), ANSIBLE_ASYNC_DIR=str(self.tmp / "peer_home" / ".ansible_async"),
+                       ANSIBLE_PERSISTENT_CONTROL_PATH_DIR=self.control_dir)
         out = run([os.path.join(BIN, "ansible-playbook"), "-i", str(inventory or self.inventory), str(path), *args], env=env)
         text = out.stdout + out.stderr
         assert PASSWORD not in text, "the switch password leaked into ansible-playbook output"
@@ -119,6 +127,8 @@ class SwitchLab:
 
     def stop(self):
         self.sim.stop()
+        if self.control_dir:
+            shutil.rmtree(self.control_dir, ignore_errors=True)
 
 
 def recap(out):

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import grammar
 from .commit import ConfirmedCommit
-from .core import Device, Shell, SimError, natural_key
+from .core import Device, Shell, SimError, _wiring_module, natural_key
 
 ERR_INVALID = "% Invalid input (at token {pos}: '{tok}')"
 ERR_INCOMPLETE = "% Incomplete command (at token {pos}: '{tok}')"
@@ -103,6 +103,16 @@ SHOW_RULES = [
     R("show clock", "show", fn="show_clock"),
     R("show lldp neighbors detail", "show", fn="show_lldp_detail"),
     R("show interfaces status", "show", fn="show_intf_status"),
+    # What the peers send when they gather facts (docs/vendor-eos.md "What peers send"): arista.eos
+    # eos_facts, napalm eos (ssh transport) and netmiko arista_eos with ntc-templates.
+    R("show lldp neighbors", "show", fn="show_lldp"),
+    R("show interfaces description", "show", fn="show_intf_description"),
+    R("show startup-config", "show", fn="show_startup"),
+    R("show inventory", "show", fn="show_inventory"),
+    R("show interfaces", "show", fn="show_interfaces"),
+    # Last, so that a keyword form above wins a tie ('show interfaces status'); an argument that
+    # names no interface ('sh int st') is matched again without this rule (EosShell._dispatch).
+    R("show interfaces <intf:intf>+", "show", fn="show_interfaces", intf_check=True),
 ]
 
 EXEC_RULES = [
@@ -125,6 +135,12 @@ PRIV_ONLY_RULES = [
     R("copy running-config startup-config", "action", fn="do_write"),
     R("write", "action", fn="do_write"),
     R("write memory", "action", fn="do_write"),
+    # 'dir' and 'bash' are privileged EXEC commands (Arista EOS user manual, "dir" and "bash"
+    # command pages; arista.eos cliconf tolerates the refusal of 'bash' outside enable mode).
+    R("dir", "show", fn="show_dir"),
+    R("dir all-filesystems", "show", fn="show_dir", every=True),
+    R("dir <fs:word>", "show", fn="show_dir"),
+    R("bash <cmd:line>", "action", fn="do_bash"),
 ]
 PRIV_RULES = EXEC_RULES + PRIV_ONLY_RULES
 
@@ -428,9 +444,44 @@ class EosDevice(Device):
         return [line for line in text.splitlines() if line.strip() and line.strip() not in ("!", "end")]
 
     def lldp_advertised(self, port: str) -> dict:
-        # EOS: port ID = interface name; port description = the interface description, none configured here
-        # (a Cumulus view of an EOS peer in a public capture shows description "").
-        return {"port_id": port, "subtype": "ifname", "descr": None}
+        # EOS: port ID = the interface name (subtype 5, 'Interface name'); port description = the
+        # interface's configured description (issue 32; the ntc-templates EOS-to-EOS capture shows
+        # interfaces without one sending none). docs/vendor-eos.md "LLDP and link state".
+        return {"port_id": port, "subtype": "ifname", "descr": self.intf_description(port) or None}
+
+    def intf_description(self, port: str) -> str:
+        """The running configuration's 'description' of `port` ('' when none)."""
+        blk = self.running.subs.get(f"interface {port}")
+        line = blk.lines.get("description", "") if blk else ""
+        return line[len("description "):] if line else ""
+
+    def system_mac(self) -> str:
+        """The MAC this switch names itself by: the chassis ID peers see in its LLDP (core._advertised)."""
+        return _wiring_module().mac(self.name, "chassis")
+
+    def port_view(self) -> dict[str, dict]:
+        """Per port what the interface views print, from the wiring and the running configuration:
+        {'status' (connected|notconnect|disabled), 'protocol', 'gig' (speed in Gb/s, 0 unknown),
+        'descr', 'routed', 'ip', 'mtu'}."""
+        seen = self.lldp_ports()
+        out = {}
+        for p in self.ports:
+            state = seen.get(p) or {"oper": "down", "speed": None, "configured": None}
+            blk = self.running.subs.get(f"interface {p}")
+            lines = blk.lines if blk else {}
+            shut = "shutdown" in lines
+            up = state["oper"] == "up" and not shut
+            speed = str((state["speed"] if up else state.get("configured")) or "")
+            gig = int(speed[:-1]) if speed.endswith("G") and speed[:-1].isdigit() else 0
+            routed = lines.get("switchport") == "no switchport"
+            mtu = lines.get("mtu")
+            out[p] = {"status": "disabled" if shut else "connected" if up else "notconnect",
+                      "protocol": "up" if up else "down", "gig": gig, "descr": self.intf_description(p),
+                      "routed": routed, "ip": lines.get("ip address", "")[len("ip address "):] or None,
+                      # EOS's default MTU: 1500 on a routed port, 9214 on a switched one (napalm's
+                      # 'show interfaces | json' fixture: Management1 routed 1500, Ethernet2 bridged 9214).
+                      "mtu": int(mtu.split()[1]) if mtu else (1500 if routed else 9214)}
+        return out
 
     def pending_state(self) -> dict:
         with self.lock:
@@ -586,10 +637,22 @@ class EosShell(Shell):
                 "ambiguous": ERR_AMBIGUOUS}[res.error]
         return tmpl.format(pos=pos, tok=tok) + "\n"
 
+    @staticmethod
+    def _match(rules: list[Rule], tokens: list[str]) -> grammar.Result:
+        """grammar.match, where an interface argument must name interfaces: 'sh int st' is
+        'show interfaces status' on EOS, not 'show interfaces' of an interface 'st'."""
+        res = grammar.match(rules, tokens)
+        if res.ok and res.rule.kw.get("intf_check") and expand_interfaces(res.bindings.get("intf") or []) is None:
+            again = grammar.match([r for r in rules if not r.kw.get("intf_check")], tokens)
+            if again.ok:
+                return again
+            return grammar.Result(False, error="invalid", pos=len(tokens) - len(res.bindings["intf"]))
+        return res
+
     def _dispatch(self, tokens: list[str], pipe: str | None) -> str:
         mode = self.modes[-1]
         if mode == "exec":
-            res = grammar.match(EXEC_RULES, tokens)
+            res = self._match(EXEC_RULES, tokens)
             if not res.ok:
                 priv = grammar.match(PRIV_ONLY_RULES, tokens)
                 if priv.ok:
@@ -597,7 +660,7 @@ class EosShell(Shell):
                 return self._error(res, tokens)
             return self._run(res, tokens, pipe)
         if mode == "enable":
-            res = grammar.match(PRIV_RULES, tokens)
+            res = self._match(PRIV_RULES, tokens)
             if not res.ok:
                 return self._error(res, tokens)
             return self._run(res, tokens, pipe)
@@ -608,7 +671,7 @@ class EosShell(Shell):
         while depth >= 2:
             m = self.modes[depth]
             rules = self._rules_for(m)
-            res = grammar.match(rules, tokens)
+            res = self._match(rules, tokens)
             if not res.ok and negate and len(tokens) > 1:
                 res2 = self._match_negated(m, tokens)
                 if res2 is not None:
@@ -746,6 +809,25 @@ class EosShell(Shell):
             return ""
         self.modes.append("enable")
         return ""
+
+    def do_bash(self, b, tokens) -> str:
+        """'bash [timeout N] <command>' runs a Linux command on the switch (Arista EOS user manual, "bash").
+        The simulator runs only 'cat' of the files 'dir flash:' lists (/mnt/flash is flash:), which is what
+        arista.eos's cliconf sends ('bash timeout 5 cat /mnt/flash/boot-config'). Anything else answers
+        as bash does for a program it cannot find (docs/vendor-eos.md: a limit of the simulator)."""
+        words = b["cmd"].split()
+        if len(words) >= 2 and words[0] == "timeout" and words[1].isdigit():
+            words = words[2:]
+        if not words:
+            return ERR_INCOMPLETE.format(pos=0, tok=tokens[0]) + "\n"
+        if words[0] != "cat":
+            return f"bash: {words[0]}: command not found\n"
+        files = {"/mnt/flash/boot-config": self._boot_config(),
+                 "/mnt/flash/startup-config": self.dev.render(self.dev.startup)}
+        out = []
+        for path in words[1:]:
+            out.append(files[path] if path in files else f"cat: {path}: No such file or directory\n")
+        return "".join(out)
 
     def do_disable(self, b, tokens) -> str:
         self.modes = ["exec"]
@@ -914,7 +996,7 @@ class EosShell(Shell):
                 else:
                     return ERR_INVALID.format(pos=0, tok=words[0]) + "\n"
         fn = getattr(self, rule.kw["fn"])
-        extra = {k: v for k, v in rule.kw.items() if k != "fn"}
+        extra = {k: v for k, v in rule.kw.items() if k not in ("fn", "intf_check")}
         out = fn(b, json_out, **extra)
         if isinstance(out, (dict, list)):
             out = json.dumps(out, indent=2, sort_keys=False) + "\n"
@@ -927,8 +1009,8 @@ class EosShell(Shell):
         if json_out:
             return {
                 "mfgName": "Arista", "modelName": d.model, "hardwareRevision": "11.00",
-                "serialNumber": "SIM" + d.name.upper()[:8], "systemMacAddress": "00:1c:73:00:00:01",
-                "hwMacAddress": "00:1c:73:00:00:01", "configMacAddress": "00:00:00:00:00:00",
+                "serialNumber": "SIM" + d.name.upper()[:8], "systemMacAddress": d.system_mac(),
+                "hwMacAddress": d.system_mac(), "configMacAddress": "00:00:00:00:00:00",
                 "version": d.version, "architecture": "x86_64",
                 "internalVersion": f"{d.version}-00000000.{d.version.replace('.', '')}",
                 "internalBuildId": "00000000-0000-0000-0000-000000000000",
@@ -938,7 +1020,7 @@ class EosShell(Shell):
             }
         up = int(time.time() - d.boot_time)
         return (f"Arista {d.model}\nHardware version: 11.00\nSerial number: SIM{d.name.upper()[:8]}\n"
-                f"Hardware MAC address: 001c.7300.0001\nSystem MAC address: 001c.7300.0001\n\n"
+                f"Hardware MAC address: {self._dotted(d.system_mac())}\nSystem MAC address: {self._dotted(d.system_mac())}\n\n"
                 f"Software image version: {d.version}\nArchitecture: x86_64\n"
                 f"Internal build version: {d.version}-00000000.{d.version.replace('.', '')}\n"
                 f"Image format version: 3.0\nImage optimization: Strata-4GB\n\n"
@@ -1251,22 +1333,195 @@ class EosShell(Shell):
         return "\n".join(text) + "\n"
 
     def show_intf_status(self, b, json_out) -> Any:
-        seen = self.dev.lldp_ports()
+        """Text: the layout of current EOS, with 'Flags' and 'Encapsulation' columns (ntc-templates
+        tests/arista_eos/show_interfaces_status/arista_eos_show_interfaces_status_encap.raw, a 4.3x
+        capture: the same column starts, both new columns empty on plain Ethernet ports). Name is the
+        configured description; the Name column's width follows the longest one (the captures show
+        6 to 22 characters; the exact rule is unverified)."""
+        view = self.dev.port_view()
         statuses = {}
-        rows = ["Port       Name   Status       Vlan     Duplex Speed  Type"]
-        for p in self.dev.ports:
-            state = seen.get(p) or {"oper": "down", "speed": None, "configured": None}
-            up = state["oper"] == "up"
-            speed = state["speed"] if up else state.get("configured")
-            gig = int(str(speed)[:-1]) if speed and str(speed).endswith("G") and str(speed)[:-1].isdigit() else 0
+        width = max([6] + [len(v["descr"]) + 1 for v in view.values()])
+        rows = [f"{'Port':<10} {'Name':<{width}} {'Status':<12} {'Vlan':<8} Duplex Speed  {'Type':<15} Flags Encapsulation"]
+        for p, v in view.items():
+            gig = v["gig"]
             statuses[p] = {"vlanInformation": {"interfaceMode": "routed", "interfaceForwardingModel": "routed"}, "bandwidth": gig * 1000000000,
-                           "interfaceType": f"{gig}GBASE-CR8" if gig else "Not Present", "description": "", "autoNegotiateActive": False,
-                           "duplex": "duplexFull", "linkStatus": "connected" if up else "notconnect", "lineProtocolStatus": "up" if up else "down"}
-            rows.append(f"{'Et' + p[8:]:<10} {'':<6} {statuses[p]['linkStatus']:<12} {'routed':<8} full   {str(gig) + 'G' if gig else 'auto':<6} "
-                        f"{statuses[p]['interfaceType']}")
+                           "interfaceType": f"{gig}GBASE-CR8" if gig else "Not Present", "description": v["descr"], "autoNegotiateActive": False,
+                           "duplex": "duplexFull", "linkStatus": v["status"], "lineProtocolStatus": v["protocol"]}
+            rows.append(f"{'Et' + p[8:]:<10} {v['descr']:<{width}} {v['status']:<12} {'routed':<8} full   {str(gig) + 'G' if gig else 'auto':<6} "
+                        f"{statuses[p]['interfaceType']:<15}")
         if json_out:
             return {"interfaceStatuses": statuses}
         return "\n".join(rows) + "\n"
+
+    def show_interfaces(self, b, json_out) -> Any:
+        """'show interfaces [<intf>]': JSON with the keys napalm (get_facts, get_interfaces) and
+        arista.eos eos_facts read (napalm test/eos/mocked_data/test_get_interfaces/normal/
+        show_interfaces.json); text in the form of ntc-templates tests/arista_eos/show_interfaces/
+        arista_eos_show_interfaces.raw (a real capture)."""
+        view = self.dev.port_view()
+        if b.get("intf"):
+            names = expand_interfaces(b["intf"])[0]
+            missing = [n for n in names if n not in view]
+            if missing:
+                # EOS names an absent interface this way (unverified wording).
+                return "% Interface does not exist\n"
+            view = {n: view[n] for n in names}
+        mac = self.dev.system_mac()
+        boot = self.dev.boot_time
+        intfs = {}
+        text = []
+        for p, v in view.items():
+            c = self.dev.counters[p]
+            # The lab counts egress per queue only: input packets and bytes stay 0.
+            rx_p, tx_p, rx_b, tx_b = 0, sum(c["tx_packets"]), 0, sum(c["tx_bytes"])
+            entry = {"name": p, "interfaceStatus": v["status"], "lineProtocolStatus": v["protocol"], "description": v["descr"],
+                     "hardware": "ethernet", "mtu": v["mtu"], "bandwidth": v["gig"] * 1000000000, "duplex": "duplexFull",
+                     "forwardingModel": "routed" if v["routed"] else "bridged", "physicalAddress": mac, "burnedInAddress": mac,
+                     "autoNegotiate": "off", "loopbackMode": "loopbackNone", "lastStatusChangeTimestamp": boot,
+                     "interfaceAddress": [],
+                     "interfaceCounters": {"inOctets": rx_b, "outOctets": tx_b, "inUcastPkts": rx_p, "outUcastPkts": tx_p,
+                                           "inMulticastPkts": 0, "outMulticastPkts": 0, "inBroadcastPkts": 0, "outBroadcastPkts": 0,
+                                           "inDiscards": c["in_discards"], "outDiscards": c["out_discards"], "totalInErrors": 0,
+                                           "totalOutErrors": 0, "linkStatusChanges": 1},
+                     "interfaceStatistics": {"updateInterval": 300.0, "inBitsRate": 0.0, "outBitsRate": 0.0, "inPktsRate": 0.0, "outPktsRate": 0.0}}
+            if v["ip"]:
+                addr, _sep, length = v["ip"].partition("/")
+                entry["interfaceAddress"] = [{"primaryIp": {"address": addr, "maskLen": int(length)}, "secondaryIps": {},
+                                              "secondaryIpsOrderedList": [], "broadcastAddress": "255.255.255.255",
+                                              "virtualIp": {"address": "0.0.0.0", "maskLen": 0}}]
+            intfs[p] = entry
+            state = {"connected": "up", "notconnect": "down", "disabled": "administratively down"}[v["status"]]
+            dotted = self._dotted(mac)
+            text.append(f"{p} is {state}, line protocol is {v['protocol']} ({v['status']})")
+            text.append(f"  Hardware is Ethernet, address is {dotted} (bia {dotted})")
+            if v["descr"]:
+                text.append(f"  Description: {v['descr']}")
+            if v["ip"]:
+                text += [f"  Internet address is {v['ip']}", "  Broadcast address is 255.255.255.255",
+                         "  Address determined by manual configuration"]
+            gig = v["gig"]
+            text += [f"  {'IP' if v['routed'] else 'Ethernet'} MTU {v['mtu']} bytes , BW {gig * 1000000} kbit",
+                     f"  Full-duplex, {gig}Gb/s, auto negotiation: off, uni-link: n/a" if gig else
+                     "  Full-duplex, unconfigured, auto negotiation: off, uni-link: n/a",
+                     f"  {'Up' if v['protocol'] == 'up' else 'Down'} {int(time.time() - boot) // 60} minutes, 0 seconds",
+                     "  1 link status changes since last clear",
+                     '  Last clearing of "show interface" counters never',
+                     "  5 minutes input rate 0 bps (0.0% with framing overhead), 0 packets/sec",
+                     "  5 minutes output rate 0 bps (0.0% with framing overhead), 0 packets/sec",
+                     f"     {rx_p} packets input, {rx_b} bytes", "     Received 0 broadcasts, 0 multicast",
+                     "     0 runts, 0 giants", f"     0 input errors, 0 CRC, 0 alignment, 0 symbol, {c['in_discards']} input discards",
+                     "     0 PAUSE input", f"     {tx_p} packets output, {tx_b} bytes", "     Sent 0 broadcasts, 0 multicast",
+                     "     0 output errors, 0 collisions", f"     0 late collision, 0 deferred, {c['out_discards']} output discards",
+                     "     0 PAUSE output"]
+        if json_out:
+            return {"interfaces": intfs}
+        return "\n".join(text) + "\n"
+
+    def show_intf_description(self, b, json_out) -> Any:
+        """The 'Interface Status Protocol Description' table (ntc-templates tests/arista_eos/
+        show_interfaces_description/arista_eos_show_interfaces_description.raw). JSON: not modelled."""
+        view = self.dev.port_view()
+        if json_out:
+            return {"interfaceDescriptions": {p: {"description": v["descr"], "lineProtocolStatus": v["protocol"],
+                                                  "interfaceStatus": "adminDown" if v["status"] == "disabled" else v["protocol"]}
+                                              for p, v in view.items()}}
+        rows = [f"{'Interface':<30} {'Status':<14} {'Protocol':<18} Description"]
+        for p, v in view.items():
+            status = "admin down" if v["status"] == "disabled" else v["protocol"]
+            rows.append(f"{'Et' + p[8:]:<30} {status:<14} {v['protocol']:<18} {v['descr']}".rstrip())
+        return "\n".join(rows) + "\n"
+
+    def _neighbor_port(self, peer: dict) -> str:
+        """The neighbour's port ID as the summary table and its JSON print it: an interface name or a
+        locally assigned ID as sent, a MAC dotted (napalm's show_lldp_neighbors.json: '0800.274f.332d')."""
+        return self._dotted(peer["port_id"]) if peer["subtype"] == "mac" else str(peer["port_id"])
+
+    def show_lldp(self, b, json_out) -> Any:
+        """'show lldp neighbors': JSON as napalm's fixture (test/eos/mocked_data/test_get_lldp_neighbors/
+        normal/show_lldp_neighbors.json: lldpNeighbors is a list of {port, neighborDevice, neighborPort,
+        ttl}); text as ntc-templates tests/arista_eos/show_lldp_neighbors/arista_eos_show_lldp_neighbors.raw."""
+        seen = self.dev.lldp_ports()
+        rows = []
+        for p in self.dev.ports:
+            peer = (seen.get(p) or {}).get("peer")
+            if peer:
+                rows.append({"port": p, "neighborDevice": peer["system"], "neighborPort": self._neighbor_port(peer), "ttl": 120})
+        if json_out:
+            return {"tablesLastChangeTime": self.dev.boot_time, "tablesAgeOuts": 0, "tablesInserts": len(rows),
+                    "tablesDeletes": 0, "tablesDrops": 0, "lldpNeighbors": rows}
+        out = ["Last table change time   : 0:00:12 ago", f"Number of table inserts  : {len(rows)}",
+               "Number of table deletes  : 0", "Number of table drops    : 0", "Number of table age-outs : 0", "",
+               f"{'Port':<10} {'Neighbor Device ID':<30} {'Neighbor Port ID':<26} TTL"]
+        for r in rows:
+            out.append(f"{'Et' + r['port'][8:]:<10} {r['neighborDevice']:<30} {r['neighborPort']:<26} {r['ttl']}")
+        return "\n".join(out) + "\n"
+
+    def show_startup(self, b, json_out) -> Any:
+        """The startup configuration in the running configuration's form; the first comment line names
+        the command (as 'show running-config' does). 'show startup-config' has no JSON form on EOS
+        (unconverted, like 'show running-config')."""
+        text = self.dev.render(self.dev.startup).replace("! Command: show running-config", "! Command: show startup-config", 1)
+        return self._no_json(json_out) or text
+
+    def _flash_files(self) -> list[tuple[str, int]]:
+        startup = self.dev.render(self.dev.startup)
+        return [("EOS.swi", 1073741824), ("boot-config", len(self._boot_config())), ("startup-config", len(startup))]
+
+    def _boot_config(self) -> str:
+        # flash:/boot-config holds 'SWI=<image>' (Arista EOS user manual, "Boot-config file"); the image is
+        # the one 'show running-config' names in its 'boot system' line.
+        return "SWI=flash:/EOS.swi\n"
+
+    def show_dir(self, b, json_out, every: bool = False) -> Any:
+        """'dir [flash:]' and 'dir all-filesystems': 'Directory of <fs>:/' listings as ntc-templates
+        tests/arista_eos/dir/arista_eos_dir_flash.raw and arista_eos_dir_system_nodate.raw print them.
+        Which filesystems 'all-filesystems' lists on a given model is unverified: flash: and system:."""
+        fs = (b.get("fs") or "flash:").rstrip("/")
+        if fs not in ("flash:", "system:"):
+            return f"% Error listing directory {fs}/ (No such file or directory)\n"
+        stamp = time.strftime("%b %e %H:%M", time.gmtime(self.dev.boot_time))  # "Feb 14 02:03", "Apr  3 10:29"
+        out = []
+        for name in (("flash:", "system:") if every else (fs,)):
+            out.append(f"Directory of {name}/")
+            out.append("")
+            if name == "flash:":
+                for fname, size in self._flash_files():
+                    out.append(f"       -rwx {size:>11}  {stamp:>20}  {fname}")
+                out += ["", "3519041536 bytes total (1725112320 bytes free)"]
+            else:
+                out.append(f"       -rw-  {len(self.dev.render(self.dev.running)):>10}              <no date>  running-config")
+                out += ["", "No space information available"]
+            out.append("")
+        return self._no_json(json_out) or "\n".join(out)
+
+    def show_inventory(self, b, json_out) -> Any:
+        """The text of current EOS (ntc-templates tests/arista_eos/show_inventory/arista_eos_show_inventory1.raw:
+        'System information' with Model/Description and HW Version/Serial Number/Mfg Date, then power supply,
+        fan, port and transceiver sections). The simulator has no power supplies, fans or transceivers to list.
+        JSON: not modelled (EOS converts it; its keys are unverified here)."""
+        if json_out:
+            return "% This is an unconverted command\n"
+        d = self.dev
+        serial = "SIM" + d.name.upper()[:8]
+        out = ["System information",
+               "  Model                    Description",
+               "  ------------------------ ----------------------------------------------------",
+               f"  {d.model:<24} {len(d.ports)}-port switch",
+               "",
+               "  HW Version  Serial Number  Mfg Date   Epoch",
+               "  ----------- -------------- ---------- -----",
+               f"  {'11.00':<11} {serial:<14} 2026-01-01 01.00",
+               "",
+               "System has 0 power supply slots",
+               "",
+               "System has 0 fan modules",
+               "",
+               f"System has {len(d.ports)} ports",
+               "  Type             Count",
+               "  ---------------- ----",
+               f"  {'Switched':<16} {len(d.ports)}",
+               ""]
+        return "\n".join(out) + "\n"
 
     def show_qos_maps(self, b, json_out) -> Any:
         if json_out:

@@ -332,3 +332,82 @@ def test_counter_text_tables_are_the_sourced_forms(family, request):
             eos_readers.parse_counter_text("show priority-flow-control counters detail", conn.send_command("show priority-flow-control counters detail"))
     finally:
         conn.disconnect()
+
+
+# -- what the peers send (issue 32): in-process, each rule refused by the simulator before it ------------------
+from switchsim.server import Simulator  # noqa: E402
+
+
+def shell(tmp_path, enable=True, **spec):
+    sim = Simulator({"switches": [{"name": "leaf1", "platform": "eos", "ports": ["Ethernet1", "Ethernet2"], **spec}]}, str(tmp_path))
+    sh = sim.devices["leaf1"].new_shell(None)
+    if enable:
+        sh.handle("enable")
+    return sh
+
+
+DESCRIBED = ["interface Ethernet1", "description to spine1 Et1", "no switchport", "ip address 10.0.0.0/31", "interface Ethernet2", "shutdown"]
+
+
+def test_show_interfaces_in_both_forms(tmp_path):
+    """napalm get_facts/get_interfaces and eos_facts (interfaces) send 'show interfaces | json'; ntc-templates reads
+    the text. Before issue 32 both were '% Incomplete command'."""
+    sh = shell(tmp_path, initial_config=DESCRIBED)
+    doc = json.loads(sh.handle("show interfaces | json"))["interfaces"]
+    assert set(doc) == {"Ethernet1", "Ethernet2"}
+    et1 = doc["Ethernet1"]
+    assert (et1["description"], et1["forwardingModel"], et1["mtu"], et1["interfaceStatus"]) == ("to spine1 Et1", "routed", 1500, "notconnect")
+    assert et1["interfaceAddress"][0]["primaryIp"] == {"address": "10.0.0.0", "maskLen": 31}
+    assert doc["Ethernet2"]["interfaceStatus"] == "disabled" and doc["Ethernet2"]["mtu"] == 9214
+    text = sh.handle("show interfaces Ethernet1")
+    assert text.startswith("Ethernet1 is down, line protocol is down (notconnect)\n") and "  Description: to spine1 Et1\n" in text
+    assert "Ethernet2 is administratively down" in sh.handle("show interfaces")
+
+
+def test_interface_arguments_must_name_interfaces(tmp_path):
+    sh = shell(tmp_path)
+    assert sh.handle("sh int st").startswith("Port ")  # 'status', not an interface 'st'
+    assert sh.handle("show interfaces bogus") == "% Invalid input (at token 2: 'bogus')\n"
+    assert sh.handle("show interfaces Ethernet9") == "% Interface does not exist\n"
+
+
+def test_show_lldp_neighbors_summary_in_both_forms(tmp_path):
+    sh = shell(tmp_path)
+    doc = json.loads(sh.handle("show lldp neighbors | json"))
+    assert doc["lldpNeighbors"] == []  # napalm's fixture: a list, not the detail form's map
+    assert "Port       Neighbor Device ID             Neighbor Port ID           TTL" in sh.handle("show lldp neighbors")
+
+
+def test_startup_config_dir_and_boot_config(tmp_path):
+    sh = shell(tmp_path, enable=False, initial_config=DESCRIBED)
+    # privileged EXEC commands, refused as EOS refuses them (arista.eos tolerates the refusal of 'bash')
+    assert sh.handle("dir all-filesystems") == "% Invalid input (privileged mode required)\n"
+    assert sh.handle("bash timeout 5 cat /mnt/flash/boot-config") == "% Invalid input (privileged mode required)\n"
+    sh.handle("enable")
+    start = sh.handle("show startup-config")
+    assert start.startswith("! Command: show startup-config\n") and "   description to spine1 Et1\n" in start
+    assert sh.handle("show startup-config | json") == "% This is an unconverted command\n"
+    listing = sh.handle("dir all-filesystems")
+    assert "Directory of flash:/\n" in listing and "Directory of system:/\n" in listing
+    assert sh.handle("dir").startswith("Directory of flash:/\n") and sh.handle("dir flash:") == sh.handle("dir")
+    assert sh.handle("bash timeout 5 cat /mnt/flash/boot-config") == "SWI=flash:/EOS.swi\n"
+    assert sh.handle("bash timeout 5 cat /mnt/flash/nothing") == "cat: /mnt/flash/nothing: No such file or directory\n"
+    assert sh.handle("bash uname -a") == "bash: uname: command not found\n"
+
+
+def test_show_inventory_and_interface_descriptions(tmp_path):
+    sh = shell(tmp_path, initial_config=DESCRIBED)
+    inv = sh.handle("show inventory")
+    assert inv.startswith("System information\n") and "  DCS-7280CR3-32P4 " in inv and " SIMLEAF1 " in inv
+    desc = sh.handle("show interfaces description").splitlines()
+    assert desc[0].split() == ["Interface", "Status", "Protocol", "Description"]
+    assert desc[1].split() == ["Et1", "down", "down", "to", "spine1", "Et1"] and desc[2].split() == ["Et2", "admin", "down", "down"]
+
+
+def test_interfaces_status_prints_current_eos_columns_and_the_description(tmp_path):
+    sh = shell(tmp_path, initial_config=DESCRIBED)
+    lines = sh.handle("show interfaces status").splitlines()
+    assert lines[0].split() == ["Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type", "Flags", "Encapsulation"]
+    assert lines[1].split()[:5] == ["Et1", "to", "spine1", "Et1", "notconnect"] and lines[2].split()[1] == "disabled"
+    doc = json.loads(sh.handle("show interfaces status | json"))["interfaceStatuses"]
+    assert doc["Ethernet1"]["description"] == "to spine1 Et1" and doc["Ethernet2"]["linkStatus"] == "disabled"

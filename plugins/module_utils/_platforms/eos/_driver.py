@@ -94,6 +94,7 @@ def parse_sessions(sessions_out: str, version_out: str | None = None) -> list[di
 
 DEFAULT_TIMEOUT = 60.0  # seconds for one chunk, plus PER_LINE_TIMEOUT a command
 PER_LINE_TIMEOUT = 0.5
+RECONNECT_TIMEOUT = 10.0  # seconds for a chunk after logging in again to clean up a lost load
 
 
 # The platform record (_base.Platform) the intent validates an EOS switch with; values as _intent/_tables.py had them.
@@ -111,8 +112,10 @@ class Driver(_base.Driver):
         super().__init__(conn, device)
         self._in_session = False  # the CLI sits in the session's config mode
         self._diff: str | None = None  # the diff load() read, until the session changes
+        self._loaded: list[str] = []  # the lines load() put into this driver's session (for the read-back after a lost timer)
         self._state = _base.UNCHANGED  # what this driver has done to the device so far
         self._prompt = ""  # the last prompt read
+        self._lost: str | None = None  # how the last _run lost the connection (None: it did not; a silent device is not lost)
         self.timeout = DEFAULT_TIMEOUT
 
     # -- netmiko ---------------------------------------------------------
@@ -164,7 +167,9 @@ class Driver(_base.Driver):
                 device_said=exc.tail,
             ) from None
         except self._io_errors() as exc:
-            raise self._error("connection lost while %s: %s" % (what, exc or type(exc).__name__), state) from None
+            self._lost = "connection lost while %s: %s" % (what, exc or type(exc).__name__)
+            raise self._error(self._lost, state) from None
+        self._lost = None
         self._prompt = reply.prompts[-1].strip()
         self._in_session = "(config-s-" in self._prompt
         # Aligned from the end: piece i before the last holds command i's echo and output.
@@ -220,6 +225,7 @@ class Driver(_base.Driver):
         self.session = name
         self._in_session = False
         self._diff = None
+        self._loaded = []
 
     def load(self, lines: list[str]) -> None:
         name = self._name(None)
@@ -235,7 +241,12 @@ class Driver(_base.Driver):
             sent.append(line.strip())
         commands = self._enter() + sent + ["show session-config diffs"]
         entered = not self._in_session
-        outputs = self._run(commands, _base.UNCHANGED, "loading the configuration into session %s" % name)
+        try:
+            outputs = self._run(commands, _base.UNCHANGED, "loading the configuration into session %s" % name)
+        except _base.DeviceError as exc:
+            if self._lost is None:
+                raise
+            raise self._after_lost_load(name, self._lost) from exc
         for index, (command, output) in enumerate(zip(commands, outputs)):
             said = self._rejection(output)
             if not said:
@@ -245,6 +256,45 @@ class Driver(_base.Driver):
             self._abort_quietly()
             raise self._error("the device rejected a line; the session was aborted", _base.UNCHANGED, line=command, device_said=said)
         self._diff = self._clean_diff(outputs[-1])
+        self._loaded = self._loaded + [line for line in lines if line.strip()]  # indented: the read-back reads the blocks
+
+    def _after_lost_load(self, name: str, lost: str) -> _base.DeviceError:
+        """Issue 33: EOS keeps an uncommitted session after its terminal goes (Arista EOS user manual, Configure
+        Session: until aborted, a reboot or 24 h), and every later run refuses a switch holding one. This run
+        opened the session, under this name, and never committed it: it logs in again and aborts it. The error
+        says which happened: aborted, nothing staged, or left open (with the command that clears it)."""
+        try:
+            self._reconnect()
+            row = next((r for r in self.sessions() if r["session"] == name), None)
+            if row is None:
+                note = "logged in again: the switch holds no session %s (nothing was staged)" % name
+            elif row["state"] != "pending":
+                note = "logged in again: session %s is %s, not open and uncommitted: left alone" % (name, row["state"])
+            else:
+                out = self._run(["configure session %s abort" % name], _base.UNCHANGED, "aborting session %s" % name)[0]
+                refused = self._rejection(out)
+                if refused:
+                    raise self._error("the switch refused to abort it: %s" % refused, _base.UNCHANGED)
+                note = "logged in again and aborted the uncommitted session %s: the switch is as it was" % name
+        # Any failure to log in again or to abort is reported, never raised: the lost load is the error, and the
+        # note must tell the engineer the session may still be open (netmiko's login raises its own exceptions).
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            note = ("could not log in again to abort it (%s): the uncommitted session %s may stay open, and later runs refuse the "
+                    "switch until it is aborted ('configure session %s abort')" % (" ".join(str(exc).split())[:200] or type(exc).__name__, name, name))
+        return self._error("%s; %s" % (lost, note), _base.UNCHANGED)
+
+    def _reconnect(self) -> None:
+        """A new SSH session to the same switch with the same parameters and host keys (netmiko's own set-up:
+        BaseConnection._open), then privileged EXEC; its commands get a short limit (a switch that cannot
+        answer is reported, not waited on)."""
+        try:
+            self.conn.disconnect()
+        except Exception:  # pylint: disable=broad-exception-caught  # the old session is gone already
+            pass
+        self.conn._open()  # pylint: disable=protected-access
+        self._in_session = False
+        self.timeout = min(self.timeout, RECONNECT_TIMEOUT)
+        self.prepare()
 
     @staticmethod
     def _clean_diff(text: str) -> str:
@@ -299,7 +349,16 @@ class Driver(_base.Driver):
 
     def confirm(self, session: str | None = None) -> None:
         name = self._name(session)
-        self._own_timed_session(name, "confirm")
+        try:
+            self._own_timed_session(name, "confirm")
+        except _base.DeviceError as exc:
+            if self._timer_rolled_back(name, exc):
+                raise self._error(
+                    "cannot confirm session %s: its commit timer ran out first and EOS rolled the change back (read back: the "
+                    "running config lacks the change again)" % name,
+                    _base.ROLLED_BACK,
+                ) from None
+            raise
         command = "configure session %s commit" % name
         out = self._run([command], _base.UNKNOWN, "confirming session %s" % name)[0]
         said = self._rejection(out)
@@ -310,13 +369,31 @@ class Driver(_base.Driver):
     def rollback(self, session: str | None = None) -> None:
         # EOS: aborting a session whose commit timer runs restores the config it replaced.
         name = self._name(session)
-        self._own_timed_session(name, "roll back")
+        try:
+            self._own_timed_session(name, "roll back")
+        except _base.DeviceError as exc:
+            if self._timer_rolled_back(name, exc):
+                self._state = _base.ROLLED_BACK  # what was asked: the commit timer did it first
+                return
+            raise
         command = "configure session %s abort" % name
         out = self._run([command], _base.PENDING, "rolling session %s back" % name)[0]
         said = self._rejection(out)
         if said:
             raise self._error("cannot roll session %s back" % name, self._state_after_failure(name), line=command, device_said=said)
         self._state = _base.ROLLED_BACK
+
+    def _timer_rolled_back(self, name: str, refusal: _base.DeviceError) -> bool:
+        """Issue 33: after 'commit timer', this driver's session is no longer under its timer (refusal, state
+        unknown): read the running config back. When it lacks the lines this driver committed, EOS's timer
+        reverted them (or an operator's abort did: either way the change is rolled back); when it holds them, the
+        commit was confirmed by someone, and the state stays unknown to the caller's report."""
+        if refusal.state != _base.UNKNOWN or name != self.session or self._state != _base.PENDING or not self._loaded:
+            return False
+        try:
+            return bool(self.readback_missing(self._loaded))
+        except _base.DeviceError:
+            return False
 
     def _state_after_failure(self, name: str) -> str:
         """Still pending (the timer will revert it) or no longer (confirmed or reverted: unknown which)."""

@@ -653,27 +653,49 @@ def _status_json(command: str, doc: dict, ends: dict) -> None:
         ends[name] = _base.end(oper, _base.speed_g(entry.get("bandwidth")) if oper == "up" else None)
 
 
-_STATUS_HEADER = ("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type")
+# The column layouts EOS prints for 'show interfaces status' (ntc-templates tests/arista_eos/show_interfaces_status/):
+# the 7 columns of older releases (arista_eos_show_interfaces_status.raw), 'Flags' added
+# (..._status_flags.raw) and 'Flags Encapsulation' added (..._status_encap.raw, a 4.3x capture).
+_STATUS_LAYOUTS = (
+    ("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type"),
+    ("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type", "Flags"),
+    ("Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type", "Flags", "Encapsulation"),
+)
+# A row: the port, the Name (free text, may be empty or hold spaces), then Status, Vlan ('in Po49' for a member
+# of a port-channel), Duplex and Speed, then Type and the optional Flags / Encapsulation. Status, Duplex and
+# Speed are read against the words the captures and Arista's manual show, so a Name holding one of the status
+# words cannot shift the columns: the Name is everything before the last status word that is followed by a
+# Vlan, a Duplex and a Speed. Rows in the captures are not always aligned under the header (the 'flags' capture
+# has single-spaced rows), so the columns are read as words, not cut at the header's positions.
+_STATUS_WORDS = "connected|notconnect|disabled|errdisabled|inactive|monitoring|sfp-mismatch|notPresent"
+_STATUS_ROW = re.compile(
+    r"^(?P<port>\S+)(?:\s+(?P<name>.*\S))?\s+(?P<status>%s)\s+(?P<vlan>in\s+\S+|\S+)\s+"
+    r"(?P<duplex>(?:a-)?(?:full|half)|auto|unconf)\s+(?P<speed>(?:a-)?\d+(?:\.\d+)?[MG]|auto|unconf)(?:\s+(?P<rest>.*))?$" % _STATUS_WORDS
+)
 
 
 def _status_text(command: str, output: str, ends: dict) -> None:
-    """The 'Port Name Status Vlan Duplex Speed Type' table (ntc-templates arista_eos_show_interfaces_status.raw).
-    Name may hold spaces and be empty: the columns are cut at the header words' starts."""
+    """The 'Port Name Status Vlan Duplex Speed Type [Flags [Encapsulation]]' table, every layout in
+    _STATUS_LAYOUTS. Rows of other interfaces than Ethernet (Ma1, Po49) are read and left out: a link end is
+    an Ethernet port. A header of another layout, or a row that is not of the table's form, is refused."""
     lines = [line.rstrip() for line in (output or "").replace("\r", "").split("\n")]
-    header = next((i for i, line in enumerate(lines) if tuple(line.split()) == _STATUS_HEADER), None)
-    if header is None:
-        raise _base.LinkFormError("eos", command, "its '| json' document or the table under 'Port Name Status Vlan Duplex Speed Type'", output)
-    starts = [lines[header].index(word) for word in _STATUS_HEADER]
+    header = next((i for i, line in enumerate(lines) if line.split()[:1] == ["Port"] and "Status" in line.split()), None)
+    if header is None or tuple(lines[header].split()) not in _STATUS_LAYOUTS:
+        raise _base.LinkFormError(
+            "eos", command, "its '| json' document or the table under one of the headers %s" % " / ".join(" ".join(h) for h in _STATUS_LAYOUTS),
+            lines[header] if header is not None else output,
+        )
     for line in lines[header + 1 :]:
         if not line.strip():
             continue
-        port = _text_port(line[: starts[1]].strip())
-        # Status, Vlan, Duplex and Speed never hold spaces: read them as words after the Name column.
-        words = line[starts[2] - 1 :].split() if len(line) >= starts[2] else []
-        if port is None or len(words) < 4:
-            raise _base.LinkFormError("eos", command, "rows '<EtN> <name> <status> <vlan> <duplex> <speed> <type>'", line)
-        oper = _eos_oper(words[0])
-        ends[port] = _base.end(oper, _base.speed_g(words[3]) if oper == "up" else None)
+        row = _STATUS_ROW.match(line)
+        if row is None:
+            raise _base.LinkFormError("eos", command, "rows '<port> [<name>] <status> <vlan> <duplex> <speed> <type> [<flags> [<encapsulation>]]'", line)
+        port = _text_port(row.group("port"))
+        if port is None:
+            continue
+        oper = _eos_oper(row.group("status"))
+        ends[port] = _base.end(oper, _base.speed_g(row.group("speed")) if oper == "up" else None)
 
 
 def _port_id(value: Any) -> str | None:

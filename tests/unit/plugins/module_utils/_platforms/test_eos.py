@@ -413,9 +413,28 @@ def test_timer_expiry_reverts(sim, driver):
     assert sim.running("leaf1") == before
     assert driver.pending() is None
     assert driver.readback_missing(lines)  # the plan is gone again
-    with pytest.raises(_base.DeviceError, match="refusing to confirm session lossless-fabric-timer: it has no commit timer pending") as err:
+    # issue 33: the driver reads the running config back and says what the timer did, not "unknown"
+    with pytest.raises(_base.DeviceError, match="cannot confirm session lossless-fabric-timer: its commit timer ran out first "
+                                                "and EOS rolled the change back") as err:
         driver.confirm()
-    assert err.value.state == _base.UNKNOWN
+    assert err.value.state == _base.ROLLED_BACK
+    driver.rollback()  # what a rollback asks for is already done: no error
+    assert sim.running("leaf1") == before
+
+
+def test_a_confirm_after_someone_else_settled_the_timer_stays_unknown(sim, driver, tmp_path):
+    """The read-back says 'rolled back' only when the change is gone: a commit confirmed by another
+    terminal (the change is live, the session no longer under its timer) is not reported as rolled back."""
+    lines = eos.Driver.render(small_plan())
+    driver.open_session("lossless-fabric-other")
+    driver.load(lines)
+    driver.commit(3600)
+    other = _driver(sim, tmp_path)
+    other._run(["configure session lossless-fabric-other commit"], None, "test")  # pylint: disable=protected-access
+    other.conn.disconnect()
+    with pytest.raises(_base.DeviceError, match="refusing to confirm session lossless-fabric-other: it has no commit timer pending") as err:
+        driver.confirm()
+    assert err.value.state == _base.UNKNOWN and driver.readback_missing(lines) == []
 
 
 def test_rollback_of_pending_commit(sim, driver):
@@ -459,13 +478,33 @@ def test_refuses_lines_outside_the_session(driver):
 def test_connection_dropped_while_loading(sim, driver):
     lines = eos.Driver.render(small_plan())
     before = sim.running("leaf1")
-    sim.set_faults("leaf1", {"drop_after_commands": 5})
+    # login (terminal width, length), enable, the sessions check (2): the 6th command opens the session, the 9th is lost
+    sim.set_faults("leaf1", {"drop_after_commands": 8})
     driver.open_session("lossless-fabric-drop")
     with pytest.raises(_base.DeviceError, match="connection lost while loading") as err:
         driver.load(lines)
     assert err.value.state == _base.UNCHANGED
     assert sim.running("leaf1") == before
     assert not sim.pending("leaf1")["pending_commit"]
+    # issue 33: the session the lost load left open would block every later run; this run logs in again and aborts it
+    assert "logged in again and aborted the uncommitted session lossless-fabric-drop: the switch is as it was" in str(err.value)
+    assert "lossless-fabric-drop" not in sim.pending("leaf1")["sessions"]
+    sim.set_faults("leaf1", {"drop_after_commands": None})
+    driver.open_session("lossless-fabric-next")
+    driver.load(lines)  # a later change is not refused
+    driver.abort()
+
+
+def test_a_lost_load_that_cannot_log_in_again_says_the_session_stays_open(sim, driver):
+    lines = eos.Driver.render(small_plan())
+    sim.set_faults("leaf1", {"drop_after_commands": 8, "wrong_password": True})  # this login stays; a new one fails
+    driver.open_session("lossless-fabric-stuck")
+    with pytest.raises(_base.DeviceError, match="connection lost while loading") as err:
+        driver.load(lines)
+    assert err.value.state == _base.UNCHANGED
+    assert "could not log in again to abort it" in str(err.value)
+    assert "('configure session lossless-fabric-stuck abort')" in str(err.value)
+    assert sim.pending("leaf1")["sessions"]["lossless-fabric-stuck"]["state"] == "pending"
 
 
 def test_connection_dropped_after_commit_is_pending(sim, driver):
