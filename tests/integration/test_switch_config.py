@@ -160,6 +160,13 @@ def test_a_confirm_whose_reply_is_lost_is_read_back_as_kept(switch_lab, platform
     before = lab.running("sw1")
     lab.sim.set_faults("sw1", {"drop_after": CONFIRM_SENT[platform]})
     res = results(lab.playbook(_plan_then(_push(confirm_timeout=600))))[0]
+    if platform == "nxos":
+        # Issue 31: NX-OS publishes no form of its commit timer's state, so a live change whose files are still on
+        # bootflash may be pending or kept; the driver reports the safe reading (pending: confirming again settles it),
+        # never "kept" for a change a timer may still roll back (docs/vendor-nxos.md, "The transaction").
+        assert res["failed"] and res["changed"] is True and res["device_state"] == "pending confirmation", res
+        assert lab.running("sw1") != before
+        return
     assert not res.get("failed") and res["changed"] is True, res
     assert res["device_state"] == "committed" and "pending_until" not in res, res
     assert "the confirm went through" in res["read_back"] and "connection was lost after the confirm" in res["warnings"][0], res

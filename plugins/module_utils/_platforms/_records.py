@@ -99,6 +99,8 @@ NXOS = Platform(
     # not a table): the collection's derived rule (ecn_defaults None).
     # 'configure replace ... commit-timeout <s>': 30-3600 s (_vendor_nxos.COMMIT_TIMEOUT_S_RANGE, with its source).
     commit_timer_s=_vendor_nxos.COMMIT_TIMEOUT_S_RANGE,
+    # The PFC watchdog is only switched on or off: its times have no sourced CLI syntax (docs/vendor-nxos.md).
+    notes=(_vendor_nxos.WATCHDOG_TIMES_NOTE,),
 )
 
 # Platforms with a driver, in the registry's order; each name is also its module under _platforms.

@@ -20,19 +20,27 @@ confirms is marked "unverified" here and there):
   `show config-replace status`, `show diff rollback-patch file A file B`.
 - `show interface status`, `show lldp neighbors detail`, `show interface priority-flow-control
   detail`, `show queuing interface P` from the lab wiring and the control API's counters.
+- what the peers send when they connect and gather facts (cisco.nxos cliconf/terminal/nxos_facts,
+  netmiko cisco_nxos, napalm nxos_ssh): `show version` in the full published form (Processor Board ID,
+  Kernel uptime, Last reset / Reason), `show inventory`, `show hostname`, `show hosts`, `show interface`,
+  `show lldp neighbors`, `show license host-id`, `show privilege`, `show user-account U`, `show clock`,
+  `show ipv6 interface vrf all`, `show cdp neighbors detail`; `| json` / `| json-pretty` of version,
+  inventory, hostname, interface, lldp neighbors (NX-API bodies), every other JSON form and every other
+  pipe refused as NX-OS refuses an unknown word. LLDP chassis IDs and MAC port IDs dotted (`0290.d27c.b1d8`).
 
 The simulator never imports the collection's code: its tables are its own.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from typing import Any
 
 from . import grammar
 from .commit import ConfirmedCommit
-from .core import Device, Shell, SimError, natural_key
+from .core import Device, Shell, SimError, _wiring_module, natural_key
 
 VERSION = "10.3(2)"
 VERSION_LONG = "10.3(2)F"
@@ -40,6 +48,14 @@ MODEL = "N9K-C9364C-GX"
 # The 'version' line: Cisco's Nexus 9000 Fundamentals guide shows 'version 10.3(2) Bios:version 07.69' in its
 # 'show running-config sanitized' example (that this BIOS string is the 9364C-GX's: unverified).
 BIOS = "07.69"
+# The rest of 'show version' / 'show inventory' (the lab's values; forms: docs/vendor-nxos.md "Simulator").
+CHASSIS = "C9364C-GX"
+BIOS_DATE = "05/17/2022"
+COMPILE_TIME = "2/17/2023 12:00:00"
+COMPILE_STAMP = "02/18/2023 01:30:54"
+CPU = "Intel(R) Xeon(R) CPU D-1633N @ 2.50GHz"
+MEMORY_KB = 32826188
+BOOTFLASH_KB = 115805356
 
 # Ranges. Sources (docs/vendor-nxos.md "Simulator"): CiscoDevNet terraform-provider-nxos definitions [DME]
 # for qos-group 0-7, priority level 1-8, bandwidth remaining percent 0-100, network-qos mtu 576-9216,
@@ -239,6 +255,30 @@ def short_port(port: str) -> str:
     return port.replace("Ethernet", "Eth", 1)
 
 
+_MAC = re.compile(r"[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2}){5}")
+
+
+def dotted(value: str | None) -> str | None:
+    """A MAC as NX-OS prints it: '02:90:d2:7c:b1:d8' -> '0290.d27c.b1d8' (every 'Chassis id:' in the published
+    'show lldp neighbors detail' captures, ntc-templates tests/cisco_nxos, and the 'port_id' of a MAC port ID in a
+    published 'show lldp neighbors | json-pretty'); anything else as it is."""
+    if not value or not _MAC.fullmatch(value):
+        return value
+    hexes = re.sub(r"[^0-9a-fA-F]", "", value).lower()
+    return ".".join(hexes[i:i + 4] for i in (0, 4, 8))
+
+
+def _wiring_mac(host: str, what: str) -> str:
+    """A stable MAC for this switch's port (the lab wiring's scheme, tests/lab/wiring.py)."""
+    return _wiring_module().mac(host, what)
+
+
+def speed_gbps(text: Any) -> int | None:
+    """'100G' / '400G' (the lab's speeds) -> 100 / 400."""
+    m = re.fullmatch(r"(\d+)G", str(text or "").strip(), re.I)
+    return int(m.group(1)) if m else None
+
+
 class _Rule:
     def __init__(self, pattern: str, action: str) -> None:
         self.pattern = pattern
@@ -274,7 +314,17 @@ SHOW_RULES = _rules(
     ("show interface priority-flow-control detail", "show_pfc_detail"),
     ("show lldp neighbors detail", "show_lldp"),
     ("show queuing interface <port:line>", "show_queuing"),
+    # What the peers send when they connect and gather facts (docs/vendor-nxos.md "Simulator", "Peers"):
+    ("show inventory", "show_inventory"), ("show hostname", "show_hostname"), ("show hosts", "show_hosts"),
+    ("show interface", "show_interface"), ("show lldp neighbors", "show_lldp_brief"),
+    ("show license host-id", "show_license_hostid"), ("show privilege", "show_privilege"),
+    ("show clock", "show_clock"), ("show user-account <user:word>", "show_user_account"),
+    ("show ipv6 interface vrf all", "show_empty"), ("show cdp neighbors detail", "show_empty"),
 )
+# The commands whose '| json' / '| json-pretty' form the simulator prints (the NX-API JSON bodies of the
+# sources in docs/vendor-nxos.md "Simulator"); any other command's JSON form is refused as the does-not-support
+# capture shows ('% Invalid command at '^' marker.' under 'json').
+JSON_ACTIONS = ("show_version", "show_inventory", "show_hostname", "show_interface", "show_lldp_brief", "show_empty")
 CONFIG_RULES = _rules(
     ("hostname <name:word>", "hostname"), ("no hostname", "no_hostname"),
     ("version <v:line>", "version"),
@@ -328,11 +378,13 @@ MODE_RULES = {
     "if": _rules(
         ("description <text:line>", "if_description"), ("no description", "if_no_description"),
         ("mtu <m:int>", "if_mtu"), ("no mtu [ <m:int> ]", "if_no_mtu"),
-        ("priority-flow-control mode <v:enum:on|off|auto>", "if_pfc"), ("no priority-flow-control mode [ <v:enum:on|off|auto> ]", "if_no_pfc"),
+        # 'send-tlv' (10.x: also advertise the PFC TLV by LLDP) and 'no-stats' are in Microsoft's published Nexus TOR
+        # configuration (Azure/AzureLocal-Supportability, docs/vendor-nxos.md [AZL]); printed back as typed (unverified).
+        ("priority-flow-control mode <v:enum:on|off|auto> [ send-tlv ]", "if_pfc"), ("no priority-flow-control mode [ <v:enum:on|off|auto> ]", "if_no_pfc"),
         ("priority-flow-control watch-dog-interval <v:enum:on|off>", "if_wd"), ("no priority-flow-control watch-dog-interval [ <v:enum:on|off> ]", "if_no_wd"),
-        ("service-policy type qos input <name:word>", "if_policy"),
+        ("service-policy type qos input <name:word> [ no-stats ]", "if_policy"),
         ("service-policy type queuing <dir:enum:input|output> <name:word>", "if_policy"),
-        ("no service-policy type qos input <name:word>", "if_no_policy"),
+        ("no service-policy type qos input <name:word> [ no-stats ]", "if_no_policy"),
         ("no service-policy type queuing <dir:enum:input|output> <name:word>", "if_no_policy"),
         ("shutdown", "if_shutdown"), ("no shutdown", "if_no_shutdown"),
     ),
@@ -659,7 +711,8 @@ class Editor:
     def do_sys_policy(self, b, tokens):
         kind, key = self._sys_key(b, tokens)
         self._policy_exists(kind, b["name"], tokens)
-        self._node().set(key, "%s %s" % (key, b["name"]))
+        stats = " no-stats" if key == "service-policy type qos input" and len(tokens) > 5 else ""
+        self._node().set(key, "%s %s%s" % (key, b["name"], stats))
         return ""
 
     def do_no_sys_policy(self, b, tokens):
@@ -686,7 +739,8 @@ class Editor:
         return ""
 
     def do_if_pfc(self, b, tokens):
-        self._node().set("pfc-mode", "priority-flow-control mode %s" % b["v"])
+        tlv = " send-tlv" if len(tokens) > 3 else ""
+        self._node().set("pfc-mode", "priority-flow-control mode %s%s" % (b["v"], tlv))
         return ""
 
     def do_if_no_pfc(self, b, tokens):
@@ -704,7 +758,8 @@ class Editor:
     def do_if_policy(self, b, tokens):
         kind, key = self._sys_key(b, tokens)
         self._policy_exists(kind, b["name"], tokens)
-        self._node().set(key, "%s %s" % (key, b["name"]))
+        stats = " no-stats" if key == "service-policy type qos input" and len(tokens) > 5 else ""
+        self._node().set(key, "%s %s%s" % (key, b["name"], stats))
         return ""
 
     def do_if_no_policy(self, b, tokens):
@@ -789,6 +844,11 @@ class NxosDevice(Device):
         self.startup: list[str] | None = None
         self.pending = ConfirmedCommit(self, self._timer_expired, unit_seconds=1)
         self.last_replace: dict = {}
+        # What 'show version' / 'show inventory' / 'show license host-id' name: the chassis serial (Processor Board ID;
+        # 11 characters as in every published capture: 'FDO21270U84', 'FOC21261DQD'), the boot time (Kernel uptime).
+        self.no_timer_reply = spec.get("commit_reply_without_timer", "ERROR: No configure replace commit-timeout is in progress\n")
+        self.serial = spec.get("serial") or "FDO" + hashlib.sha256(self.name.encode()).hexdigest()[:8].upper()
+        self.booted_at = time.time()
         if spec.get("initial_config"):
             self.load_lines(spec["initial_config"])
             self.changed_at = None
@@ -846,6 +906,10 @@ class NxosDevice(Device):
 
     def startup_lines(self) -> list[str]:
         return list(self.startup or [])
+
+    def describe(self) -> dict:
+        # What a peer's facts are checked against (tests/integration/test_peer_nxos.py): the chassis serial and model.
+        return {**super().describe(), "serial": self.serial, "model": self.model, "version": VERSION_LONG}
 
     def lldp_advertised(self, port: str) -> dict:
         # A Nexus neighbour in the published 'show lldp neighbors detail' (fixtures/nxos ntc1) sends its
@@ -928,6 +992,7 @@ class NxosShell(Shell):
         super().__init__(device, conn)
         self.editor: Editor | None = None  # None: exec mode
         self.dont_ask = False
+        self._fmt: str | None = None  # 'json' / 'json-pretty' while a piped show runs
 
     def banner(self) -> str:
         return _BANNER
@@ -965,6 +1030,8 @@ class NxosShell(Shell):
             return ""
         dev = self.device
         with dev.lock:
+            if "|" in line and tokens[0].lower() in ("show", "sh", "sho"):
+                return self._show_piped(line)
             if self.editor is not None and self.editor.stack:
                 if tokens[0].lower() in ("show", "sh", "sho"):  # NX-OS runs show commands in any mode
                     return self._exec(line, tokens, SHOW_RULES)
@@ -980,6 +1047,46 @@ class NxosShell(Shell):
                     self.editor = None
                 return out
             return self._exec(line, tokens, EXEC_RULES + SHOW_RULES)
+
+    def _show_piped(self, line: str) -> str:
+        """'show X | json' / '| json-pretty': the NX-API JSON body of X (JSON_ACTIONS), compact on one line or
+        indented by 4 (the published 'show lldp neighbors | json-pretty' capture). Another pipe (include, grep,
+        section, ...) is not modelled and refused like an unknown word; a command without a JSON form here is
+        refused as the published does-not-support capture shows (napalm test/nxos_ssh/.../show_inventory___json.txt)."""
+        base, _bar, rest = line.partition("|")
+        btoks = base.split()
+        at = len(btoks) + (1 if base.endswith(" ") or rest.startswith(" ") else 0)
+        pipe = rest.split()
+        if not pipe:
+            return self._error(line, CliError("incomplete", at))
+        if len(pipe) != 1 or pipe[0].lower() not in ("json", "json-pretty"):
+            return self._error(line, CliError("invalid", at))
+        res = grammar.match(SHOW_RULES, btoks)
+        if not res.ok:
+            return self._error(line, CliError(res.error, res.pos))
+        if res.rule.action not in JSON_ACTIONS:
+            return self._error(line, CliError("invalid", at))
+        self._fmt = pipe[0].lower()
+        try:
+            body = getattr(self, "x_" + res.rule.action)(res.bindings, btoks, base)
+        except CliError as exc:
+            return self._error(line, exc)
+        finally:
+            self._fmt = None
+        if not body:
+            return ""  # an empty table prints nothing (unverified)
+        if self._fmt_pretty(pipe[0]):
+            return json.dumps(body, indent=4) + "\n"
+        return json.dumps(body) + "\n"
+
+    @staticmethod
+    def _fmt_pretty(word: str) -> bool:
+        return word.lower() == "json-pretty"
+
+    @staticmethod
+    def _rows(rows: list[dict]) -> dict | list:
+        """NX-API JSON prints one row as an object, several as a list (cisco.nxos nxos_facts and napalm read both)."""
+        return rows[0] if len(rows) == 1 else rows
 
     def _rebind(self) -> None:
         """Point the editor's mode nodes at the device's current configuration (a commit may have replaced it)."""
@@ -1162,8 +1269,9 @@ class NxosShell(Shell):
     def x_replace_commit(self, b, tokens, line):
         dev = self.device
         if not dev.pending.active:
-            # Nothing to confirm: the text is unverified.
-            return "ERROR: No configure replace commit-timeout is in progress\n"
+            # Nothing to confirm: no source shows what NX-OS replies (unverified). The lab models both readings: an
+            # error line (the default) or nothing, per switch ('commit_reply_without_timer' in its spec).
+            return dev.no_timer_reply
         fields = dev.pending.confirm()
         dev.record("commit_confirmed", file=fields.get("file"))
         return ""  # the output of a confirm: unverified (nothing printed)
@@ -1198,11 +1306,97 @@ class NxosShell(Shell):
         return "\n".join(["!Command: show startup-config", "!Time: %s" % _ctime(time.time()), "",
                           "version %s Bios:version %s" % (VERSION, BIOS)] + dev.startup) + "\n"
 
+    # 'show version': the layout of the published captures (napalm test/nxos_ssh N93180 7.0(3)I7(2), ntc-templates
+    # cisco_nxos_show_version7 9.3(15), a 9.3(3) Nexus 9000v session in a public test suite): Software (BIOS, NXOS,
+    # image), Hardware (the chassis line, CPU and memory, 'Processor Board ID', 'Device name', bootflash), 'Kernel
+    # uptime is D day(s), H hour(s), M minute(s), S second(s)', 'Last reset' with '  Reason: ', plugin and packages.
+    # The CPU, memory and compile-time values are this lab's (unverified for the 9364C-GX).
+    def _uptime(self) -> tuple[int, int, int, int]:
+        left = max(0, int(time.time() - self.device.booted_at))
+        return left // 86400, left % 86400 // 3600, left % 3600 // 60, left % 60
+
     def x_show_version(self, b, tokens, line):
-        return ("Cisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n\nSoftware\n"
-                "  BIOS: version %s\n  NXOS: version %s\n  NXOS image file is: bootflash:///%s\n\nHardware\n"
-                "  cisco Nexus9000 C9364C-GX Chassis\n\n  Device name: %s\n"
-                % (BIOS, VERSION_LONG, IMAGE, self.device.config.hostname))
+        dev = self.device
+        days, hours, mins, secs = self._uptime()
+        if self._fmt:
+            # The NX-API body's keys: a 9.3(5) Nexus 9000v 'show version' JSON-RPC reply and napalm's N9000 mock.
+            return {"header_str": _BANNER, "bios_ver_str": BIOS, "kickstart_ver_str": VERSION_LONG, "nxos_ver_str": VERSION_LONG,
+                    "bios_cmpl_time": BIOS_DATE, "kick_file_name": "bootflash:///%s" % IMAGE,
+                    "nxos_file_name": "bootflash:///%s" % IMAGE, "kick_cmpl_time": COMPILE_TIME, "nxos_cmpl_time": COMPILE_TIME,
+                    "kick_tmstmp": COMPILE_STAMP, "nxos_tmstmp": COMPILE_STAMP, "chassis_id": "Nexus9000 %s Chassis" % CHASSIS,
+                    "cpu_name": CPU, "memory": MEMORY_KB, "mem_type": "kB", "proc_board_id": dev.serial,
+                    "host_name": dev.config.hostname, "bootflash_size": BOOTFLASH_KB, "kern_uptm_days": days,
+                    "kern_uptm_hrs": hours, "kern_uptm_mins": mins, "kern_uptm_secs": secs, "rr_reason": "Unknown",
+                    "rr_sys_ver": "", "rr_service": "", "plugins": "Core Plugin, Ethernet Plugin",
+                    "manufacturer": "Cisco Systems, Inc."}
+        return ("%s\nSoftware\n  BIOS: version %s\n  NXOS: version %s\n  BIOS compile time:  %s\n"
+                "  NXOS image file is: bootflash:///%s\n  NXOS compile time:  %s [%s]\n\n\nHardware\n"
+                "  cisco Nexus9000 %s Chassis\n  %s with %d kB of memory.\n  Processor Board ID %s\n\n"
+                "  Device name: %s\n  bootflash:   %d kB\n"
+                "Kernel uptime is %d day(s), %d hour(s), %d minute(s), %d second(s)\n\n"
+                "Last reset\n  Reason: Unknown\n  System version: \n  Service: \n\nplugin\n  Core Plugin, Ethernet Plugin\n\n"
+                "Active Package(s):\n\n"
+                % (_BANNER, BIOS, VERSION_LONG, BIOS_DATE, IMAGE, COMPILE_TIME, COMPILE_STAMP, CHASSIS, CPU, MEMORY_KB,
+                   dev.serial, dev.config.hostname, BOOTFLASH_KB, days, hours, mins, secs))
+
+    # 'show inventory': 'NAME: "Chassis",  DESCR: "Nexus9000 C9300v Chassis"' / 'PID: N9K-C9300v          ,  VID:     ,
+    # SN: 9QXOX90PJ62' pairs separated by a blank line (ntc-templates cisco_nxos_show_inventory3, the same 9000v session);
+    # JSON: TABLE_inv / ROW_inv with name, desc, productid, vendorid, serialnum (napalm's nxos_ssh N93180 mock, whose
+    # chassis row's name keeps its quotes). The module rows are this lab's (unverified for the 9364C-GX).
+    def _inventory(self) -> list[tuple[str, str, str, str, str]]:
+        dev = self.device
+        return [("Chassis", "Nexus9000 %s Chassis" % CHASSIS, dev.model, "V01", dev.serial),
+                ("Slot 1", "64x100G QSFP28 Ethernet Module", dev.model, "V01", dev.serial),
+                ("Power Supply 1", "Nexus9000 PowerSupply", "NXA-PAC-1900W-PE", "V01", "LIT" + dev.serial[3:]),
+                ("Fan 1", "Nexus9000 Fan Module", "NXA-FAN-160CFM-PE", "V01", "N/A")]
+
+    def x_show_inventory(self, b, tokens, line):
+        rows = self._inventory()
+        if self._fmt:
+            return {"TABLE_inv": {"ROW_inv": self._rows([{"name": '"%s"' % n, "desc": d, "productid": p, "vendorid": v, "serialnum": sn}
+                                                         for n, d, p, v, sn in rows])}}
+        return "\n".join('NAME: "%s",  DESCR: "%s"\nPID: %-20s,  VID: %-4s,  SN: %s\n' % r for r in rows)
+
+    # 'show hostname': the name alone (ntc-templates cisco_nxos_show_hostname 'n9k1'; napalm's N93180 mock prints the
+    # FQDN when a domain is configured - the lab configures none); JSON {"hostname": ...} (napalm's nxos mock).
+    def x_show_hostname(self, b, tokens, line):
+        name = self.device.config.hostname
+        return {"hostname": name} if self._fmt else name + " \n"
+
+    # 'show hosts' as napalm's nxos_ssh mocks print it with DNS off and no domain (missing_domain / N93180 forms):
+    # napalm reads 'Default domain is' for the FQDN.
+    def x_show_hosts(self, b, tokens, line):
+        return ("DNS lookup disabled\nVrf Name: default Default domain is not configured\nName/address lookup uses domain service\n"
+                "Name servers are 255.255.255.255\n\n\nHost            Address\n")
+
+    # 'show license host-id': 'License hostid: VDH=<serial>' (the 9000v session above; cisco.nxos nxos_facts reads
+    # 'License hostid: VDH=(.+)$'). That the value is the chassis serial: as in that session.
+    def x_show_license_hostid(self, b, tokens, line):
+        return "License hostid: VDH=%s\n" % self.device.serial
+
+    # 'show privilege' (the cisco.nxos terminal plugin's become check reads '15' in it): the form is unverified
+    # (no published capture read); the lab user is network-admin, privilege level 15.
+    def x_show_privilege(self, b, tokens, line):
+        return "User privilege level: 15\nFeature privilege: Disabled\n"
+
+    # 'show user-account U' (cisco.nxos validate_user_role reads 'roles:(.+)$'); the layout: unverified.
+    def x_show_user_account(self, b, tokens, line):
+        user = b["user"]
+        if user != self.device.username:
+            return ""  # an unknown user prints nothing (unverified)
+        return "user:%s\n        this user account has no expiry date\n        roles:network-admin \n" % user
+
+    # 'show clock': '18:57:38.347 UTC Mon Oct 19 2015' (ntc-templates cisco_nxos_show_clock).
+    def x_show_clock(self, b, tokens, line):
+        now = time.time()
+        stamp = time.gmtime(now)
+        day = time.strftime("%a %b ", stamp) + "%d %d" % (stamp.tm_mday, stamp.tm_year)  # the day unpadded: unverified
+        return "%s.%03d UTC %s\n" % (time.strftime("%H:%M:%S", stamp), int(now * 1000) % 1000, day)
+
+    # 'show ipv6 interface vrf all', 'show cdp neighbors detail' (nxos_facts' interfaces subset): the lab has no IPv6
+    # interface and no CDP neighbour; both print nothing, in text and JSON (unverified: no capture of an empty one read).
+    def x_show_empty(self, b, tokens, line):
+        return {} if self._fmt else ""
 
     def _links(self) -> dict:
         return self.device.lldp_ports()
@@ -1224,6 +1418,110 @@ class NxosShell(Shell):
             out.append("%-13s %-18s %-9s %-9s %-7s %-7s %s" % row)
         return "\n".join(out) + "\n"
 
+    # 'show interface' (every port): the block of a Nexus 9000 Ethernet port in the published captures
+    # (ntc-templates tests/cisco_nxos/show_interface: 'Ethernet2/1 is up' / 'admin state is up, Dedicated Interface' /
+    # '  Hardware: 1000/10000 Ethernet, address: 00de.dddd.ffff (bia aaaa.cccc.dddd)' / Description / 'MTU 9100 bytes,
+    # BW 10000000 Kbit, DLY 10 usec' / 'Port mode is ...' / 'full-duplex, 10 Gb/s, media type is 10G' / RX and TX
+    # counters; a port without link 'is down (Link not connected)' with 'auto-duplex, auto-speed'). JSON: TABLE_interface /
+    # ROW_interface with the NX-API keys of napalm's nxos get_interfaces mock (interface, state, admin_state, desc,
+    # eth_hw_desc, eth_hw_addr, eth_bia_addr, eth_mtu, eth_bw, eth_mode, eth_duplex, eth_speed, ...). The hardware
+    # words of a 100G port ('100000 Ethernet'), the access mode and the MAC values are this lab's (unverified).
+    def _port_facts(self, port: str, links: dict) -> dict:
+        dev = self.device
+        seen = links.get(port) or {"oper": "down", "speed": None}
+        node = dev.config.interface(port)
+        kids = node.kids if node else []
+        descr = next((k.line.split(None, 1)[1] for k in kids if k.key == "description"), None)
+        mtu = next((int(k.line.split()[1]) for k in kids if k.key == "mtu"), 1500)
+        shut = any(k.key == "shutdown" and k.line.strip() == "shutdown" for k in kids)
+        up = seen.get("oper") == "up" and not shut
+        gbps = speed_gbps(seen.get("speed")) or speed_gbps(seen.get("configured")) or 100
+        mac = dotted(_wiring_mac(dev.name, port))
+        return {"port": port, "up": up, "shut": shut, "descr": descr, "mtu": mtu, "gbps": gbps, "mac": mac}
+
+    def x_show_interface(self, b, tokens, line):
+        dev = self.device
+        links = self._links()
+        facts = [self._port_facts(port, links) for port in sorted(dev.ports, key=natural_key)]
+        if self._fmt:
+            rows = []
+            for f in facts:
+                row = {"interface": f["port"], "state": "up" if f["up"] else "down"}
+                if not f["up"]:
+                    row["state_rsn_desc"] = "Administratively down" if f["shut"] else "Link not connected"
+                row.update({"admin_state": "down" if f["shut"] else "up", "share_state": "Dedicated",
+                            "eth_hw_desc": "%d Ethernet" % (f["gbps"] * 1000), "eth_hw_addr": f["mac"], "eth_bia_addr": f["mac"]})
+                if f["descr"]:
+                    row["desc"] = f["descr"]
+                row.update({"eth_mtu": str(f["mtu"]), "eth_bw": f["gbps"] * 1000000, "eth_dly": 10, "eth_reliability": "255",
+                            "eth_txload": "1", "eth_rxload": "1", "medium": "broadcast", "eth_mode": "access",
+                            "eth_duplex": "full" if f["up"] else "auto",
+                            "eth_speed": "%d Gb/s" % f["gbps"] if f["up"] else "auto-speed"})
+                rows.append(row)
+            return {"TABLE_interface": {"ROW_interface": self._rows(rows)}}
+        out = []
+        for f in facts:
+            c = dev.counters[f["port"]]
+            tx_pkts, tx_bytes = sum(c["tx_packets"]), sum(c["tx_bytes"])
+            state = "up" if f["up"] else "down (%s)" % ("Administratively down" if f["shut"] else "Link not connected")
+            out += ["%s is %s" % (f["port"], state), "admin state is %s, Dedicated Interface" % ("down" if f["shut"] else "up"),
+                    "  Hardware: %d Ethernet, address: %s (bia %s)" % (f["gbps"] * 1000, f["mac"], f["mac"])]
+            if f["descr"]:
+                out.append("  Description: %s" % f["descr"])
+            out += ["  MTU %d bytes, BW %d Kbit , DLY 10 usec" % (f["mtu"], f["gbps"] * 1000000),
+                    "  reliability 255/255, txload 1/255, rxload 1/255", "  Encapsulation ARPA, medium is broadcast",
+                    "  Port mode is access",
+                    "  full-duplex, %d Gb/s, media type is %dG" % (f["gbps"], f["gbps"]) if f["up"] else "  auto-duplex, auto-speed",
+                    "  Beacon is turned off", "  Auto-Negotiation is turned on  FEC mode is Auto",
+                    "  Input flow-control is off, output flow-control is off", "  Auto-mdix is turned off",
+                    "  Rate mode is dedicated", "  Switchport monitor is off", "  EtherType is 0x8100",
+                    "  EEE (efficient-ethernet) : n/a", "  Last link flapped never",
+                    '  Last clearing of "show interface" counters never', "  0 interface resets",
+                    "  RX", "    0 unicast packets  0 multicast packets  0 broadcast packets",
+                    "    0 input packets  %d bytes" % c.get("rx_octets", 0), "    0 jumbo packets  0 storm suppression packets",
+                    "    0 runts  0 giants  0 CRC/FCS  0 no buffer",
+                    "    0 input error  0 short frame  0 overrun   0 underrun  0 ignored",
+                    "    0 watchdog  0 bad etype drop  0 bad proto drop  0 if down drop",
+                    "    0 input with dribble  %d input discard" % c.get("in_discards", 0), "    %d Rx pause" % sum(c["pfc_rx"]),
+                    "  TX", "    %d unicast packets  0 multicast packets  0 broadcast packets" % tx_pkts,
+                    "    %d output packets  %d bytes" % (tx_pkts, tx_bytes), "    0 jumbo packets",
+                    "    0 output error  0 collision  0 deferred  0 late collision",
+                    "    0 lost carrier  0 no carrier  0 babble  %d output discard" % c.get("out_discards", 0),
+                    "    %d Tx pause" % sum(c["pfc_tx"]), ""]
+        return "\n".join(out) + "\n"
+
+    def _neighbours(self) -> list[tuple[str, dict]]:
+        links = self._links()
+        return [(port, links[port]["peer"]) for port in sorted(links, key=natural_key)
+                if links[port].get("peer") and links[port].get("oper") == "up"]
+
+    # 'show lldp neighbors': the capability legend, 'Device ID  Local Intf  Hold-time  Capability  Port ID', a Device ID
+    # longer than 20 characters on a line of its own (ntc-templates cisco_nxos_show_lldp_neighbors and _multiline),
+    # 'Total entries displayed: N'. JSON: 'neigh_hdr', TABLE_nbor / ROW_nbor (chassis_type, chassis_id = the system
+    # name, l_port_id, hold_time, system_capability, enabled_capability, port_type, port_id, mgmt_addr...), 'neigh_count'
+    # (a published 'show lldp neighbors | json-pretty' of a Nexus 9000 leaf, cisco.nxos nxos_facts reads it).
+    def x_show_lldp_brief(self, b, tokens, line):
+        nbrs = self._neighbours()
+        if self._fmt:
+            rows = [{"chassis_type": "Locally Assigned", "chassis_id": peer.get("system") or dotted(peer.get("chassis")),
+                     "l_port_id": short_port(port), "hold_time": "120", "system_capability": "BR", "enabled_capability": "BR",
+                     "port_type": "Mac Address" if peer.get("subtype") == "mac" else "Interface Name",
+                     "port_id": dotted(peer.get("port_id")), "mgmt_addr_type": "IPV4", "mgmt_addr": "not advertised",
+                     "mgmt_addr_ipv6_type": "Address not advertised", "mgmt_addr_ipv6": "not advertised"} for port, peer in nbrs]
+            return {"neigh_hdr": "neigh_hdr", "TABLE_nbor": {"ROW_nbor": self._rows(rows)}, "neigh_count": str(len(rows))} if rows else {}
+        out = ["Capability codes:", "  (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device",
+               "  (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other",
+               "Device ID            Local Intf      Hold-time  Capability  Port ID  "]
+        for port, peer in nbrs:
+            name = peer.get("system") or dotted(peer.get("chassis")) or ""
+            rest = "%-15s %-10s %-11s %s" % (short_port(port), "120", "BR", dotted(peer.get("port_id")))
+            if len(name) > 20:
+                out += [name, " " * 21 + rest]
+            else:
+                out.append("%-20s %s" % (name, rest))
+        out.append("Total entries displayed: %d" % len(nbrs))
+        return "\n".join(out) + "\n"
+
     def x_show_lldp(self, b, tokens, line):
         links = self._links()
         out = ["Capability codes:", "  (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device",
@@ -1235,7 +1533,8 @@ class NxosShell(Shell):
             if not peer or links[port].get("oper") != "up":
                 continue
             n += 1
-            out += ["Chassis id: %s" % (peer.get("chassis") or "null"), "Port id: %s" % (peer.get("port_id") or "null"),
+            # The chassis ID (and a MAC port ID) in NX-OS's dotted form, as every published capture prints it.
+            out += ["Chassis id: %s" % (dotted(peer.get("chassis")) or "null"), "Port id: %s" % (dotted(peer.get("port_id")) or "null"),
                     "Local Port id: %s" % short_port(port), "Port Description: %s" % (peer.get("descr") or "null"),
                     "System Name: %s" % (peer.get("system") or "null"), "System Description: null",
                     "Time remaining: 91 seconds", "System Capabilities: B, R", "Enabled Capabilities: B, R",
@@ -1262,7 +1561,7 @@ class NxosShell(Shell):
         out = []
         for port in sorted(dev.ports, key=natural_key):
             node = dev.config.interface(port)
-            mode = next((k.line.split()[-1] for k in node.kids if k.key == "pfc-mode"), "auto") if node else "auto"
+            mode = next((k.line.split()[2] for k in node.kids if k.key == "pfc-mode"), "auto") if node else "auto"
             c = dev.counters[port]
             admin = {"on": "On", "off": "Off", "auto": "Auto"}[mode]  # 'Auto'/'Off' spellings: unverified
             out += [port, "    Admin Mode: %s" % admin, "    Oper Mode: %s" % ("On" if mode == "on" else "Off"),
@@ -1312,8 +1611,8 @@ LAB_PORTS = {"Ethernet1/1": {"speed": "100G", "cable_length_m": 3, "description"
 HANG_AT = {
     "connect": "login",
     "load": "^copy running-config bootflash:",
-    # Opening the session reads 'show config-replace status' (a timer of another run is refused there).
-    "open session": "^show config-replace status",
+    # Opening the session lists bootflash (another session's kept files, whose change may be pending, are refused there).
+    "open session": "^dir bootflash:$",
     "commit": "^configure replace .* commit-timeout",
     "read-back": "^show running-config$",
     "confirm": "^configure replace commit$",

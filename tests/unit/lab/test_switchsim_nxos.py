@@ -246,12 +246,9 @@ def test_commit_timeout_expiry_rolls_back_and_commit_stops_it(sim):
         assert "Configure replace completed successfully" in out
         pend = sim.pending("leaf4")
         assert pend["pending_commit"] and pend["platform"] == "nxos" and 0 < pend["remaining_seconds"] <= 30
-        status = nxos.replace_status(conn.send_command("show config-replace status"))
-        assert status and status["remaining_s"] <= 30
         time.sleep(30 * SCALE + 0.5)
         assert "mtu 9000" not in sim.running("leaf4") and sim.running("leaf4").count("interface") == before.count("interface")
         assert not sim.pending("leaf4")["pending_commit"]
-        assert nxos.replace_status(conn.send_command("show config-replace status")) is None
         assert conn.send_command("configure replace commit").startswith("ERROR:")
         conn.send_command("configure replace bootflash:t.cfg commit-timeout 30")
         assert conn.send_command("configure replace commit").strip() == ""
@@ -342,12 +339,17 @@ def test_driver_timer_expiry_restores_and_a_new_session_is_refused_meanwhile(sim
         driver.open_session("s3")
         driver.load(nxos_render.render_plan(plan()))
         driver.commit(30)
-        with pytest.raises(_base.DeviceError, match="commit timer runs"):
+        # another run sees session s3's files and its live change: refused (issue 31: no 'show config-replace status')
+        with pytest.raises(_base.DeviceError, match="the change of session s3 is live"):
             nxos.Driver(conn, "leaf4").open_session("other")
+        assert nxos.Driver(conn, "leaf4").pending() == {"session": "s3", "remaining_s": None}
         time.sleep(30 * SCALE + 0.5)
         assert nxos_readers.parse_config(sim.running("leaf4")) == before
-        with pytest.raises(_base.DeviceError, match="rolled back"):
+        with pytest.raises(_base.DeviceError, match="rolled back") as caught:
             driver.confirm()
+        assert caught.value.state == _base.ROLLED_BACK
+        assert nxos.Driver(conn, "leaf4").pending() is None
+        nxos.Driver(conn, "leaf4").open_session("other")  # its files are gone: nothing blocks a new run
     finally:
         conn.disconnect()
 
@@ -394,3 +396,58 @@ def test_the_switch_boots_from_its_startup_config_and_keeps_it_without_a_save(si
     assert "feature scp-server" in sim.startup("leaf4")
     sim.load("leaf4", ["interface Ethernet1/1", "mtu 9216"])
     assert "  mtu 9216" not in sim.startup("leaf4") and "mtu 9216" not in "\n".join(sim.startup("leaf4"))
+
+
+def test_the_interface_forms_of_published_tor_configurations_are_taken_and_read(sim):
+    """'priority-flow-control mode on send-tlv' and 'service-policy type qos input NAME no-stats' (Microsoft's Azure
+    Local reference Nexus TOR configuration; issue 31): the switch takes them and prints them back; the driver's reader
+    reads PFC on and the policy applied (before issue 31 it read PFC off and no policy)."""
+    running = sim.load("leaf4", ["class-map type qos match-any C3", "match dscp 26", "policy-map type qos P", "class C3",
+                                 "set qos-group 3", "interface Ethernet1/1", "priority-flow-control mode on send-tlv",
+                                 "service-policy type qos input P no-stats"])
+    assert "  priority-flow-control mode on send-tlv\n" in running and "  service-policy type qos input P no-stats\n" in running
+    intf = nxos_readers.parse_config(running)["interfaces"]["Ethernet1/1"]
+    assert intf["pfc_enabled"] is True and intf["qos_policy"] == "P" and intf["trust"] == "dscp"
+
+
+def test_driver_rollback_stops_the_timer_and_replaces_with_the_saved_configuration(sim):
+    """The documented path (issue 31): 'configure replace commit' then 'configure replace <before-file>'."""
+    before = nxos_readers.parse_config(sim.running("leaf4"))
+    conn, driver = _driver(sim)
+    try:
+        driver.open_session("s5")
+        driver.load(nxos_render.render_plan(plan()))
+        driver.commit(600)
+        assert sim.pending("leaf4")["pending_commit"]
+        nxos.Driver(conn, "leaf4").rollback("s5")
+        assert nxos_readers.parse_config(sim.running("leaf4")) == before
+        assert not sim.pending("leaf4")["pending_commit"]
+        events = [e["event"] for e in sim.log("leaf4")["events"]]
+        assert events[-2:] == ["commit_confirmed", "replace"]
+    finally:
+        conn.disconnect()
+
+
+@pytest.mark.parametrize("reply, state", [("ERROR: No configure replace commit-timeout is in progress\n", _base.UNKNOWN), ("", _base.COMMITTED)])
+def test_confirming_a_change_confirmed_by_hand_under_both_unpublished_replies(tmp_path, reply, state):
+    """What 'configure replace commit' prints without a timer is unpublished; the lab models an error line and
+    nothing. The driver never reads success from it: an error line leaves the timer unknown (files kept), none
+    confirms (files deleted); the change is live either way."""
+    with SimProcess({"time_scale": SCALE, "switches": [_spec(commit_reply_without_timer=reply)]}, str(tmp_path)) as sim:
+        conn, driver = _driver(sim)
+        try:
+            driver.open_session("s6")
+            driver.load(nxos_render.render_plan(plan()))
+            driver.commit(600)
+            assert conn.send_command("configure replace commit").strip() == ""  # confirmed by hand; the files stay
+            other = nxos.Driver(conn, "leaf4")
+            if state == _base.COMMITTED:
+                other.confirm("s6")
+                assert "lf-s6-target.cfg" not in conn.send_command("dir bootflash:")
+            else:
+                with pytest.raises(_base.DeviceError, match="whether a commit timer still runs cannot be read") as caught:
+                    other.confirm("s6")
+                assert caught.value.state == state and "lf-s6-target.cfg" in conn.send_command("dir bootflash:")
+            assert "  mtu 9214" in sim.running("leaf4") and not sim.pending("leaf4")["pending_commit"]
+        finally:
+            conn.disconnect()

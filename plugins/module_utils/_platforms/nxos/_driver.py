@@ -8,7 +8,8 @@ NX-OS System Management Configuration Guide, "Performing Configuration Replace",
 The driver builds that file from the switch's own running configuration:
 
     terminal dont-ask                                        (prepare) no confirmation prompts
-    show config-replace status                               (open_session) refuse a running commit timer
+    dir bootflash:                                           (open_session) another session's files kept on bootflash:
+    show file ..., show running-config                       ... refused while its change is live (it may be pending)
     dir bootflash:                                           (load) stale lf-<s>-* files of this session
     delete bootflash:lf-<s>-<x>.cfg                          ... each of them
     copy running-config bootflash:lf-<s>-before.cfg          the state to roll back to
@@ -18,8 +19,10 @@ The driver builds that file from the switch's own running configuration:
     configure replace bootflash:lf-<s>-target.cfg verify-only   the device validates the patch
     show diff rollback-patch file bootflash:lf-<s>-before.cfg file bootflash:lf-<s>-target.cfg   (diff)
     configure replace bootflash:lf-<s>-target.cfg [commit-timeout <t>]   (commit)
+    show file lf-<s>-before.cfg / lf-<s>-target.cfg, show running-config   (pending, confirm, rollback) where the change stands
     configure replace commit                                 (confirm) stop the timer, keep the change
-    configure replace bootflash:lf-<s>-before.cfg            (rollback) back now
+    configure replace commit                                 (rollback) stop the timer, then
+    configure replace bootflash:lf-<s>-before.cfg            ... replace the running config with the saved one
     show running-config                                      (gather, read-back)
     copy running-config startup-config                       (save)
 
@@ -75,30 +78,44 @@ _REPLACED = re.compile(r"Configure replace completed successfully")
 _VERIFIED = re.compile(r"Patch validation completed successful|Rollback Patch is Empty|Configure replace completed successfully")
 _COPIED = re.compile(r"Copy complete")
 _MD5 = re.compile(r"\b([0-9a-f]{32})\b")
-# 'show config-replace status' (form unverified: no published output was found): a commit timer running
-# is read from a line naming the commit timeout / timer with a remaining time, or a status of 'in progress'.
-_TIMER_LEFT = re.compile(r"(?im)^\s*(?:remaining time|time remaining|commit[- ]timer(?: expiry)?(?: remaining)?|time left)\s*:\s*(\d+)")
-_TIMER_ACTIVE = re.compile(r"(?im)^\s*(?:commit[- ]timeout|commit[- ]timer|timer status)\s*:\s*(?:active|running|pending|started)\b")
-_IN_PROGRESS = re.compile(r"(?im)^\s*(?:operation status|last operation status|status)\s*:\s*(?:in progress|in-progress|pending commit|waiting for commit)")
-_FILE_IN_STATUS = re.compile(r"\blf-([A-Za-z0-9][A-Za-z0-9._-]*)-target\.cfg\b")
+# Whether a timed commit is pending is decided from documented behaviour only (issue 31): no Cisco page or public
+# capture shows what 'show config-replace status' prints, nor what 'configure replace commit' replies. Cisco's
+# guide (CR, "Performing Configuration Replace") says "If the commit timer expires, the rollback operation is
+# automatically initiated" and that the configuration "rolls back to or restores the previous running configuration"
+# then: so a session's change is live while the running configuration holds its target file's configuration, and
+# restored once it holds the before-file's again. The driver keeps both files on bootflash ('dir bootflash:', the form
+# netmiko, napalm and the ntc-templates captures read) while a timed commit of the session may run, and deletes them
+# once the change is settled. What this cannot see (unverified, docs/vendor-nxos.md): a timer started outside this
+# collection, and whether a live change whose files are kept was confirmed by hand.
+_SESSION_FILE = re.compile(r"(?:^|\s)lf-([A-Za-z0-9][A-Za-z0-9._-]*)-(before|target)\.cfg\s*$", re.M)
+LIVE = "live"
+RESTORED = "restored"
+
+
+def sessions_on_flash(listing: str) -> list[str]:
+    """The sessions 'dir bootflash:' lists both files of (lf-<s>-before.cfg and lf-<s>-target.cfg), sorted."""
+    found: dict[str, set] = {}
+    for match in _SESSION_FILE.finditer(listing or ""):
+        found.setdefault(match.group(1), set()).add(match.group(2))
+    return sorted(name for name, kinds in found.items() if kinds == {"before", "target"})
+
+
+def change_state(before: str, target: str, running: str) -> str | None:
+    """Where a session's change stands: LIVE when the running configuration holds the target file's (QoS)
+    configuration, RESTORED when it holds the before-file's (the commit timer ran out and the switch rolled
+    back, or a rollback replaced it), None when neither (someone else changed the switch). ValueError
+    (naming nxos) for a text the configuration reader refuses."""
+    was, wanted, now = (_nxos_readers.parse_config(text) for text in (before, target, running))
+    if now == wanted:
+        return LIVE
+    if now == was:
+        return RESTORED
+    return None
 
 
 def rejection(output: str) -> str | None:
     said = [line.strip() for line in (output or "").split("\n") if _ERROR.search(line)]
     return "\n".join(said) if said else None
-
-
-def replace_status(output: str) -> dict | None:
-    """The commit timer 'show config-replace status' shows: {'session', 'remaining_s'}, or None."""
-    text = output or ""
-    left = _TIMER_LEFT.search(text)
-    active = _TIMER_ACTIVE.search(text) or _IN_PROGRESS.search(text)
-    if left and int(left.group(1)) == 0 and not active:
-        return None
-    if not left and not active:
-        return None
-    match = _FILE_IN_STATUS.search(text)
-    return {"session": match.group(1) if match else None, "remaining_s": int(left.group(1)) if left else None}
 
 
 def diff_of(output: str) -> str:
@@ -247,9 +264,21 @@ class Driver(_base.Driver):
     def gather(self) -> str:
         return self._checked("show running-config", "reading the running config", self._state)
 
-    def _status(self, state: str) -> dict | None:
-        out = self._checked("show config-replace status", "reading the configure replace status", state)
-        return replace_status(out)
+    def _sessions(self, state: str) -> list[str]:
+        """The sessions whose two files are on bootflash (sessions_on_flash)."""
+        return sessions_on_flash(self._checked("dir bootflash:", "listing bootflash:", state))
+
+    def _where(self, name: str, state: str) -> str | None:
+        """Where session ``name``'s change stands on the switch (change_state: LIVE, RESTORED or None), from its two
+        files and the running configuration."""
+        before_file, target_file = self._files(name)
+        texts = []
+        for command in ("show file %s" % before_file, "show file %s" % target_file, "show running-config"):
+            texts.append(self._checked(command, "reading %s" % command.split(" ", 2)[-1], state))
+        try:
+            return change_state(*texts)
+        except ValueError as exc:
+            raise self._error("session %s: %s" % (name, exc), state, line="show running-config") from None
 
     def open_session(self, name: str) -> None:
         if not isinstance(name, str) or not _SESSION_RE.fullmatch(name):
@@ -257,12 +286,11 @@ class Driver(_base.Driver):
         self.session = name
         self._verified = self._diff = None
         self._timed = False
-        pending = self._status(_base.UNCHANGED)
-        if pending:
-            who = "lf-%s-target.cfg" % pending["session"] if pending["session"] else "a file"
-            left = "" if pending["remaining_s"] is None else ", %d s left" % pending["remaining_s"]
-            raise self._error("a configure replace is in progress: a commit timer runs for %s%s; refusing to change the switch "
-                              "until it is confirmed ('configure replace commit') or has rolled back" % (who, left), _base.UNCHANGED)
+        for other in self._sessions(_base.UNCHANGED):
+            if self._where(other, _base.UNCHANGED) == LIVE:
+                raise self._error("the change of session %s is live and its files lf-%s-*.cfg are kept on bootflash: its commit timer may "
+                                  "still run (NX-OS publishes no form of its timer's state); refusing to change the switch until session %s "
+                                  "is confirmed or rolled back" % (other, other, other), _base.UNCHANGED)
 
     def load(self, lines: list[str]) -> None:
         name = self._name(None)
@@ -381,72 +409,108 @@ class Driver(_base.Driver):
             self._timed = True
 
     def pending(self) -> dict | None:
-        return self._status(self._state if self._state != _base.UNCHANGED else _base.UNKNOWN)
+        """The timed commit that may still run: a session whose files are on bootflash and whose change is live
+        ({'session', 'remaining_s': None}: the time left is not readable), or None."""
+        state = self._state if self._state != _base.UNCHANGED else _base.UNKNOWN
+        for name in self._sessions(state):
+            if self._where(name, state) == LIVE:
+                return {"session": name, "remaining_s": None}
+        return None
 
-    def _own_timer(self, session: str | None, action: str) -> dict | None:
-        """The running commit timer, when it is this session's; None when none runs (DeviceError when another's does)."""
-        status = self._status(_base.PENDING if self._timed else _base.UNKNOWN)
-        if status and session and status["session"] not in (None, session):
-            raise self._error("refusing to %s: the commit timer that runs is for lf-%s-target.cfg, not session %s"
-                              % (action, status["session"], session), _base.UNKNOWN)
-        return status
+    def _session_to_settle(self, session: str | None, action: str) -> str:
+        """This run's session, ``session``, or - neither known - the one pending() finds; its files must be on bootflash."""
+        state = _base.PENDING if self._timed else _base.UNKNOWN
+        name = self._name(session) if (session or self.session) else None
+        if name is None:
+            found = self.pending()
+            if not found:
+                raise self._error("no session named and no change of this collection is pending on the switch "
+                                  "(no lf-<session>-before.cfg / -target.cfg pair whose change is live): nothing to %s" % action, _base.UNKNOWN)
+            return found["session"]
+        if name not in self._sessions(state):
+            raise self._error("session %s has no files on bootflash (lf-%s-before.cfg, lf-%s-target.cfg): no change of it is pending "
+                              "to %s (settled already, or never committed with a timer)" % (name, name, name, action),
+                              _base.ROLLED_BACK if self._timed else _base.UNKNOWN)
+        return name
+
+    def _restored(self, name: str) -> None:
+        """The switch holds session ``name``'s before-configuration again: settled as rolled back, its files deleted."""
+        self._timed = False
+        self._state = _base.ROLLED_BACK
+        self._delete(list(self._files(name)), _base.ROLLED_BACK, quiet=True)
 
     def confirm(self, session: str | None = None) -> None:
-        """Confirm the running commit timer (this run's session, ``session``, or - neither known - the one
-        the switch shows: NX-OS has one), then delete the session's files."""
-        name = self._name(session) if (session or self.session) else None
-        status = self._own_timer(name, "confirm")
-        if status is None:
-            state = _base.ROLLED_BACK if self._timed else _base.UNKNOWN
-            self._timed = False
-            raise self._error("no configure replace%s is pending confirmation (its commit timer has run out)"
-                              % (" of session %s" % name if name else ""), state)
-        name = name or status["session"]
+        """Confirm a timed commit ('configure replace commit'), decided by where the change stands before and after."""
+        name = self._session_to_settle(session, "confirm")
+        state = _base.PENDING if self._timed else _base.UNKNOWN
+        where = self._where(name, state)
+        if where == RESTORED:
+            self._restored(name)
+            raise self._error("session %s: no configure replace is pending confirmation: the switch holds the configuration from before "
+                              "the change again (its commit timer has run out and the switch rolled back)" % name, _base.ROLLED_BACK)
+        if where is None:
+            raise self._error("session %s: the running configuration is neither the change nor what it replaced; refusing to confirm "
+                              "(the files lf-%s-*.cfg are kept)" % (name, name), _base.UNKNOWN)
         command = "configure replace commit"
         out = self._run([command], _base.PENDING, "confirming the configure replace")[0]
         said = rejection(out)
         if said:
-            raise self._error("cannot confirm the configure replace", self._after_failure(), line=command, device_said=said)
+            # What 'configure replace commit' replies is unpublished, with a timer or without: a refusal leaves unknown
+            # whether a timer still runs (it would roll the change back) or none did (confirmed before, by hand).
+            raise self._error("the switch refused 'configure replace commit'; the change of session %s is live and whether a commit "
+                              "timer still runs cannot be read (the files lf-%s-*.cfg are kept)" % (name, name), _base.UNKNOWN,
+                              line=command, device_said=said)
+        where = self._where(name, _base.UNKNOWN)
+        if where == RESTORED:
+            self._restored(name)
+            raise self._error("session %s: the commit timer ran out before the confirm: the switch rolled the change back" % name, _base.ROLLED_BACK)
+        if where is None:
+            raise self._error("session %s: after 'configure replace commit' the running configuration is neither the change nor what it "
+                              "replaced" % name, _base.UNKNOWN, line=command)
         self._timed = False
         self._state = _base.COMMITTED
-        if name:
-            self._delete(list(self._files(name)), _base.COMMITTED)
+        self._delete(list(self._files(name)), _base.COMMITTED)
 
     def rollback(self, session: str | None = None) -> None:
-        """Replace the running config with this session's before-file now (the session: this run's, ``session``,
-        or - neither known - the one the switch's status names)."""
-        name = self._name(session) if (session or self.session) else None
-        status = self._own_timer(name, "roll back")
-        if name is None:
-            if not status or not status["session"]:
-                raise self._error("no session named and the switch names no lf-<session>-target.cfg pending: nothing to roll back to",
-                                  _base.PENDING if status else _base.UNKNOWN)
-            name = status["session"]
-        if status is None:
-            if self._timed:
-                self._timed = False
-                self._state = _base.ROLLED_BACK
-                self._delete(list(self._files(name)), _base.ROLLED_BACK, quiet=True)
-                return  # the timer already restored the configuration
-            raise self._error("no configure replace of session %s is pending to roll back" % name, _base.UNKNOWN)
+        """Put the configuration from before session's change back now. Cisco documents no cancel of a commit timer and
+        no public source shows a second 'configure replace' while one runs; the documented path is used instead: stop
+        the timer ('configure replace commit', the change stays), then replace the running configuration with the saved
+        one ('configure replace <before-file>'). Should that replace fail, the switch restores the configuration it had
+        (CR): the change, confirmed - reported as committed, with the device's words."""
+        name = self._session_to_settle(session, "roll back")
+        state = _base.PENDING if self._timed else _base.UNKNOWN
+        where = self._where(name, state)
+        if where == RESTORED:
+            self._restored(name)
+            return  # the commit timer already restored the configuration
+        if where is None:
+            raise self._error("session %s: the running configuration is neither the change nor what it replaced; refusing to roll back "
+                              "(the files lf-%s-*.cfg are kept)" % (name, name), _base.UNKNOWN)
         before_file, _target_file = self._files(name)
-        # Whether NX-OS takes a second configure replace while the commit timer runs is unverified (Cisco's
-        # guide names only 'configure replace commit' for that state); the device's refusal is reported as is.
-        command = "configure replace %s" % before_file
-        out = self._run([command], _base.PENDING, "rolling back to %s" % before_file, timeout=REPLACE_TIMEOUT)[0]
+        command = "configure replace commit"
+        out = self._run([command], _base.PENDING, "stopping the commit timer before the rollback")[0]
         said = rejection(out)
-        if said or not _REPLACED.search(out):
-            raise self._error("cannot roll back to %s" % before_file, self._after_failure(), line=command, device_said=said or out or "(no output)")
-        self._timed = False
-        self._state = _base.ROLLED_BACK
-        self._delete(list(self._files(name)), _base.ROLLED_BACK)
-
-    def _after_failure(self) -> str:
-        """Still pending (the timer will restore the configuration) or not any more (unknown which way)."""
-        try:
-            return _base.PENDING if self._status(_base.UNKNOWN) else _base.UNKNOWN
-        except _base.DeviceError:
-            return _base.UNKNOWN
+        if said:
+            if self._where(name, _base.UNKNOWN) == RESTORED:
+                self._restored(name)
+                return  # the timer ran out meanwhile
+            raise self._error("cannot roll back session %s: the switch refused 'configure replace commit' (needed to stop the timer "
+                              "before replacing the configuration); whether a commit timer still runs cannot be read" % name,
+                              _base.UNKNOWN, line=command, device_said=said)
+        command = "configure replace %s" % before_file
+        out = self._run([command], _base.UNKNOWN, "rolling back to %s" % before_file, timeout=REPLACE_TIMEOUT)[0]
+        where = self._where(name, _base.UNKNOWN)
+        if where == RESTORED:
+            self._restored(name)
+            return
+        if where == LIVE:
+            self._state = _base.COMMITTED
+            self._timed = False
+            raise self._error("cannot roll back to %s: the switch keeps the change of session %s, confirmed (its timer was stopped "
+                              "first); the files lf-%s-*.cfg are kept" % (before_file, name, name), _base.COMMITTED,
+                              line=command, device_said=rejection(out) or out or "(no output)")
+        raise self._error("after 'configure replace %s' the running configuration is neither the change nor what it replaced"
+                          % before_file, _base.UNKNOWN, line=command, device_said=rejection(out) or out or "(no output)")
 
     def readback_missing(self, lines: list[str]) -> list[str]:
         running = self.gather()

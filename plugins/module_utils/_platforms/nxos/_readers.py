@@ -88,6 +88,10 @@ _WD_SHUTDOWN = re.compile(r"^priority-flow-control watch-dog shutdown-multiplier
 _WD_RESTORE = re.compile(r"^priority-flow-control auto-restore multiplier (\d+)$")
 _WD_FIXED = re.compile(r"^priority-flow-control fixed-restore multiplier (\d+)$")
 _WD_GLOBAL = re.compile(r"^priority-flow-control watch-dog-interval (on|off)$")
+# The interface forms read (_Config._interface; sources there and in docs/vendor-nxos.md).
+_PFC_MODE = re.compile(r"priority-flow-control mode (auto|on|off)(?: send-tlv)?")
+_IF_POLICY = re.compile(r"service-policy type (qos input|queuing input|queuing output) (\S+)( no-stats)?")
+_IF_WATCHDOG = re.compile(r"priority-flow-control watch-dog-interval (on|off)")
 
 
 def _is_watchdog_global(line: str) -> bool:
@@ -181,7 +185,7 @@ class _Config:
             if match:
                 self.system[match.group(1)] = match.group(2)
         elif head.startswith("interface ") and len(context) == 1:
-            self._interface(self.interfaces[head[len("interface "):]], line)
+            self._interface(head[len("interface "):], self.interfaces[head[len("interface "):]], line)
 
     @staticmethod
     def _queue(group_of, line: str, prefix: str, unknown: list) -> int | None:
@@ -210,31 +214,48 @@ class _Config:
             self.netqos.setdefault(words[3], {})
         elif line.startswith("interface "):
             self.interfaces.setdefault(line[len("interface "):], {
-                "description": None, "mtu": None, "pfc_mode": None, "qos_input": None, "queuing_output": None, "watchdog": None})
+                "description": None, "mtu": None, "pfc_mode": None, "qos_input": None, "queuing_output": None, "queuing_input": None,
+                "watchdog": None})
         elif _WD_GLOBAL.match(line):
             self.watchdog["enabled"] = line.endswith(" on")
-        elif _WD_INTERVAL.match(line):
-            self.watchdog["interval"] = int(_WD_INTERVAL.match(line).group(1))
-        elif _WD_SHUTDOWN.match(line):
-            self.watchdog["shutdown"] = int(_WD_SHUTDOWN.match(line).group(1))
-        elif _WD_RESTORE.match(line):
-            self.watchdog["restore"] = int(_WD_RESTORE.match(line).group(1))
+        # '... watch-dog interval <ms>', '... auto-restore multiplier <n>' (forms no source shows): not read (parse_config).
 
     @staticmethod
-    def _interface(intf: dict, line: str) -> None:
+    def _interface(name: str, intf: dict, line: str) -> None:
+        """The interface lines the collection reads, in every form a source shows; a line of those keys in another
+        form is refused (never read as something else); other interface lines (switchport, shutdown, ...) are not ours."""
         words = line.split()
         if words[0] == "description" and len(words) > 1:
             intf["description"] = line[len("description "):]
-        elif words[0] == "mtu" and len(words) == 2 and words[1].isdigit():
+            return
+        if words[0] == "mtu":
+            if len(words) != 2 or not words[1].isdigit():
+                raise ValueError("nxos: interface %s: %r is not 'mtu <bytes>'" % (name, line))
             intf["mtu"] = int(words[1])
-        elif words[:2] == ["priority-flow-control", "mode"] and len(words) == 3:
-            intf["pfc_mode"] = words[2]
-        elif words[:4] == ["service-policy", "type", "qos", "input"] and len(words) == 5:
-            intf["qos_input"] = words[4]
-        elif words[:4] == ["service-policy", "type", "queuing", "output"] and len(words) == 5:
-            intf["queuing_output"] = words[4]
-        elif words[:2] == ["priority-flow-control", "watch-dog-interval"] and len(words) == 3:
-            intf["watchdog"] = words[2] == "on"
+            return
+        if words[0] not in ("priority-flow-control", "service-policy") and words[:2] not in (["no", "priority-flow-control"], ["no", "service-policy"]):
+            return
+        pfc = _PFC_MODE.fullmatch(line)
+        policy = _IF_POLICY.fullmatch(line)
+        watchdog = _IF_WATCHDOG.fullmatch(line)
+        if pfc:
+            # 'priority-flow-control mode {auto | on | off}' (SDK, QOS-7X); 'on send-tlv' also advertises the PFC TLV
+            # by LLDP (AZL; 10.x): PFC is on either way.
+            intf["pfc_mode"] = pfc.group(1)
+        elif policy and policy.group(1) == "qos input":
+            # 'service-policy type qos input <name>' (QOS-7X, ZB); '... no-stats' (AZL: the same policy without
+            # per-class statistics; the word's meaning is unverified, the policy it applies is not).
+            intf["qos_input"] = policy.group(2)
+        elif policy and policy.group(1) == "queuing output" and not policy.group(3):
+            intf["queuing_output"] = policy.group(2)
+        elif policy and policy.group(1) == "queuing input" and not policy.group(3):
+            intf["queuing_input"] = policy.group(2)
+        elif watchdog:
+            intf["watchdog"] = watchdog.group(1) == "on"
+        else:
+            raise ValueError("nxos: interface %s: %r is not a form this reader knows ('priority-flow-control mode auto|on|off "
+                             "[send-tlv]', 'priority-flow-control watch-dog-interval on|off', 'service-policy type qos input <name> "
+                             "[no-stats]', 'service-policy type queuing input|output <name>')" % (name, line))
 
     def dscp_of(self, policy: str) -> dict[int, int]:
         """DSCP -> qos-group of a qos policy: its classes in order, the first match wins."""
@@ -252,7 +273,6 @@ def parse_config(running: str) -> dict:
     config = _Config(running)
     watchdog = config.watchdog
     enabled = watchdog.get("enabled", False)
-    interval = watchdog.get("interval", _vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS)
     system_queuing = config.system.get("queuing output")
     config.check_applied(system_queuing)
     config.check_applied(config.system.get("network-qos"))
@@ -262,8 +282,10 @@ def parse_config(running: str) -> dict:
         "dscp_map": {},
         "watchdog": {
             "enabled": bool(enabled),
-            "detection_time_ms": interval * watchdog.get("shutdown", _vendor_nxos.WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT) if enabled else None,
-            "restoration_time_ms": interval * watchdog.get("restore", _vendor_nxos.WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT) if enabled else None,
+            # The watchdog's times: no source gives the syntax of its interval and multipliers (_vendor_nxos), so
+            # none is read (a line of the forms the driver rendered before issue 31 is recognised only to be replaced).
+            "detection_time_ms": None,
+            "restoration_time_ms": None,
             "action": "drop" if enabled else None,
         },
         "interfaces": {},
@@ -339,10 +361,6 @@ def missing(lines: list[str], running: str) -> list[str]:
         if not context and _WD_GLOBAL.match(line):
             # Its default is unverified: present unless the switch says the other word.
             found = "priority-flow-control watch-dog-interval %s" % ("off" if line.endswith(" on") else "on") not in top
-        elif not context and _WD_RESTORE.match(line) and not any(_WD_RESTORE.match(f) for f in top):
-            found = int(_WD_RESTORE.match(line).group(1)) == _vendor_nxos.WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT  # a default is not printed
-        elif not context and _WD_INTERVAL.match(line) and not any(_WD_INTERVAL.match(f) for f in top):
-            found = int(_WD_INTERVAL.match(line).group(1)) == _vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS
         else:
             found = all(fact in facts for fact in _facts(line))
         if not found:
@@ -393,6 +411,8 @@ def _intf_key(line: str) -> str | None:
         return words[0]
     if words[:2] == ["priority-flow-control", "mode"]:
         return "priority-flow-control mode"
+    if words[:2] == ["priority-flow-control", "watch-dog-interval"]:
+        return "priority-flow-control watch-dog-interval"
     if words[:3] == ["service-policy", "type", "qos"] and len(words) >= 4:
         return "service-policy type qos " + words[3]
     if words[:3] == ["service-policy", "type", "queuing"] and len(words) >= 4:

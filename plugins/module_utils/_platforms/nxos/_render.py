@@ -29,26 +29,26 @@ PERCENT = _vendor_nxos.BANDWIDTH_REMAINING_PERCENT_RANGE
 # 'random-detect ... drop-probability <p>': the plan's value is a percentage, 0-100 by its meaning; NX-OS's own
 # bounds are unverified (_vendor_nxos.ECN_DROP_PROBABILITY_RANGE is None), as are those of 'weight'.
 DROP_PROBABILITY = (0, 100)
-# 'weight 0' (no averaging: marking on the instantaneous queue depth) is the driver's choice; that NX-OS takes
-# weight 0 is unverified (the published configuration uses weight 7; _vendor_nxos.ECN_WEIGHT_RANGE is None).
+# 'weight 0' (no averaging: marking on the instantaneous queue depth): Cisco's own RoCE configuration script
+# (paregupt/nx-os nxos_config_roce.py, a Cisco TME's: 'random-detect minimum-threshold 950 kbytes maximum-threshold
+# 3000 kbytes drop-probability 7 weight 0 ecn'); NX-OS's range of 'weight' is unverified (_vendor_nxos.ECN_WEIGHT_RANGE).
 ECN_WEIGHT = 0
-# WRED thresholds are rendered in 'bytes': whether an NX-OS kbyte is 1000 or 1024 bytes is unverified, and so is
-# that the CLI takes 'bytes' at all (the published configuration gives kbytes). Read back, a threshold in another
-# unit has no byte count (_vendor_nxos.ECN_THRESHOLD_UNITS, ECN_THRESHOLD_BYTES_PER).
-ECN_UNIT = "bytes"
+# WRED thresholds are rendered in 'kbytes', the unit of every public Nexus 9000 RoCE configuration (that script,
+# ZB, Microsoft's Azure Local reference TOR policy; _vendor_nxos.ECN_THRESHOLD_UNIT). Whether NX-OS's kbyte is 1000
+# or 1024 bytes is unverified, so the plan's byte count is rounded up to whole thousands: the threshold the switch
+# applies is then at least the plan's under either reading (at most 2.4 % + 1 kB above it). Read back, a threshold
+# in kbytes has no byte count (_vendor_nxos.ECN_THRESHOLD_BYTES_PER): the device's own numbers are reported.
+ECN_UNIT = _vendor_nxos.ECN_THRESHOLD_UNIT
+ECN_BYTES_PER_RENDERED_UNIT = 1000
 NETQOS_MTU = _vendor_nxos.NETWORK_QOS_MTU_RANGE
 INTERFACE_MTU = _vendor_nxos.MTU_RANGE
-# PFC watchdog: 'priority-flow-control watch-dog-interval {on|off}' enables it, '... watch-dog interval <ms>' is
-# its poll interval, '... watch-dog shutdown-multiplier <n>' the intervals of a stuck queue before it is shut
-# (drops), '... auto-restore multiplier <n>' the intervals before it is restored (those three keywords and every
-# range: unverified, _vendor_nxos). The plan's detection time is rendered as the interval (shutdown-multiplier
-# left at its default) and its restoration time as the auto-restore multiplier of that interval.
-# The interval: 101-1000 ms is what Cisco's NDFC fabric setting 'pfc_watch_int' takes and 100 ms the system
-# default it names, so the driver renders 100-1000 ms; the CLI's own bounds are unverified.
-WATCHDOG_INTERVAL_MS = (_vendor_nxos.WATCHDOG_INTERVAL_DEFAULT_MS, _vendor_nxos.NDFC_PFC_WATCH_INT_MS_RANGE[1])
-# No source bounds the auto-restore multiplier: the driver asks for a whole multiple, at least 1, and leaves a
-# value the switch does not take to 'configure replace ... verify-only' to refuse.
-WATCHDOG_AUTO_RESTORE_MIN = 1
+# PFC watchdog: 'priority-flow-control watch-dog-interval {on|off}', globally and on each port, as Cisco's own RoCE
+# script sets it (paregupt/nx-os nxos_config_roce.py: right after 'conf' and under 'interface <range>' with
+# 'priority-flow-control mode on'; the DME's per-interface watchDogInterval on|off; ZB likewise). The watchdog's
+# interval and its shutdown / auto-restore multipliers: Cisco's QoS guide names them (QOS-PFC) but no source read
+# gives their CLI syntax, so the driver does not render them (issue 31): the switch keeps its own defaults and the
+# plan's detection and restoration times are not applied on NX-OS; the record's note says so for every switch
+# (_records.NXOS, _vendor_nxos.WATCHDOG_TIMES_NOTE).
 
 _PORT_RE = re.compile(_vendor_nxos.INTERFACE_PATTERN, re.ASCII)
 _POLICY_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,40}", re.ASCII)
@@ -85,27 +85,19 @@ def _ecn_groups(plan: dict, ports: list[str]) -> list[tuple[tuple[int, int, int]
     return list(groups.items())
 
 
-def _watchdog_lines(watchdog: dict) -> list[str]:
+def _watchdog_word(watchdog: dict) -> str:
+    """'on' or 'off' for 'priority-flow-control watch-dog-interval' (the global default is unverified: said explicitly)."""
     if not watchdog.get("enabled"):
-        # The global default of the watchdog is unverified: disabled is said explicitly.
-        return ["priority-flow-control watch-dog-interval off"]
+        return "off"
     if watchdog.get("action") not in _vendor_nxos.WATCHDOG_ACTIONS:
         raise ValueError("nxos: PFC watchdog action %r has no NX-OS form (the NX-OS watchdog only drops: %s)"
                          % (watchdog.get("action"), ", ".join(_vendor_nxos.WATCHDOG_ACTIONS)))
-    detect = _in(watchdog.get("detection_time_ms"), WATCHDOG_INTERVAL_MS, "PFC watchdog detection time (ms; the watch-dog interval)")
-    restore = watchdog.get("restoration_time_ms")
-    if not isinstance(restore, int) or isinstance(restore, bool) or restore % detect:
-        raise ValueError("nxos: PFC watchdog restoration time %r ms is not a whole multiple of the detection time %d ms "
-                         "(NX-OS restores after 'auto-restore multiplier' watch-dog intervals)" % (restore, detect))
-    multiplier = restore // detect
-    if multiplier < WATCHDOG_AUTO_RESTORE_MIN:
-        raise ValueError("nxos: PFC watchdog auto-restore multiplier %d (restoration / detection time) is not at least %d"
-                         % (multiplier, WATCHDOG_AUTO_RESTORE_MIN))
-    return [
-        "priority-flow-control watch-dog-interval on",
-        "priority-flow-control watch-dog interval %d" % detect,
-        "priority-flow-control auto-restore multiplier %d" % multiplier,
-    ]
+    return "on"
+
+
+def _kbytes(value: int) -> int:
+    """Bytes as whole kbytes, rounded up (ECN_BYTES_PER_RENDERED_UNIT)."""
+    return -(-value // ECN_BYTES_PER_RENDERED_UNIT)
 
 
 def render_plan(plan: dict) -> list[str]:
@@ -175,7 +167,7 @@ def render_plan(plan: dict) -> list[str]:
             lines.append("    bandwidth remaining percent %d" % _in(spec["bandwidth_percent"], PERCENT, "traffic class %d: bandwidth remaining percent" % tc))
             if tc == ecn_queue:
                 lines.append("    random-detect minimum-threshold %d %s maximum-threshold %d %s drop-probability %d weight %d ecn"
-                             % (low, ECN_UNIT, high, ECN_UNIT, prob, ECN_WEIGHT))
+                             % (_kbytes(low), ECN_UNIT, _kbytes(high), ECN_UNIT, prob, ECN_WEIGHT))
     # -- no-drop and MTU per system class: QoS guide, "Configuring Network QoS" / "Configuring Priority Flow
     # Control" ('policy-map type network-qos', 'class type network-qos c-8q-nq<N>', 'pause pfc-cos', 'mtu').
     lines.append("policy-map type network-qos %s" % NETQOS_POLICY)
@@ -189,7 +181,8 @@ def render_plan(plan: dict) -> list[str]:
     lines += ["system qos", "  service-policy type network-qos %s" % NETQOS_POLICY]
     if len(groups) == 1:
         lines.append("  service-policy type queuing output %s" % QUEUING_POLICY)
-    lines += _watchdog_lines(plan["watchdog"])
+    watchdog = _watchdog_word(plan["watchdog"])
+    lines.append("priority-flow-control watch-dog-interval %s" % watchdog)
     # -- per port: QoS guide, "Configuring Priority Flow Control" ('priority-flow-control mode on',
     # 'service-policy type qos input'); Interfaces guide ('description', 'mtu').
     queuing_of = {port: name for name, (_key, members) in zip(names, groups) for port in members}
@@ -200,7 +193,8 @@ def render_plan(plan: dict) -> list[str]:
         lines.append("interface %s" % name)
         if description:
             lines.append("  description %s" % description)
-        lines += ["  mtu %d" % mtu, "  priority-flow-control mode on", "  service-policy type qos input %s" % QOS_POLICY]
+        lines += ["  mtu %d" % mtu, "  priority-flow-control mode on", "  priority-flow-control watch-dog-interval %s" % watchdog,
+                  "  service-policy type qos input %s" % QOS_POLICY]
         if len(groups) > 1:
             lines.append("  service-policy type queuing output %s" % queuing_of[name])
     for line in lines:

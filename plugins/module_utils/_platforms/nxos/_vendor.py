@@ -22,6 +22,13 @@ docs/vendor-nxos.md lists every source with its URL. The ones used here:
   watch-dog interval - Acceptable values from 101 to 1000 (milliseconds). Leave blank for system default (100ms)."
   A fabric controller's setting, not the switch CLI's own range.
 - [QOS-PFC] Nexus 9000 QoS guide 10.5(x), "Configuring Priority Flow Control" (its overview and watchdog workflow only).
+- [TME] paregupt/nx-os ``nxos_config_roce.py`` (commit ad8128f3; the same text in apply_config() at 213eea35): a Cisco technical marketing engineer's public
+  RoCE configuration script for Nexus 9000 (WRED in kbytes with weight 0 and ecn, line 125; 'priority-flow-control
+  watch-dog-interval on' globally, line 94, and under the interfaces with 'priority-flow-control mode on', line 152).
+- [AZL] Azure/AzureLocal-Supportability (commit 2f67159f), ``TSG/Networking/Top-Of-Rack-Switch/Reference-TOR-QOS-Policy-
+  Configuration.md`` and ``Troubleshoot-TOR-Connectivity-Issues.md``: Microsoft's reference NX-OS TOR configuration
+  ('random-detect ... kbytes ... weight 0 ecn', 'priority-flow-control mode on send-tlv',
+  'service-policy type qos input AZS_SERVICES no-stats'). A third party's configuration, not Cisco's documentation.
 
 What no source here confirms is marked "unverified" (and listed in docs/vendor-nxos.md); the few such values
 the driver still needs (an assumption it must make to read a configuration back) are named in UNVERIFIED.
@@ -104,15 +111,17 @@ DSCP_RANGE = (0, 63)
 DSCP_NAMES = {"default": 0, "ef": 46, **{"cs%d" % n: 8 * n for n in range(8)},
               **{"af%d%d" % (c, d): 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)}}
 
-# WRED/ECN thresholds: the published RoCE configuration [ZB] gives them in 'kbytes'
-# ('random-detect minimum-threshold <x> kbytes maximum-threshold <y> kbytes drop-probability <p> weight <w> ecn').
+# WRED/ECN thresholds: every public Nexus 9000 RoCE configuration gives them in 'kbytes': [ZB]
+# ('random-detect minimum-threshold 400 kbytes maximum-threshold 800 kbytes drop-probability 5 weight 7 ecn'),
+# [TME] Cisco's own RoCE script (paregupt/nx-os nxos_config_roce.py at ad8128f3, line 125: '... 950 kbytes
+# maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn'), [AZL] Microsoft's Azure Local reference TOR QoS
+# policy (Azure/AzureLocal-Supportability Reference-TOR-QOS-Policy-Configuration.md: '... 300 kbytes ... weight 0 ecn').
 # unverified: the other units the CLI takes (bytes, mbytes?), the thresholds' range, the range of
-# 'drop-probability' and of 'weight' (the published configuration uses weight 7; NXOS.md's 'weight 0'
-# is not in any source read here).
+# 'drop-probability' and of 'weight'.
 ECN_THRESHOLD_UNIT = "kbytes"
 ECN_THRESHOLD_BYTES_PER_UNIT = None  # unverified: whether an NX-OS kbyte is 1024 or 1000 bytes (no source read says)
-# The threshold unit words a reader accepts: 'kbytes' [ZB]; 'packets', 'bytes', 'mbytes' as NXOS.md recalls the
-# QoS guide's random-detect syntax (unverified: not in any stored copy read here).
+# The threshold unit words a reader accepts: 'kbytes' [ZB, TME, AZL]; 'packets', 'bytes', 'mbytes' as NXOS.md recalls
+# the QoS guide's random-detect syntax (unverified: not in any stored copy read here).
 ECN_THRESHOLD_UNITS = ("packets", "bytes", "kbytes", "mbytes")
 # Bytes per unit where the unit's name says it and nothing else can: 'bytes'. kbytes/mbytes: unverified (1000 or
 # 1024), so a threshold in them has no byte count; packets have none.
@@ -126,25 +135,27 @@ ECN_WEIGHT_RANGE = None  # unverified
 # the collection's derived rule (docs/vendor-nxos.md, "ECN starting values").
 ECN_DEFAULTS = None
 
-# PFC watchdog. [DME] per-interface 'priority-flow-control watch-dog interval on|off' and its
-# interface multiplier 0..40; [ZB] the global and interface form 'priority-flow-control watch-dog-interval on'.
-# [QOS-PFC] names a watchdog interval, a shutdown multiplier, an auto and a fixed restore multiplier and a
-# 100 ms poll timer, but its command table was not read: the keywords 'priority-flow-control watch-dog
-# interval <ms>', '... watch-dog shutdown-multiplier <n>', '... auto-restore multiplier <n>' are NXOS.md's
-# (unverified), and so are the CLI's ranges of all three.
+# PFC watchdog. [DME] per-interface 'priority-flow-control watch-dog-interval on|off' (ipqosPriorFlowCtrlWd
+# watchDogInterval) and its interface multiplier 0..40; [TME] and [ZB] the global and interface form
+# 'priority-flow-control watch-dog-interval on'. [QOS-PFC] names a watchdog interval, a shutdown multiplier, an auto
+# and a fixed restore multiplier and a 100 ms poll timer, but its command table was not read: no source gives the
+# CLI syntax of the interval or the multipliers (the 'priority-flow-control watch-dog interval <ms>' and
+# 'priority-flow-control auto-restore multiplier <n>' lines the driver rendered before issue 31 were NXOS.md's
+# recollection; a search of the code index finds neither anywhere). The driver sets only on/off and the switch keeps
+# its own interval and multipliers.
 WATCHDOG_INTERVAL_WORDS = ("on", "off")
 WATCHDOG_INTERFACE_MULTIPLIER_RANGE = (0, 40)
 WATCHDOG_INTERVAL_MS_RANGE = None  # unverified: the CLI's own range (not NDFC's, below)
-WATCHDOG_SHUTDOWN_MULTIPLIER_RANGE = None  # unverified
-WATCHDOG_AUTO_RESTORE_MULTIPLIER_RANGE = None  # unverified
 # [NDFC] the fabric controller's 'PFC_WATCH_INT' takes 101..1000 ms; left blank the switch keeps its system
 # default, 100 ms. The only Cisco numbers found for the interval: a controller's bounds, not the CLI's.
 NDFC_PFC_WATCH_INT_MS_RANGE = (101, 1000)
 WATCHDOG_INTERVAL_DEFAULT_MS = 100  # [NDFC] "system default (100ms)"
-# unverified defaults the driver assumes when 'show running-config' prints no such line (a default is not
-# printed): no source read gives them.
-WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT = 1
-WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT = 10
+# What every NX-OS switch's plan is told (the record's note, _records.NXOS): the plan's watchdog times are not applied.
+WATCHDOG_TIMES_NOTE = (
+    "{host}: platform nxos: the PFC watchdog is switched on or off only ('priority-flow-control watch-dog-interval'); "
+    "roce.pfc.watchdog.detection_time_ms and restoration_time_ms are not applied: no Cisco source read gives the CLI "
+    "syntax of the watchdog interval and multipliers, so the switch keeps its own (unverified: NDFC names a 100 ms default interval)"
+)
 # [QOS-PFC] "When this time period is exceeded, all outgoing packets are dropped": the watchdog's one action.
 WATCHDOG_ACTIONS = ("drop",)
 
@@ -162,8 +173,6 @@ COMMIT_TIMEOUT_RANGE_VERIFIED_ON_N9K = False
 # sourced ones (tests/unit/plugins/module_utils/_platforms/test_vendor_nxos.py keeps the list honest).
 UNVERIFIED = frozenset({
     "ECN_THRESHOLD_UNITS",  # all but 'kbytes'
-    "WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT",
-    "WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT",
 })
 
 # 'show interface status' Status words: the ones ntc-templates' cisco_nxos_show_interface_status.textfsm

@@ -127,7 +127,8 @@ def test_render_parse_round_trip(name):
     assert sorted(intf["ecn"]) == [str(plan["ecn_queue"])]
     assert intf["description"] == plan["ports"][port]["description"]
     assert parsed["watchdog"]["enabled"] is plan["watchdog"]["enabled"]
-    assert parsed["watchdog"]["detection_time_ms"] == plan["watchdog"]["detection_time_ms"]
+    # NX-OS switches the watchdog on or off only (its times have no sourced CLI syntax, docs/vendor-nxos.md): not read.
+    assert parsed["watchdog"]["detection_time_ms"] == (None if name == "nxos" else plan["watchdog"]["detection_time_ms"])
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -47,8 +47,7 @@ def test_system_classes_refuse_a_group_outside_0_7(group):
 def test_what_no_source_gives_is_none_not_a_guess():
     assert _vendor_nxos.ECN_DEFAULTS is None
     assert _vendor_nxos.ECN_THRESHOLD_UNIT == "kbytes"
-    for name in ("ECN_THRESHOLD_BYTES_PER_UNIT", "ECN_THRESHOLD_RANGE", "ECN_DROP_PROBABILITY_RANGE", "ECN_WEIGHT_RANGE", "WATCHDOG_INTERVAL_MS_RANGE",
-                 "WATCHDOG_SHUTDOWN_MULTIPLIER_RANGE", "WATCHDOG_AUTO_RESTORE_MULTIPLIER_RANGE"):
+    for name in ("ECN_THRESHOLD_BYTES_PER_UNIT", "ECN_THRESHOLD_RANGE", "ECN_DROP_PROBABILITY_RANGE", "ECN_WEIGHT_RANGE", "WATCHDOG_INTERVAL_MS_RANGE"):
         assert getattr(_vendor_nxos, name) is None, name
     # the commit-timeout range is the Nexus 7000 guide's; on the Nexus 9000 it is not verified
     assert _vendor_nxos.COMMIT_TIMEOUT_S_RANGE == (30, 3600) and _vendor_nxos.COMMIT_TIMEOUT_RANGE_VERIFIED_ON_N9K is False
@@ -77,7 +76,10 @@ def test_the_watchdog_interval_numbers_are_ndfcs_not_the_clis():
 
 
 def test_every_unverified_value_the_driver_needs_is_named_and_exists():
-    assert _vendor_nxos.UNVERIFIED == {"ECN_THRESHOLD_UNITS", "WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT", "WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT"}
+    assert _vendor_nxos.UNVERIFIED == {"ECN_THRESHOLD_UNITS"}
+    # issue 31: the watchdog multipliers' syntax has no source; the driver assumes no default for them any more
+    for name in ("WATCHDOG_SHUTDOWN_MULTIPLIER_DEFAULT", "WATCHDOG_AUTO_RESTORE_MULTIPLIER_DEFAULT", "WATCHDOG_SHUTDOWN_MULTIPLIER_RANGE"):
+        assert not hasattr(_vendor_nxos, name)
     for name in _vendor_nxos.UNVERIFIED:
         assert getattr(_vendor_nxos, name) is not None, name
     assert _vendor_nxos.ECN_THRESHOLD_UNIT in _vendor_nxos.ECN_THRESHOLD_UNITS
