@@ -162,9 +162,10 @@ def test_a_confirm_whose_reply_is_lost_is_read_back_as_kept(switch_lab, platform
     res = results(lab.playbook(_plan_then(_push(confirm_timeout=600))))[0]
     if platform == "nxos":
         # Issue 31: NX-OS publishes no form of its commit timer's state, so a live change whose files are still on
-        # bootflash may be pending or kept; the driver reports the safe reading (pending: confirming again settles it),
-        # never "kept" for a change a timer may still roll back (docs/vendor-nxos.md, "The transaction").
-        assert res["failed"] and res["changed"] is True and res["device_state"] == "pending confirmation", res
+        # bootflash may be pending or kept: neither "kept" (a timer may still roll it back) nor "pending" (a timer
+        # may not) is known; "unknown", with what to do (docs/vendor-nxos.md, "The transaction").
+        assert res["failed"] and res["changed"] is True and res["device_state"] == "unknown", res
+        assert "the switch shows no timer state" in res["msg"] and "confirm it again" in res["msg"], res["msg"]
         assert lab.running("sw1") != before
         return
     assert not res.get("failed") and res["changed"] is True, res

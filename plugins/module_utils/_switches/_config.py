@@ -494,7 +494,12 @@ def _read_back(driver_cls: Any, device: str, args: dict, result: dict, lost: str
         with guard.bound("connect"):
             steps.driver.prepare()
         pending = steps.pending()
-        if pending and session and pending.get("session") == session:
+        if pending and session and pending.get("session") == session and pending.get("certain") is False and step == "confirm":
+            # the OS shows a live change it cannot say is still under its timer (NX-OS): after a confirm, pending or kept
+            state, what = _base.UNKNOWN, ("the change of session %s is live and the switch shows no timer state, so it cannot tell "
+                                          "whether the confirm went through: confirm it again (state: confirmed, session: %s) to keep it"
+                                          % (session, session))
+        elif pending and session and pending.get("session") == session:
             state, what = _base.PENDING, "the commit of session %s is pending confirmation" % session
         elif pending:
             state, what = _base.UNKNOWN, "a commit is pending that is not this run's (the device names %r)" % pending.get("session")

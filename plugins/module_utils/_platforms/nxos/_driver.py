@@ -410,11 +410,12 @@ class Driver(_base.Driver):
 
     def pending(self) -> dict | None:
         """The timed commit that may still run: a session whose files are on bootflash and whose change is live
-        ({'session', 'remaining_s': None}: the time left is not readable), or None."""
+        ({'session', 'remaining_s': None}: the time left is not readable; 'certain': False: NX-OS publishes no form
+        of its timer's state, so a change confirmed while its files were kept looks the same), or None."""
         state = self._state if self._state != _base.UNCHANGED else _base.UNKNOWN
         for name in self._sessions(state):
             if self._where(name, state) == LIVE:
-                return {"session": name, "remaining_s": None}
+                return {"session": name, "remaining_s": None, "certain": False}
         return None
 
     def _session_to_settle(self, session: str | None, action: str) -> str:
