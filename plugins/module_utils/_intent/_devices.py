@@ -160,12 +160,19 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
                 if not _port_ecn_ok(ctx, ecn, port["speed_gbps"], f"{path}.ports[{key_repr(ifname)}].speed", platform.name, queue_buffer):
                     queue_buffer = BAD
                     break
-                top = _port_ecn(roce, port["speed_gbps"], platform.name, queue_buffer)["max_threshold_bytes"]
+                port_ecn = _port_ecn(roce, port["speed_gbps"], platform.name, queue_buffer)
+                top = port_ecn["max_threshold_bytes"]
                 if top >= queue_buffer:
                     ctx.error(buffer_path, f"{queue_buffer!r} is not above the ECN max threshold of {ifname} ({top} bytes)")
                     queue_buffer = BAD
                     break
-    if not _watchdog_ok(ctx, (roce.get("pfc") or {}).get("watchdog"), platform):
+                # the OS's own form of thresholds in a buffer (Junos: whole fill-level percents, low < high < 100)
+                why = platform.ecn_of_buffer_error and platform.ecn_of_buffer_error(port_ecn["min_threshold_bytes"], top, queue_buffer)
+                if why:
+                    ctx.error(buffer_path, f"{queue_buffer!r}: platform {platform.name} cannot take the ECN thresholds of {ifname}: {why}")
+                    queue_buffer = BAD
+                    break
+    if not _roce_ok(ctx, roce, platform, ports_raw, path):
         good = False
     junos = _junos_device(ctx, raw, path, platform)
     release = _release(ctx, raw.get("release"), f"{path}.release", platform)
@@ -192,19 +199,21 @@ def _normalize_switch(ctx: Ctx, raw: dict, path: str, intent: dict) -> Any:
     return out
 
 
-def _watchdog_ok(ctx: Ctx, watchdog: Any, platform: Any) -> bool:
-    """The intent's PFC watchdog against what this switch's OS can express (its record's watchdog_errors, the
-    function its renderer refuses by): refused here, before any device, naming the key, the value and the platform
-    (issue 33: an NX-OS watchdog the intent accepted was refused at render time, after the other switches changed)."""
-    if platform is BAD or platform.watchdog_errors is None or not isinstance(watchdog, dict) or watchdog.get("enabled") is not True:
+def _roce_ok(ctx: Ctx, roce: dict, platform: Any, ports: dict, path: str) -> bool:
+    """The intent against what this switch's OS can express: its record's roce_errors (the PFC watchdog's timers and
+    action, a PFC priority; the functions its renderer refuses by) and requires_ports. Refused here, before any device,
+    naming the key, the value and the platform (issue 33: an NX-OS watchdog the intent accepted was refused at render
+    time, after the other switches had changed). _switches/_config.render_errors is the net under these rules."""
+    if platform is BAD:
         return True
-    values = {key: watchdog.get(key) for key in ("detection_time_ms", "restoration_time_ms", "action")}
-    if not _ok(*values.values()):
-        return True  # the intent's own errors name them
-    errors = platform.watchdog_errors(values["detection_time_ms"], values["restoration_time_ms"], values["action"])
-    for key, why in errors:
-        ctx.error(f"lossless_fabric.roce.pfc.watchdog.{key}", f"{values[key]!r}: platform {platform.name} cannot take it: {why}")
-    return not errors
+    good = True
+    if platform.requires_ports and not ports:
+        ctx.error(f"{path}.ports", f"empty: platform {platform.name} sets the lossless class per port and needs at least one")
+        good = False
+    for key, value, why in platform.roce_errors(roce) if platform.roce_errors else []:
+        ctx.error(f"lossless_fabric.roce.{key}", f"{value!r}: platform {platform.name} cannot take it: {why}")
+        good = False
+    return good
 
 
 def _sonic_device(ctx: Ctx, raw: dict, path: str, platform: Any, ports: dict, roce: dict) -> Any:

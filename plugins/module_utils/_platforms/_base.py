@@ -61,10 +61,32 @@ class Platform(NamedTuple):
     # None where the OS documents no limit. A change window hands its remaining time to each switch as that
     # timer, so the window's preflight refuses a window longer than a switch can hold (_window/_change_window.py).
     commit_timer_s: tuple[int, int] | None = None
-    # (detection_ms, restoration_ms, action) -> [(key under roce.pfc.watchdog, why)]: the PFC watchdog values the
-    # OS has no form for, from its _vendor_<os>.py. The intent refuses them before any device, naming the key, the
-    # value and the platform (_intent/_devices.py); the renderer refuses by the same function. None: no limit known.
-    watchdog_errors: Any = None
+    # roce (the intent's normalized roce section) -> [(key under lossless_fabric.roce, value, why)]: the values the
+    # OS has no form for (PFC watchdog timers and actions, a PFC priority), from its _vendor_<os>.py. The intent
+    # refuses them before any device, naming the key, the value and the platform (_intent/_devices.py); the renderer
+    # refuses by the same functions. None: no such rule.
+    roce_errors: Any = None
+    # The renderer configures the lossless class per port and refuses a plan without any: the intent requires one.
+    requires_ports: bool = False
+    # With ecn_in_percent_of_queue_buffer: (min_bytes, max_bytes, queue_buffer_bytes) -> why the OS cannot carry a
+    # port's ECN thresholds as fill levels of that buffer, or None (the intent refuses by it; so does the renderer).
+    ecn_of_buffer_error: Any = None
+
+
+def watchdog_intent_errors(roce: Any, rule: Any) -> list[tuple[str, Any, str]]:
+    """``rule(detection_ms, restoration_ms, action) -> [(key, why)]`` (a platform's _vendor rule, which its renderer
+    refuses by too) applied to the enabled PFC watchdog of the intent's normalized roce section, as (key under
+    lossless_fabric.roce, value, why); nothing when the watchdog is off or a value is missing (the intent's own
+    errors name those). The platforms' roce_errors use it."""
+    wd = ((roce if isinstance(roce, dict) else {}).get("pfc") or {}).get("watchdog")
+    if not isinstance(wd, dict) or wd.get("enabled") is not True:
+        return []
+    values = {key: wd.get(key) for key in ("detection_time_ms", "restoration_time_ms", "action")}
+    if not all(isinstance(values[key], int) and not isinstance(values[key], bool) for key in ("detection_time_ms", "restoration_time_ms")):
+        return []
+    if not isinstance(values["action"], str):
+        return []
+    return [("pfc.watchdog." + key, values[key], why) for key, why in rule(*values.values())]
 
 
 # The counters (names of module_utils/_switches/_counters.py COUNTERS) a reader looks for on every switch: PFC pause

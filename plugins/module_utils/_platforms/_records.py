@@ -30,10 +30,11 @@ EOS = Platform(
     # 'commit timer <hh:mm:ss>' (EOS manual, configuration sessions): the driver sends 00:00:01-23:59:59; a longer
     # timer would need a day field the command has no form for (the EOS range itself is unverified).
     commit_timer_s=(1, 24 * 3600 - 1),
-    watchdog_errors=_vendor_eos.watchdog_errors,
+    roce_errors=_vendor_eos.roce_errors,
 )
 
-NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults)
+# requires_ports: the NVUE renderer sets the lossless class on the plan's ports and refuses a plan without any.
+NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults, requires_ports=True)
 
 
 def _no_ecn_bytes(speed_gbps: int) -> dict[str, int]:
@@ -64,7 +65,8 @@ JUNOS = Platform(
     # 'commit confirmed <minutes>', 1 through 65,535 minutes (Juniper's Junos XML protocol guide, <confirm-timeout>;
     # junos/_driver.py _CONFIRM_MINUTES_MAX has the citation).
     commit_timer_s=(60, 65535 * 60),
-    watchdog_errors=_vendor_junos.watchdog_errors,
+    roce_errors=_vendor_junos.roce_errors,
+    ecn_of_buffer_error=_vendor_junos.fill_levels_error,
 )
 
 SONIC = Platform(
@@ -82,6 +84,8 @@ SONIC = Platform(
         "(its lossless TCs 3 and 4 are fed by DSCP 3 and 4); the plan installs an explicit map, "
         "but 'config qos reload' restores the stock one and silently makes priority {priority} traffic lossy",
     ),
+    # the SONiC renderer writes PORT_QOS_MAP, QUEUE and BUFFER_PG per port and refuses a plan without any
+    requires_ports=True,
 )
 
 NXOS = Platform(
@@ -99,6 +103,8 @@ NXOS = Platform(
     # not a table): the collection's derived rule (ecn_defaults None).
     # 'configure replace ... commit-timeout <s>': 30-3600 s (_vendor_nxos.COMMIT_TIMEOUT_S_RANGE, with its source).
     commit_timer_s=_vendor_nxos.COMMIT_TIMEOUT_S_RANGE,
+    roce_errors=_vendor_nxos.roce_errors,
+    requires_ports=True,
     # The PFC watchdog is only switched on or off: its times have no sourced CLI syntax (docs/vendor-nxos.md).
     notes=(_vendor_nxos.WATCHDOG_TIMES_NOTE,),
 )

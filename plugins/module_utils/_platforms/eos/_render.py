@@ -85,9 +85,9 @@ def _seconds(ms: int) -> str:
 
 
 def _threshold(value: int) -> str:
-    # AVD-SCHEMA (ethernet_interfaces): 1..256000000 in the unit given.
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 256000000:
-        raise ValueError("ECN threshold %r is not a byte count from 1 to 256000000" % (value,))
+    # _vendor_eos.ECN_THRESHOLD_BYTES (AVD-SCHEMA); the intent refuses the same values first (roce_errors)
+    if not isinstance(value, int) or isinstance(value, bool) or _vendor_eos.ecn_threshold_error(value):
+        raise ValueError("ECN threshold %r is not a byte count from %d to %d" % ((value,) + _vendor_eos.ECN_THRESHOLD_BYTES))
     return "%d bytes" % value
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+
 # ASIC family -> the interface sub-mode that holds a unicast egress queue.
 # Strata (Trident/Tomahawk) switches split unicast and multicast queues
 # ('uc-tx-queue N' / 'mc-tx-queue N'); Jericho (VOQ) switches have 'tx-queue N'
@@ -52,6 +54,31 @@ def watchdog_errors(detection_ms: int, restoration_ms: int, action: str) -> list
     if action not in WATCHDOG_ACTIONS:
         out.append(("action", "EOS's watchdog actions are %s" % ", ".join(sorted(WATCHDOG_ACTIONS))))
     return out
+
+
+# 'random-detect ecn minimum-threshold N bytes maximum-threshold N bytes': 1..256000000 in the unit given
+# (AVD-SCHEMA, ethernet_interfaces ... random_detect ecn thresholds).
+ECN_THRESHOLD_BYTES = (1, 256000000)
+
+
+def ecn_threshold_error(value: int) -> str | None:
+    """Why EOS cannot take an ECN threshold of ``value`` bytes, or None."""
+    if not ECN_THRESHOLD_BYTES[0] <= value <= ECN_THRESHOLD_BYTES[1]:
+        return "EOS takes ECN thresholds of %d to %d bytes" % ECN_THRESHOLD_BYTES
+    return None
+
+
+def roce_errors(roce: dict) -> list[tuple[str, object, str]]:
+    """The record's intent rule (_base.Platform.roce_errors): the watchdog's values and the ECN thresholds EOS has no form for."""
+    out = _base.watchdog_intent_errors(roce, watchdog_errors)
+    ecn = (roce if isinstance(roce, dict) else {}).get("ecn") or {}
+    for key in ("min_threshold_bytes", "max_threshold_bytes"):
+        value = ecn.get(key)
+        why = ecn_threshold_error(value) if isinstance(value, int) and not isinstance(value, bool) else None
+        if why:
+            out.append(("ecn." + key, value, why))
+    return out
+
 
 # Model prefix -> ASIC family, longest prefix wins. The families of these product
 # lines follow Arista's datasheets (7050X/7060X/7260X/7300X/7358X/7368X/7388X:

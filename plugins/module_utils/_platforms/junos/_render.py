@@ -124,11 +124,6 @@ def _bits(value: int, width: int) -> str:
     return format(value, "0%db" % width)
 
 
-def _percent_of(value: int, whole: int) -> int:
-    """value as an integer percent of whole, rounded half up (Junos takes whole percents)."""
-    return (value * 200 + whole) // (2 * whole)
-
-
 def _watchdog(plan_wd: dict) -> dict | None:
     """The plan's watchdog as Junos pfc-watchdog options, or None when it is off."""
     if not plan_wd["enabled"]:
@@ -158,13 +153,11 @@ def _ecn_curve(ifname: str, ecn: dict, plan: dict) -> tuple[int, int, int]:
             "junos: %s: ECN thresholds are bytes but a Junos drop profile takes a fill level in percent of the queue buffer; "
             "the plan has no queue_buffer_bytes to convert them" % ifname
         )
-    low = _percent_of(int(ecn["min_threshold_bytes"]), buffer_bytes)
-    high = _percent_of(int(ecn["max_threshold_bytes"]), buffer_bytes)
-    if not low < high < 100:
-        raise ValueError(
-            "junos: %s: ECN thresholds %d-%d bytes are %d-%d %% of a %d-byte queue buffer; Junos needs low < high < 100"
-            % (ifname, ecn["min_threshold_bytes"], ecn["max_threshold_bytes"], low, high, buffer_bytes)
-        )
+    why = _vendor_junos.fill_levels_error(int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), buffer_bytes)
+    if why:
+        raise ValueError("junos: %s: %s" % (ifname, why))
+    low = _vendor_junos.percent_of(int(ecn["min_threshold_bytes"]), buffer_bytes)
+    high = _vendor_junos.percent_of(int(ecn["max_threshold_bytes"]), buffer_bytes)
     return low, high, int(ecn["max_probability_percent"])
 
 

@@ -18,6 +18,8 @@ Sources (opened and read for this table):
 
 from __future__ import annotations
 
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+
 # --- models -> scheduling form -----------------------------------------------------------------
 # [DEFAULT-SCHED]: "The switch supports direct port scheduling and enhanced transmission
 # selection (ETS), also known as hierarchical port scheduling, except on QFX5200 and QFX5210
@@ -155,3 +157,24 @@ def watchdog_errors(detection_ms: int, restoration_ms: int, action: str) -> list
     if action not in WATCHDOG_ACTIONS:
         out.append(("action", "no verified Junos statement sets it (Junos drops by default)"))
     return out
+
+
+def roce_errors(roce: dict) -> list[tuple[str, object, str]]:
+    """The record's intent rule (_base.Platform.roce_errors): the watchdog's values Junos has no form for."""
+    return _base.watchdog_intent_errors(roce, watchdog_errors)
+
+
+def percent_of(value: int, whole: int) -> int:
+    """value as an integer percent of whole, rounded half up (a drop profile's fill-level takes whole percents)."""
+    return (value * 200 + whole) // (2 * whole)
+
+
+def fill_levels_error(min_bytes: int, max_bytes: int, queue_buffer_bytes: int) -> str | None:
+    """Why a drop profile cannot carry ECN thresholds of ``min_bytes``-``max_bytes`` of a ``queue_buffer_bytes`` queue
+    (fill levels in whole percent, low < high < 100), or None. The intent refuses by it before any device; the
+    renderer refuses by it too."""
+    low, high = percent_of(min_bytes, queue_buffer_bytes), percent_of(max_bytes, queue_buffer_bytes)
+    if not low < high < 100:
+        return ("ECN thresholds %d-%d bytes are %d-%d %% of a %d-byte queue buffer; a Junos drop profile needs whole fill "
+                "levels low < high < 100" % (min_bytes, max_bytes, low, high, queue_buffer_bytes))
+    return None

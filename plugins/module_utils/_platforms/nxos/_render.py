@@ -89,9 +89,8 @@ def _watchdog_word(watchdog: dict) -> str:
     """'on' or 'off' for 'priority-flow-control watch-dog-interval' (the global default is unverified: said explicitly)."""
     if not watchdog.get("enabled"):
         return "off"
-    if watchdog.get("action") not in _vendor_nxos.WATCHDOG_ACTIONS:
-        raise ValueError("nxos: PFC watchdog action %r has no NX-OS form (the NX-OS watchdog only drops: %s)"
-                         % (watchdog.get("action"), ", ".join(_vendor_nxos.WATCHDOG_ACTIONS)))
+    for key, why in _vendor_nxos.watchdog_errors(watchdog.get("detection_time_ms"), watchdog.get("restoration_time_ms"), watchdog.get("action")):
+        raise ValueError("nxos: PFC watchdog %s %r has no NX-OS form: %s" % (key, watchdog.get(key), why))
     return "on"
 
 
@@ -130,10 +129,10 @@ def render_plan(plan: dict) -> list[str]:
     pfc = sorted({int(p) for name in ports for p in plan["ports"][name]["pfc_priorities"]})
     for prio in pfc:
         _in(prio, PFC_COS, "PFC priority (pause pfc-cos)")
-        if prio == default:
-            # The default class's no-drop form is unverified: refused rather than guessed.
-            raise ValueError("nxos: PFC priority %d is the default class (qos-group %d, c-8q-nq-default): "
-                             "a lossless default class is not rendered (unverified)" % (prio, default))
+        why = _vendor_nxos.pfc_priority_error(prio)
+        if why:
+            # The default class's no-drop form is unverified: refused rather than guessed (the intent refuses it first).
+            raise ValueError("nxos: " + why)
     ecn_queue = int(plan["ecn_queue"])
     if ecn_queue not in classes or classes[ecn_queue]["strict"]:
         raise ValueError("nxos: the ECN queue %d is not a weighted traffic class of the plan" % ecn_queue)

@@ -36,6 +36,8 @@ the driver still needs (an assumption it must make to read a configuration back)
 
 from __future__ import annotations
 
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base
+
 PLATFORM = "nxos"
 
 # Physical interfaces the plan's ports may name: Ethernet<slot>/<port>[/<breakout>] (the record's
@@ -158,6 +160,39 @@ WATCHDOG_TIMES_NOTE = (
 )
 # [QOS-PFC] "When this time period is exceeded, all outgoing packets are dropped": the watchdog's one action.
 WATCHDOG_ACTIONS = ("drop",)
+
+
+def watchdog_errors(detection_ms: int, restoration_ms: int, action: str) -> list[tuple[str, str]]:  # noqa: ARG001 - times not rendered
+    """The intent's watchdog against NX-OS: (key under roce.pfc.watchdog, why) per value NX-OS cannot take. The times are
+    not rendered (no sourced syntax: the record's warning says so), so only the action is checked; the intent checks it
+    before any device (_intent/_devices.py) and the renderer refuses by the same rule."""
+    if action not in WATCHDOG_ACTIONS:
+        return [("action", "the NX-OS watchdog only drops (%s)" % ", ".join(WATCHDOG_ACTIONS))]
+    return []
+
+
+# The plan's default traffic class is qos-group 0, NX-OS's class-default ("By default, all network traffic is
+# grouped into ... qos-group 0"); a no-drop (PFC) form of the default class is unverified, so it is refused.
+DEFAULT_QOS_GROUP = 0
+
+
+def pfc_priority_error(priority: int) -> str | None:
+    """Why NX-OS cannot take ``priority`` as a PFC (lossless) priority, or None."""
+    if priority == DEFAULT_QOS_GROUP:
+        return ("PFC priority %d is the default class (qos-group %d, c-8q-nq-default): a lossless default class is not rendered "
+                "(unverified)" % (priority, DEFAULT_QOS_GROUP))
+    return None
+
+
+def roce_errors(roce: dict) -> list[tuple[str, object, str]]:
+    """The record's intent rule (_base.Platform.roce_errors): the watchdog action and the PFC priorities NX-OS has no form for."""
+    out = _base.watchdog_intent_errors(roce, watchdog_errors)
+    priorities = ((roce if isinstance(roce, dict) else {}).get("pfc") or {}).get("priorities")
+    for prio in priorities if isinstance(priorities, list) else []:
+        why = pfc_priority_error(prio) if isinstance(prio, int) else None
+        if why:
+            out.append(("pfc.priorities", priorities, why))
+    return out
 
 # 'priority-flow-control mode {auto | on | off}' (Cisco NX-API REST SDK guide 9.3(x), "Configuring
 # Priority Flow Control"): the modes the interface takes.
