@@ -19,6 +19,12 @@ _PLACEMENTS = {'out_of_place': ('out_of_place',), 'in_place': ('in_place',), 'bo
 _PLACEMENT_TEXT = {'out_of_place': 'out-of-place', 'in_place': 'in-place'}
 
 
+# collectives whose bus factor is 0 at one rank (src/<coll>.cu GetBw, v2.19.6): all_reduce 2(n-1)/n, the others (n-1)/n;
+# broadcast, reduce and sendrecv have factor 1 and measure a real busbw on one GPU
+ONE_RANK_ZERO_BUSBW = {'all_reduce': '2(n-1)/n', 'all_gather': '(n-1)/n', 'reduce_scatter': '(n-1)/n', 'alltoall': '(n-1)/n',
+                       'alltoallv': '(n-1)/n', 'gather': '(n-1)/n', 'scatter': '(n-1)/n'}
+
+
 def gate_label(coll):
     """'all_reduce' -> 'all_reduce_perf', the name every gate line starts with."""
     return ('%s_perf' % coll) if coll else 'nccl-tests'
@@ -191,6 +197,12 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
         return 'invalid target placement %r' % (placement,)
     span = '%d B (%s)' % (min_size, human_size(min_size)) if max_size == min_size else \
         '%s..%s' % (human_size(min_size), human_size(max_size) if max_size is not None else 'max')
+    if result.get('ranks') == 1 and coll in ONE_RANK_ZERO_BUSBW and min_bw > 0:
+        # busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n: 0 at n = 1 whatever the GPU does (nccl-tests
+        # doc/PERFORMANCE.md; src/all_reduce.cu AllReduceGetBw, v2.19.6). Say so instead of failing on a 0 that is no measure.
+        return ('%s busbw at %s: one rank - busbw is 0 by definition for %s at 1 rank (bus factor %s = 0), so a busbw '
+                'target cannot be judged; run 2 or more GPUs (-g), or gate broadcast/reduce (factor 1) on one GPU') % (
+            label, span, coll, ONE_RANK_ZERO_BUSBW[coll])
     in_range = [r for r in rows if r['size'] >= min_size and (max_size is None or r['size'] <= max_size)]
     largest = result.get('largest_size_bytes')
     evidence = []
