@@ -217,3 +217,39 @@ def test_one_gpu_broadcast_has_a_real_busbw():
     assert _nccl_gate.gate(res, [{'min_size': GIB, 'max_size': None, 'min_busbw': 1000}]) == []
     lines = _nccl_gate.gate(res, [{'min_size': GIB, 'max_size': None, 'min_busbw': 2000}])
     assert lines and 'by definition' not in lines[0]
+
+
+# ---------------------------------------------------------------------------
+# node baseline targets per GPU model
+
+def _node_settings(*targets):
+    settings, errors = _nccl_gate.gate_settings({'targets': [dict(t, min_size='1G') for t in targets]})
+    assert errors == []
+    return settings
+
+
+def test_gpu_model_target_applies_to_its_model_only():
+    res = _nccl_parse.parse(_derived('all_options_1node_8gpu.txt'))      # 8 x NVIDIA H200, 780-799 GB/s
+    both = _node_settings({'min_busbw': 900, 'gpu_model': 'NVIDIA H100 80GB HBM3'}, {'min_busbw': 700, 'gpu_model': 'nvidia  h200'})
+    assert _nccl_gate.gate_report(res, both)['passed'] is True
+    strict = _node_settings({'min_busbw': 790, 'gpu_model': 'NVIDIA H200'})
+    assert any('780.24' in line for line in _nccl_gate.gate_report(res, strict)['unmet'])
+
+
+def test_gpu_model_targets_for_other_models_only_fail():
+    res = _nccl_parse.parse(_derived('all_options_1node_8gpu.txt'))
+    other = _node_settings({'min_busbw': 100, 'gpu_model': 'NVIDIA H100 80GB HBM3'})
+    unmet = _nccl_gate.gate_report(res, other)['unmet']
+    assert unmet == ['all_reduce_perf: no busbw target applies to GPU model NVIDIA H200 (targets exist for: NVIDIA H100 80GB HBM3)']
+
+
+def test_gpu_model_target_without_device_list_fails():
+    text = '\n'.join(line for line in _derived('all_options_1node_8gpu.txt').splitlines() if 'Rank ' not in line)
+    res = _nccl_parse.parse(text)
+    lines = _nccl_gate.gate(res, [{'min_size': GIB, 'max_size': None, 'min_busbw': 1, 'gpu_model': 'NVIDIA H200'}])
+    assert any('names no GPU model' in line for line in lines)
+
+
+def test_gpu_model_must_be_a_name():
+    _settings, errors = _nccl_gate.gate_settings({'targets': [{'min_size': '1G', 'min_busbw': 1, 'gpu_model': ' '}]})
+    assert errors and 'gpu_model' in errors[0]
