@@ -70,6 +70,22 @@ def host_factor(run_dir: str | None, host: str) -> tuple[float, float, int]:
     return factor, float(perf.get("noise", perfmodel.DEFAULT_NOISE)), int(perf.get("seed", perfmodel.DEFAULT_SEED))
 
 
+def next_node_launch(run_dir: str) -> int:
+    """A launch number of the node model, counted apart from perfmodel's (<run_dir>/node-launches/<n>, O_EXCL as
+    perfmodel.next_launch): a node baseline must not shift the noise and ECMP draws of the fabric launches after it."""
+    folder = os.path.join(run_dir, "node-launches")
+    os.makedirs(folder, exist_ok=True)
+    n = len(os.listdir(folder))
+    while True:
+        try:
+            fd = os.open(os.path.join(folder, str(n)), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        os.close(fd)
+        return n
+
+
 def node_text(collective: str, host: str, gpus: int, args: dict, env: dict, peak: float, launch: int, seed: int,
               noise: float, program: str) -> str:
     """nccl-tests' single-process output on one node, bandwidth from the node model."""
@@ -155,7 +171,7 @@ def main(program: str, argv: list[str], host: str | None = None, run_dir: str | 
         sys.stdout.write(" .. %s pid %d: Test failure common.cu:1454\n" % (host, os.getpid()))
         return 5
     factor, noise, seed = host_factor(run_dir, host)
-    launch = perfmodel.next_launch(run_dir) if run_dir and os.path.isdir(run_dir) else 0
+    launch = next_node_launch(run_dir) if run_dir and os.path.isdir(run_dir) else 0
     text = node_text(collective, host, gpus, args, dict(os.environ), NODE_PEAK_GBPS * factor, launch, seed, noise, name)
     outcome = os.environ.get("LAB_NCCL_OUTCOME", "succeed")
     if outcome == "hang":
