@@ -391,6 +391,10 @@ def main() -> None:
         result["gate"] = _nccl_gate.gate_report(result, settings)
         if not result["gate"]["passed"]:
             module.fail_json(msg="\n".join(result["gate"]["unmet"]), **result)
+    elif result.get("unrecognised"):
+        # parse only: input that is no nccl-tests output the parser knows is refused, never an empty success
+        module.fail_json(msg="%s: %s" % ("src %s" % module.params["src"] if module.params["src"] else "content", result["unrecognised"]),
+                         **result)
     module.exit_json(**result)
 
 

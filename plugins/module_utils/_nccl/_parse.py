@@ -340,7 +340,15 @@ def _parse_lines(text):
                     continue
             feed(st, line, idx)
     st.hosts = {h.strip() for h in hosts} - {''}
-    return _finish(st)
+    res = _finish(st)
+    if not (st.rows or st.header_seen or st.partial_rows or st.nthread or st.version_line or st.devices or st.start_names
+            or st.hosts or st.errors or st.failures or st.oob or st.avg or st.json_path or st.nccl_version or st.cmd_names):
+        # nothing nccl-tests or NCCL prints: refused by name, never an empty success of a parse-only call
+        why = 'no nccl-tests output recognised (no table, header, device list, footer or NCCL line)'
+        res['unrecognised'] = why
+        res['errors'].append(why)
+        res['failures'].append(why)
+    return res
 
 
 def _chunks(text, size=1 << 20):

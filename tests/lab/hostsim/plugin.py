@@ -33,6 +33,7 @@ NODE_BENCH_BINARIES = ("all_reduce_perf", "all_gather_perf", "reduce_scatter_per
 def write_node_bench(bin_dir: str, host: str, run_dir: str | None, python: str) -> None:
     """The lab host's nccl-tests binaries: one process over the host's GPUs, bandwidth from the node model of the lab
     run (its perf.json: a slow-host fault slows the node's GPUs too)."""
+    os.makedirs(bin_dir, exist_ok=True)
     for tool in NODE_BENCH_BINARIES:
         path = os.path.join(bin_dir, tool)
         with open(path, "w", encoding="utf-8") as handle:

@@ -253,3 +253,10 @@ def test_gpu_model_target_without_device_list_fails():
 def test_gpu_model_must_be_a_name():
     _settings, errors = _nccl_gate.gate_settings({'targets': [{'min_size': '1G', 'min_busbw': 1, 'gpu_model': ' '}]})
     assert errors and 'gpu_model' in errors[0]
+
+
+@pytest.mark.parametrize('text', ['', 'hello world\n', 'Segmentation\n\n'])
+def test_text_with_nothing_nccl_tests_prints_is_refused(text):
+    res = _nccl_parse.parse(text)
+    assert res['unrecognised'].startswith('no nccl-tests output recognised')
+    assert _nccl_gate.gate(res, [], require_complete=False)
