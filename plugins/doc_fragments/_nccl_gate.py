@@ -66,6 +66,14 @@ options:
           - Without it the target applies to any collective.
         type: str
         choices: [all_reduce, all_gather, reduce_scatter, alltoallv, alltoall, broadcast, reduce, sendrecv, scatter, gather, hypercube]
+      gpu_model:
+        description:
+          - Gate only logs whose GPUs are this model, as nccl-tests' device list names them (CUDA's device name, for
+            example V(NVIDIA H200) or V(NVIDIA H100 80GB HBM3)); case and spacing aside, the names must be equal.
+          - For node baselines (M(lossless.fabric.nccl_benchmark) with O(lossless.fabric.nccl_benchmark#module:launcher=local)),
+            one target per GPU model the cluster has. When targets exist and all name another model, the gate fails.
+          - A log without a device list fails a target that names a model.
+        type: str
   fabric_targets:
     description:
       - The C(targets) section of the fabric intent, so the numbers live in one place. Pass the validated intent from

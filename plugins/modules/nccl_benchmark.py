@@ -9,12 +9,12 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: nccl_benchmark
-short_description: Launch a multi-node nccl-tests benchmark (MPIJob, mpirun or srun) and collect its logs
+short_description: Launch an nccl-tests benchmark (MPIJob, mpirun, srun, or on each node) and collect its logs
 version_added: 0.1.0
 description:
   - Runs an nccl-tests binary (C(all_reduce_perf) or another collective) across nodes, O(repeats) times in sequence,
     and returns each launch's full launcher output for M(lossless.fabric.nccl_result) to parse and gate.
-  - Always the multi-node form - one MPI process per GPU (C(-g 1)), C(-np) = O(nodes) x O(gpus_per_node). A plain
+  - The multi-node launchers use one MPI process per GPU (C(-g 1)), C(-np) = O(nodes) x O(gpus_per_node). A plain
     Kubernetes Job with C(parallelism) only runs independent single-node copies and is not offered.
   - O(launcher=kubernetes) creates one Kubeflow C(MPIJob) (C(kubeflow.org/v2beta1)) per launch in its namespace (created
     when missing, never deleted), waits up to O(timeout) for its
@@ -22,6 +22,8 @@ description:
     C(training.kubeflow.org/job-role=launcher)) and deletes the job unless O(keep). Workers request
     C(nvidia.com/gpu) = O(gpus_per_node) and the RDMA resource, get C(IPC_LOCK) (never C(privileged)) and a
     memory-backed C(/dev/shm).
+  - O(launcher=local) runs the single-node form instead - one process per managed host driving all its GPUs - to
+    measure each node's own baseline before any network test.
   - O(launcher=mpirun) runs Open MPI C(mpirun) on the managed host (the launcher host, over the normal Ansible
     connection) with a hostfile written from O(hosts). O(launcher=slurm) runs C(srun --mpi=pmix). Both are bounded
     by coreutils C(timeout).
@@ -57,6 +59,18 @@ attributes:
     details:
       - A benchmark is a new measurement every time; each run launches and reports C(changed=true).
 options:
+  launcher:
+    description:
+      - How the ranks are started - a Kubeflow MPIJob (V(kubernetes)), Open MPI C(mpirun) on the managed host
+        (V(mpirun)), Slurm C(srun --mpi=pmix) on the managed host (V(slurm)), or V(local).
+      - V(local) is the node baseline - nccl-tests runs directly on each managed host of the play, one process driving
+        all O(gpus_per_node) GPUs (C(-g <gpus_per_node>)), no MPI, every host in parallel (the play's forks), bounded by
+        coreutils C(timeout) like mpirun and srun, with the same NCCL environment. It measures NVLink/NVSwitch (and
+        PCIe) inside the node, not the network. O(hosts) is not used and O(nodes) is 1. Any nccl-tests build works
+        (C(MPI=1) or not).
+    type: str
+    choices: [kubernetes, mpirun, slurm, local]
+    default: kubernetes
   min_bytes:
     description: Smallest message size (C(-b)); bytes or a K, M or G suffix (powers of 1024, as nccl-tests reads it).
     type: raw
@@ -147,6 +161,27 @@ EXAMPLES = r"""
   delegate_to: "{{ groups['gpu_hosts'][0] }}"
   run_once: true
 
+- name: Node baseline - every GPU host runs all_reduce over its own 8 GPUs (one process, -g 8), in parallel
+  lossless.fabric.nccl_benchmark:
+    launcher: local
+    gpus_per_node: 8
+    min_bytes: 1G
+    max_bytes: 8G
+    binary_dir: /opt/nccl-tests/build
+    nccl_env: "{{ fabric_plan_result.nccl_env }}"
+    timeout: 600
+  register: node_bench
+
+# 460 GB/s all_reduce busbw on one 8 x H100 node: the threshold of Azure's ND H100 v5 health checks (issue 35);
+# measure your own GPUs' baseline for other models
+- name: Gate each node's baseline on the target of its GPU model
+  lossless.fabric.nccl_result:
+    content: "{{ node_bench.logs[0] }}"
+    targets:
+      - min_size: 1G
+        min_busbw: 460
+        gpu_model: NVIDIA H100 80GB HBM3
+
 - name: Slurm with PMIx and a Pyxis container, results kept even when a launch fails
   lossless.fabric.nccl_benchmark:
     launcher: slurm
@@ -208,7 +243,7 @@ manifests:
   elements: dict
 commands:
   description: The command of each launch.
-  returned: when O(launcher=mpirun) or O(launcher=slurm)
+  returned: when O(launcher=mpirun), O(launcher=slurm) or O(launcher=local)
   type: list
   elements: dict
   contains:
@@ -248,6 +283,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _runn
 
 # The launch options are _nccl_jobs.LAUNCH_ARGUMENT_SPEC (doc fragment _nccl_launch); these are this module's own.
 ARGUMENT_SPEC = _nccl_jobs.argument_spec({
+    # the shared launchers plus local (nccl_localize, which needs node pairs, does not offer it)
+    "launcher": {"type": "str", "choices": list(_nccl_launch.LAUNCHERS + (_nccl_launch.LOCAL,)), "default": "kubernetes"},
     "min_bytes": {"type": "raw", "default": 8},
     "max_bytes": {"type": "raw", "default": "8G"},
     "gpus_per_node": {"type": "int", "default": 8},
@@ -297,7 +334,7 @@ def _finish(result: dict) -> None:
 def main() -> None:
     # AnsibleModule fills suboption defaults into a dict default in place: keep the module-level spec pristine
     module = AnsibleModule(argument_spec=_nccl_jobs.argument_spec(ARGUMENT_SPEC), supports_check_mode=True)
-    spec, errors = _nccl_launch.validate(module.params)
+    spec, errors = _nccl_launch.validate(module.params, _nccl_launch.LAUNCHERS + (_nccl_launch.LOCAL,))
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 

@@ -12,7 +12,8 @@ short_description: Compare nccl-tests launches before and after a change and fai
 version_added: 0.1.0
 description:
   - Takes the nccl-tests results of several launches before a change (O(pre)) and after it (O(post)); each launch is one
-    sample. Per gated size it compares the out-of-place bus bandwidth of the launches and returns the medians, the
+    sample, and each C(-N) cycle of a launch (nccl-tests prints the whole sweep again per cycle) is one sample. Per
+    gated size it compares the out-of-place bus bandwidth of the launches and returns the medians, the
     post/pre ratio as a Hodges-Lehmann estimate with its exact confidence interval, and an exact one-sided
     Mann-Whitney p-value for a drop.
   - A size is C(regressed) when the drop is significant (p below O(alpha)) and larger than the threshold,

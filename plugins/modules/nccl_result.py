@@ -314,6 +314,38 @@ format:
   description: C(text) or C(json) (a C(-J) file).
   returned: success
   type: str
+cycles:
+  description:
+    - The number of C(-N) cycles in the table (nccl-tests prints the whole sweep once per cycle); each row has its
+      C(cycle). M(lossless.fabric.nccl_compare) takes each cycle as one sample. C(0) without rows.
+  returned: success
+  type: int
+single_rank:
+  description:
+    - The log shows one rank (C(-g 1), one process) - all_reduce, all_gather and reduce_scatter then print busbw 0 by
+      definition, and a busbw target on them fails saying so.
+  returned: success
+  type: bool
+memory:
+  description:
+    - The C(-M 1) report (C(# GPU memory usage)) - C(initialization), C(user_allocated), C(collective) and C(total), each
+      C(text) as printed and C(bytes); C(null) when absent.
+  returned: success
+  type: dict
+run_notes:
+  description:
+    - Header lines of C(-z), C(-I)/C(-K), C(-p) and the notices of ignored options (C(-R), C(-x)), as printed.
+  returned: success
+  type: list
+  elements: str
+libibverbs_missing:
+  description: NCCL said C(Failed to open libibverbs.so[.1]) (INFO from NCCL 2.19, WARN before) - no RDMA on that host.
+  returned: success
+  type: bool
+unrecognised:
+  description: Why the input is not nccl-tests output the parser knows (a cut or foreign JSON document); it is also a failure.
+  returned: when the input is refused
+  type: str
 """
 
 # Imports follow the documentation blocks, as in every Ansible module (STYLE.md point 5).
@@ -359,6 +391,10 @@ def main() -> None:
         result["gate"] = _nccl_gate.gate_report(result, settings)
         if not result["gate"]["passed"]:
             module.fail_json(msg="\n".join(result["gate"]["unmet"]), **result)
+    elif result.get("unrecognised"):
+        # parse only: input that is no nccl-tests output the parser knows is refused, never an empty success
+        module.fail_json(msg="%s: %s" % ("src %s" % module.params["src"] if module.params["src"] else "content", result["unrecognised"]),
+                         **result)
     module.exit_json(**result)
 
 

@@ -26,12 +26,12 @@ def _lab_run(tmp_path, *extra):
     return out, report_dir
 
 
-def _report(report_dir):
-    with open(os.path.join(report_dir, "benchmark.json"), encoding="utf-8") as handle:
+def _report(report_dir, name="benchmark"):
+    with open(os.path.join(report_dir, name + ".json"), encoding="utf-8") as handle:
         report = json.load(handle)
-    with open(os.path.join(report_dir, "benchmark.png"), "rb") as handle:
+    with open(os.path.join(report_dir, name + ".png"), "rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
-    with open(os.path.join(report_dir, "benchmark.md"), encoding="utf-8") as handle:
+    with open(os.path.join(report_dir, name + ".md"), encoding="utf-8") as handle:
         markdown = handle.read()
     return report, markdown
 
@@ -55,6 +55,24 @@ def test_benchmark_passes_in_the_lab_and_writes_the_report(tmp_path):
     assert "Verdict: **PASS**" in markdown and "![busbw against message size](benchmark.png)" in markdown
     # the plan report of the same run sits beside it
     assert os.path.exists(os.path.join(report_dir, "plan.json"))
+    # before it, the node baseline (issue 35): each GPU host's own 8 GPUs, one process, no MPI, from the lab's node model
+    nodes, node_md = _report(report_dir, "node-baseline")
+    assert nodes["verdict"] == "pass" and sorted(n["name"] for n in nodes["launches"]) == ["gpu1", "gpu2"]
+    assert all(n["ranks"] == 8 and n["nodes"] == 1 and n["oop_busbw_at_largest_size"] > 400 for n in nodes["launches"])
+    assert "gpu1" in node_md and "gpu2" in node_md
+    assert "NCCL node baseline pass: 2 of 2 GPU host(s) measured" in out.stdout
+
+
+def test_slow_node_is_named_before_the_fabric_benchmark(tmp_path):
+    # the lab's slow-host knob slows gpu2's GPUs too: its node baseline is below the lab's 400 GB/s node target
+    out, report_dir = _lab_run(tmp_path, "-e", json.dumps({"lab_perf_faults": [{"host": "gpu2", "factor": 0.6}]}))
+    assert out.returncode != 0
+    assert "NCCL node baseline fail: gpu2 below target or without a result" in out.stdout, out.stdout[-6000:]
+    nodes, _md = _report(report_dir, "node-baseline")
+    verdicts = {n["name"]: n["gate"]["verdict"] for n in nodes["launches"]}
+    assert verdicts == {"gpu1": "pass", "gpu2": "fail"} and nodes["verdict"] == "fail"
+    # the fabric benchmark did not run on a cluster with a node below target (nccl_gate_node_below_target: fail)
+    assert not os.path.exists(os.path.join(report_dir, "benchmark.json"))
 
 
 def test_benchmark_without_transport_evidence_fails_naming_it_after_writing_the_report(tmp_path):

@@ -17,7 +17,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._nccl._vocab impor
 # Targets
 # ---------------------------------------------------------------------------
 
-_TARGET_KEYS = ("tolerance_percent", "require_transport", "require_gdr", "collectives")
+_TARGET_KEYS = ("tolerance_percent", "require_transport", "require_gdr", "collectives", "node")
 _TARGET_ENTRY_KEYS = ("min_size", "max_size", "min_busbw")
 
 
@@ -49,8 +49,17 @@ def _targets_section(ctx: Ctx, raw: Any, path: str, transport: Any) -> dict:
         if entries is BAD:
             continue
         collectives[coll] = [_target_entry(ctx, e, f"{coll_path}[{i}]") for i, e in enumerate(entries)]
+    node = []
+    npath = f"{path}.node"
+    node_raw = src.get("node", [])
+    if node_raw is not None:
+        entries = ctx.sequence(node_raw, npath)
+        for i, e in enumerate(entries if entries is not BAD else []):
+            node.append(_node_entry(ctx, e, f"{npath}[{i}]"))
     gdr = _schema.BY_PATH["targets.require_gdr"].default
     return {
+        # the node baseline's targets (role nccl_gate, tasks node): per GPU model, one node's own GPUs
+        "node": node,
         "tolerance_percent": tolerance,
         "require_transport": require,
         # null turns the GPUDirect check off (the nccl_gate role passes it so when transport checks are off)
@@ -84,6 +93,22 @@ def fabric_targets(raw: Any) -> tuple[dict | None, list[str]]:
         return None, ["fabric_targets: not a mapping (pass the intent targets, e.g. fabric_plan_result.intent.targets)"]
     section, problems = validate_targets(raw, "fabric_targets")
     return (None if problems else section), problems
+
+
+def _node_entry(ctx: Ctx, entry: Any, path: str) -> Any:
+    """A node baseline target: a GPU model and a busbw target (the same size and busbw rules as a collective's)."""
+    src = ctx.mapping(entry, path, _TARGET_ENTRY_KEYS + ("gpu_model",), required=("gpu_model",))
+    if not isinstance(entry, dict):
+        return BAD
+    model = src.get("gpu_model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        ctx.error(f"{path}.gpu_model", f"{model!r} is not a GPU model name (as nccl-tests' device list prints it)")
+        model = BAD
+    # the size and busbw keys through the collectives' rules (missing ones reported there, unknown keys above)
+    target = _target_entry(ctx, {k: v for k, v in entry.items() if k in _TARGET_ENTRY_KEYS}, path)
+    if target is BAD:
+        return BAD
+    return dict(target, gpu_model=model.strip() if isinstance(model, str) else BAD)
 
 
 def _target_entry(ctx: Ctx, entry: Any, path: str) -> Any:

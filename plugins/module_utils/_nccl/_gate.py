@@ -19,6 +19,20 @@ _PLACEMENTS = {'out_of_place': ('out_of_place',), 'in_place': ('in_place',), 'bo
 _PLACEMENT_TEXT = {'out_of_place': 'out-of-place', 'in_place': 'in-place'}
 
 
+# collectives whose bus factor is 0 at one rank (src/<coll>.cu GetBw, v2.19.6): all_reduce 2(n-1)/n, the others (n-1)/n;
+# broadcast, reduce and sendrecv have factor 1 and measure a real busbw on one GPU
+ONE_RANK_ZERO_BUSBW = {'all_reduce': '2(n-1)/n', 'all_gather': '(n-1)/n', 'reduce_scatter': '(n-1)/n', 'alltoall': '(n-1)/n',
+                       'alltoallv': '(n-1)/n', 'gather': '(n-1)/n', 'scatter': '(n-1)/n'}
+
+
+def same_gpu_model(want, have):
+    """A target's gpu_model against the log's (nccl-tests prints CUDA's prop.name, e.g. 'NVIDIA H100 80GB HBM3'):
+    case and spacing aside, equal - a target 'NVIDIA H100' does not silently cover 'NVIDIA H100 NVL'."""
+    def norm(text):
+        return ' '.join(str(text).lower().split())
+    return norm(want) == norm(have)
+
+
 def gate_label(coll):
     """'all_reduce' -> 'all_reduce_perf', the name every gate line starts with."""
     return ('%s_perf' % coll) if coll else 'nccl-tests'
@@ -77,9 +91,17 @@ def _gate_checks(result, targets, require_transport=None, require_gdr=None, max_
         check('%s: no NET/IB transport error on any rank%s' % (label, ' (accepted: accept_transport_errors)' if accept_transport_errors else ''),
               [] if accept_transport_errors else [_transport_error_line(label, e) for e in transport_errors[:3]],
               '%d transport error(s)' % len(transport_errors))
+    model = result.get('gpu_model')
     for tgt in targets or []:
         if isinstance(tgt, dict) and tgt.get('collective') and coll is not None and V.collective_name(tgt.get('collective')) != coll:
             continue    # a target for another collective: not this log's business
+        if isinstance(tgt, dict) and tgt.get('gpu_model'):
+            if model is None:
+                check(_target_text(tgt, coll), ['%s: a target for GPU model %s cannot be checked: the log names no GPU model '
+                                                '(no nccl-tests device list)' % (label, tgt['gpu_model'])])
+                continue
+            if not same_gpu_model(tgt['gpu_model'], model):
+                continue    # a target for another GPU model (the node baseline's per-model targets)
         lines = _gate_target(result, rows, coll, tgt)
         check(_target_text(tgt, coll), lines if isinstance(lines, list) else [lines], _target_measured(rows, tgt))
     wrong_cells = [r[k]['wrong'] for r in rows for k in ('out_of_place', 'in_place') if r.get(k) and r[k].get('wrong') is not None]
@@ -191,6 +213,12 @@ def _gate_target(result, rows, coll, tgt):  # noqa: C901
         return 'invalid target placement %r' % (placement,)
     span = '%d B (%s)' % (min_size, human_size(min_size)) if max_size == min_size else \
         '%s..%s' % (human_size(min_size), human_size(max_size) if max_size is not None else 'max')
+    if result.get('ranks') == 1 and coll in ONE_RANK_ZERO_BUSBW and min_bw > 0:
+        # busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n: 0 at n = 1 whatever the GPU does (nccl-tests
+        # doc/PERFORMANCE.md; src/all_reduce.cu AllReduceGetBw, v2.19.6). Say so instead of failing on a 0 that is no measure.
+        return ('%s busbw at %s: one rank - busbw is 0 by definition for %s at 1 rank (bus factor %s = 0), so a busbw '
+                'target cannot be judged; run 2 or more GPUs (-g), or gate broadcast/reduce (factor 1) on one GPU') % (
+            label, span, coll, ONE_RANK_ZERO_BUSBW[coll])
     in_range = [r for r in rows if r['size'] >= min_size and (max_size is None or r['size'] <= max_size)]
     largest = result.get('largest_size_bytes')
     evidence = []
@@ -376,6 +404,7 @@ GATE_ARG_SPEC = {
             'min_busbw': {'type': 'float', 'required': True},
             'placement': {'type': 'str', 'default': 'both', 'choices': list(V.PLACEMENTS)},
             'collective': {'type': 'str', 'choices': list(V.COLLECTIVES)},
+            'gpu_model': {'type': 'str'},
         },
     },
     'fabric_targets': {'type': 'dict'},
@@ -426,8 +455,13 @@ def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
         coll = tgt.get('collective')
         if coll is not None and V.collective_name(coll) is None:
             errors.append('%s.collective: %r is not one of %s' % (path, coll, ', '.join(V.COLLECTIVES)))
+        model = tgt.get('gpu_model')
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            errors.append('%s.gpu_model: %r is not a GPU model name as nccl-tests prints it (e.g. NVIDIA H200)' % (path, model))
+            model = None
         targets.append({'min_size': lo, 'max_size': hi, 'min_busbw': bw,
-                        'placement': tgt.get('placement') or 'both', 'collective': V.collective_name(coll) if coll else None})
+                        'placement': tgt.get('placement') or 'both', 'collective': V.collective_name(coll) if coll else None,
+                        'gpu_model': model.strip() if model else None})
     settings = {
         'require_transport': params.get('require_transport') or None,
         'require_gdr': params.get('require_gdr'),
@@ -475,6 +509,14 @@ def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
         wanted = sorted({t['collective'] for t in targets})
         checks.insert(1, {'requirement': '%s: a busbw target for %s' % (gate_label(coll), coll), 'passed': False, 'measured': coll,
                           'line': '%s: no busbw target applies to %s (targets exist for: %s)' % (gate_label(coll), coll, ', '.join(wanted))})
+    model = (result or {}).get('gpu_model')
+    if model is not None and targets and all(t.get('gpu_model') for t in targets) and \
+            not any(same_gpu_model(t['gpu_model'], model) for t in targets):
+        # per-model targets, none for this node's GPUs: a node baseline that checks nothing must not pass
+        wanted = sorted({t['gpu_model'] for t in targets})
+        checks.insert(1, {'requirement': '%s: a busbw target for %s' % (gate_label(coll), model), 'passed': False, 'measured': model,
+                          'line': '%s: no busbw target applies to GPU model %s (targets exist for: %s)' % (
+                              gate_label(coll), model, ', '.join(wanted))})
     unmet = [prefix + c['line'] for c in checks if c['line']]
     checked = []
     for c in checks:

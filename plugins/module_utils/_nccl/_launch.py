@@ -27,6 +27,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils._common import _te
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
 LAUNCHERS = ("kubernetes", "mpirun", "slurm")
+# nccl_benchmark only: nccl-tests on the managed host itself, one process driving all its GPUs (-g <gpus>), no MPI
+# (section 1: "The single-node form without MPI is one process: -g 8"); Ansible runs it on every host in parallel.
+LOCAL = "local"
 # Every nccl-tests binary (section 1); NGC images add the _mpi suffix (NAME_SUFFIX=_mpi).
 BINARIES = _nccl_vocab.BINARIES
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")
@@ -233,10 +236,18 @@ def _check_placement(errors: _Errors, params: dict, spec: dict) -> None:
         nodes = len(spec["hosts"])
     if nodes is not None and spec["hosts"] and nodes != len(spec["hosts"]):
         errors.bad("nodes", nodes, "differs from the %d host(s) in hosts" % len(spec["hosts"]))
-    if nodes is None and params.get("nodes") is None:
+    if nodes is None and params.get("nodes") is None and spec["launcher"] != LOCAL:
         errors.append("nodes: required (the node count), or give hosts")
     if spec["launcher"] == "mpirun" and not spec["hosts"]:
         errors.append("hosts: required with launcher mpirun (they form the hostfile)")
+    if spec["launcher"] == LOCAL:
+        # each managed host benchmarks its own GPUs: the play's hosts are the nodes, one process per host
+        if spec["hosts"]:
+            errors.bad("hosts", params.get("hosts"), "is not used with launcher local (every managed host of the play runs its own "
+                       "benchmark; limit the play's hosts instead)")
+        if params.get("nodes") not in (None, 1):
+            errors.bad("nodes", params.get("nodes"), "must be 1 with launcher local (one node per managed host)")
+        nodes = 1
     spec["nodes"] = nodes
 
 
@@ -356,12 +367,13 @@ def _check_slurm(errors: _Errors, raw: Any, spec: dict) -> None:
     }
 
 
-def validate(params: dict) -> tuple[dict, list[str]]:
-    """Module parameters -> (spec, errors).  Nothing in spec is used when errors is not empty."""
+def validate(params: dict, launchers: tuple = LAUNCHERS) -> tuple[dict, list[str]]:
+    """Module parameters -> (spec, errors).  Nothing in spec is used when errors is not empty.
+    ``launchers``: those the calling module offers (nccl_benchmark adds LOCAL)."""
     errors = _Errors()
     spec: dict[str, Any] = {"launcher": params.get("launcher") or "kubernetes"}
-    if spec["launcher"] not in LAUNCHERS:
-        errors.bad("launcher", spec["launcher"], "is not one of %s" % ", ".join(LAUNCHERS))
+    if spec["launcher"] not in launchers:
+        errors.bad("launcher", spec["launcher"], "is not one of %s" % ", ".join(launchers))
     spec["binary"] = _binary(errors, params.get("binary", "all_reduce_perf"))
     spec["binary_dir"] = _string(errors, "binary_dir", params.get("binary_dir"), _PATH, "a directory path")
     _check_sizes(errors, params, spec)
@@ -409,10 +421,12 @@ def ranks(spec: dict) -> int:
 
 
 def test_argv(spec: dict) -> list[str]:
-    """The nccl-tests command (section 3): sizes, step, iterations, warmup, one GPU per process."""
+    """The nccl-tests command (section 3): sizes, step, iterations, warmup, one GPU per process - or, launcher local,
+    one process driving every GPU of the host (``-g <gpus_per_node>``)."""
     program = spec["binary"] if not spec["binary_dir"] else spec["binary_dir"].rstrip("/") + "/" + spec["binary"]
+    gpus = spec["gpus_per_node"] if spec["launcher"] == LOCAL else 1
     return [program, "-b", size_text(spec["min_bytes"]), "-e", size_text(spec["max_bytes"]), "-f", str(spec["step_factor"]),
-            "-n", str(spec["iterations"]), "-w", str(spec["warmup_iterations"]), "-g", "1"]
+            "-n", str(spec["iterations"]), "-w", str(spec["warmup_iterations"]), "-g", str(gpus)]
 
 
 def environment(spec: dict) -> dict[str, str]:
@@ -665,6 +679,9 @@ def render(spec: dict, token: str, hostfile_path: str | None = None) -> dict:
         if spec["launcher"] == "mpirun":
             argv = mpirun_argv(spec, list(env), hostfile_path)
             cmd = {"name": name, "argv": argv, "hostfile": hostfile_path, "hostfile_content": hostfile_text(spec)}
+        elif spec["launcher"] == LOCAL:
+            # no MPI: the environment reaches the one process directly
+            cmd = {"name": name, "argv": test_argv(spec)}
         else:
             argv = srun_argv(spec, name)
             cmd = {"name": name, "argv": argv}

@@ -72,7 +72,7 @@ _RE_HCA = re.compile(r' hca (\S+)')
 _RE_COMM = re.compile(r'\brank (\d+) nranks (\d+) cudaDev (\d+)')
 _RE_IB_PORT = re.compile(r'\[\d+\](\S+?)/(IB|RoCE)\b')
 # first 4 characters of the INFO payloads _debug_line uses (plus ' via ' and ' -> ' lines); the rest is skipped cheaply
-_INFO_KEEP4 = frozenset(('NET/', 'Usin', 'NCCL', 'GPU ', 'comm', 'Conn'))
+_INFO_KEEP4 = frozenset(('NET/', 'Usin', 'NCCL', 'GPU ', 'comm', 'Conn', 'Fail'))
 _RE_TRACE = re.compile(r'^(\S+\.(?:cc|cu|h|c|cpp)):(\d+) -> (\d+)')
 _RE_TEST_FAIL = re.compile(r'(Test (?:NCCL|CUDA) failure .*|Test failure \S+:\d+|NCCL failure \S+:\d+ .*|Test timeout .*)$')
 _RE_FAIL_SRC = re.compile(r'Test failure ([a-z_]+)\.cu:')
@@ -207,6 +207,8 @@ class _State:
         self.after_proc_returned = False
         self.restarts = 0
         self.header_cputime = False
+        self.memory = None              # -M: {'initialization': ..., 'user_allocated': ..., 'collective': ..., 'total': ...}
+        self.run_notes = []             # header lines of -z, -I/-K, -p and option notices of -R/-x (what the run was told)
         self.damaged = []               # {line, size, reason}: rows inside the table that are not rows nccl-tests prints
         self.cells = []                 # (row index, half, time, half-ulp, algbw, half-ulp, busbw, half-ulp) for consistency checks
 
@@ -251,10 +253,17 @@ def parse(text: str) -> dict:
         doc = None
         try:
             doc = json.loads(stripped)
-        except ValueError:
+        except ValueError as exc:
             doc = None
+            if '"nccl_version"' in stripped[:1 << 16] or '"results"' in stripped[:1 << 16]:
+                # -J writes its file as the run goes (src/util.cu jsonKey/jsonStr...): a crash or a kill leaves it cut
+                return _refused('format', 'a -J JSON file that is not valid JSON (%s): cut before its end (crashed, killed or '
+                                'still running)' % exc, truncated=True)
         if isinstance(doc, dict) and ('results' in doc or 'config' in doc):
             return _parse_json_doc(doc)
+        if doc is not None:
+            return _refused('format', 'a JSON document without the "results" or "config" key every nccl-tests -J file has '
+                            '(src/util.cu jsonOutputInit/writeDeviceReport, v2.19.6): not nccl-tests output')
     # rows are many small acyclic dicts: the cyclic GC would rescan them again and again on big logs
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -263,6 +272,20 @@ def parse(text: str) -> dict:
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _refused(fmt, why, truncated=False):
+    """A result for input the parser does not recognise: no rows, the reason as a failure (so every gate fails it)."""
+    st = _State()
+    st.error(why)
+    st.failures.append(why)
+    res = _finish(st)
+    res['format'] = fmt if fmt != 'format' else 'json'
+    res['unrecognised'] = why
+    if truncated:
+        res['truncated'] = True
+        res['truncated_reasons'].append(why)
+    return res
 
 
 def _parse_lines(text):
@@ -317,7 +340,15 @@ def _parse_lines(text):
                     continue
             feed(st, line, idx)
     st.hosts = {h.strip() for h in hosts} - {''}
-    return _finish(st)
+    res = _finish(st)
+    if not (st.rows or st.header_seen or st.partial_rows or st.nthread or st.version_line or st.devices or st.start_names
+            or st.hosts or st.errors or st.failures or st.oob or st.avg or st.json_path or st.nccl_version or st.cmd_names):
+        # nothing nccl-tests or NCCL prints: refused by name, never an empty success of a parse-only call
+        why = 'no nccl-tests output recognised (no table, header, device list, footer or NCCL line)'
+        res['unrecognised'] = why
+        res['errors'].append(why)
+        res['failures'].append(why)
+    return res
 
 
 def _chunks(text, size=1 << 20):
@@ -364,6 +395,14 @@ def _feed(st, line, idx):  # noqa: C901 - one dispatch loop is the fast path
         hashed = False
     first = content[0]
     if first.isdigit() or (first == '-' and content[1:2].isdigit()):
+        if 'Test timeout' in content or 'failure' in content:
+            # -T: the timeout line lands right after the row's preamble (src/common.cu testStreamSynchronize, v2.19.6
+            # line 523, prints while the size/count/type cells wait for their times): keep the failure, the row is cut
+            m = _RE_TEST_FAIL.search(content)
+            if m:
+                st.error(m.group(1))
+                st.failures.append(m.group(1))
+                content = content[:m.start()].rstrip()
         if '[' in content:
             # launcher rank labels inserted inside a row (NVIDIA/nccl#1453)
             content = _RE_RANK_LABEL.sub('', content)
@@ -612,6 +651,24 @@ def _other_line(st, content, hashed):  # noqa: C901
     if low.startswith('Writing JSON output to'):
         st.json_path = content.partition(' to ')[2].strip()
         return
+    if low.startswith('GPU memory usage'):
+        _memory_line(st, content)
+        return
+    if low.startswith(('Blocking Enabled', 'Per-Iteration Report', 'Parallel Init Enabled')):
+        # header lines of -z 1/2/3, -I 1 (-K), -p 1 (src/util.cu writeDeviceReport, v2.19.6 lines 629-639)
+        st.run_notes.append(content.strip())
+        st.anything_before_table = True
+        return
+    if content.startswith('Option -') and ('not supported before NCCL' in content or 'requires NCCL' in content):
+        _option_line(st, content)
+        return
+    if low.startswith('skipping json output'):
+        # -J could not create its file (src/util.cu jsonOutputInit, v2.19.6 lines 337 and 343): the text is all there is
+        st.warnings.append('-J: ' + content)
+        return
+    if content.startswith('invalid option ') or content.startswith('device_cta_count (-V)') or content.startswith('invalid sizes for'):
+        _refused_options(st, content)
+        return
     if hashed and low.startswith('error:'):
         msg = content[6:].strip()
         if msg:
@@ -672,6 +729,48 @@ def _other_line(st, content, hashed):  # noqa: C901
             if name:
                 st.cmd_names.append(name)
                 break
+
+
+_RE_MEM_PART = re.compile(r'^\s*(Initialization|User-Allocated|Collective|Total)\s+(-?[0-9.]+) (B|KB|MB|GB)\s*$')
+_MEM_UNIT = {'B': 1, 'KB': 1 << 10, 'MB': 1 << 20, 'GB': 1 << 30}
+
+
+def _memory_line(st, content):
+    """-M 1: '# GPU memory usage : Initialization 1.23 GB | User-Allocated 4.00 GB | Collective 512 MB | Total  5.73 GB'
+    (src/util.cu writeMemInfo and getMemString, v2.19.6 lines 796-834: units of 1024, 2/1/0 decimals below 10/100/above).
+    Each part in bytes as printed (rounded); a line of another shape is a warning, not a guess."""
+    body = content.partition(':')[2]
+    mem = {}
+    for part in body.split('|'):
+        m = _RE_MEM_PART.match(part)
+        if not m:
+            st.warnings.append('GPU memory usage line not in the form nccl-tests 2.19.6 prints: %s' % content)
+            return
+        key = m.group(1).lower().replace('-', '_')
+        mem[key] = {'text': '%s %s' % (m.group(2), m.group(3)), 'bytes': int(round(float(m.group(2)) * _MEM_UNIT[m.group(3)]))}
+    st.memory = mem
+
+
+def _option_line(st, content):
+    """Option notices of src/common.cu parseArgs (v2.19.6): -R/-x 'not supported before NCCL ...' are ignored and the run
+    goes on (lines 1307, 1311, 1327, 1331); -D/-V 'requires NCCL >= 2.28.0' end the program before any test (1338, 1351)."""
+    if 'requires NCCL' in content:
+        st.error(content)
+        st.failures.append(content + ' (nccl-tests stops before any test)')
+    else:
+        st.run_notes.append(content)
+        st.warnings.append('nccl-tests ignored an option: ' + content)
+
+
+def _refused_options(st, content):
+    """nccl-tests refused its command line (src/common.cu parseArgs, v2.19.6 lines 1360 and 1408): no test ran."""
+    if content.startswith('device_cta_count (-V)'):
+        # a bad -V is replaced by 16 and the run goes on (line 1346)
+        st.warnings.append(content)
+        return
+    msg = content + ': nccl-tests printed its usage or refused the sizes and ran no test'
+    st.error(msg)
+    st.failures.append(msg)
 
 
 def _nthread(st, content, hashed):
@@ -769,6 +868,11 @@ def _debug_line(st, line, pos, kind):  # noqa: C901
             return
     if msg.startswith('NCCL version '):
         st.nccl_version = msg.split()[2]
+        return
+    if msg.startswith('Failed to open libibverbs'):
+        # NCCL 2.19+ says it at INFO level (src/misc/ibvwrap.cc buildIbvSymbols: INFO(NCCL_INIT, "Failed to open
+        # libibverbs.so[.1]"), seen in a 2.23.4 log); older releases WARN it: no verbs library, so no IB/RoCE and no RDMA
+        st.no_verbs = True
         return
     if msg.startswith('NET/IB'):
         if 'No device found' in msg:
@@ -965,7 +1069,7 @@ def _finish(st):  # noqa: C901
     why_independent = []
     if res['independent_runs']:
         why_independent.append('several headers or device lists that each start at rank 0')
-    why_independent.extend(_independent_sweeps(st, rows, coll))
+    why_independent.extend(_independent_sweeps(st, rows, coll, res.get('ranks') == 1))
     res['independent_runs'] = bool(why_independent)
     res['independent_reasons'] = why_independent
     if st.restarts and not why_independent:
@@ -1010,7 +1114,28 @@ def _finish(st):  # noqa: C901
     if res['header'] is not None and st.reduced_max:
         res['header']['maxBytes_reduced'] = st.reduced_max
     res['json_output_path'] = st.json_path
+    res['memory'] = st.memory
+    res['run_notes'] = list(st.run_notes)
+    res['libibverbs_missing'] = st.no_verbs
+    res['cycles'] = _mark_cycles(rows, (st.nthread or {}).get('step_kind') == 'bytes') if rows else 0
+    res['single_rank'] = res.get('ranks') == 1
     return res
+
+
+def _mark_cycles(rows, step_bytes):
+    """-N <cycles>: nccl-tests prints the whole sweep again into the same table (src/common.cu TimeTest, v2.19.6
+    lines 934-943, 'do { for (size...) } while (--repeat)'), and -J appends the rows to the same 'results' list.
+    Each row gets its cycle (1, 2, ...) per (run, type, redop) sweep; the count of cycles is returned."""
+    last = {}
+    cycle = {}
+    for r in rows:
+        key = (r.get('run'), r['type'], r['redop'])
+        prev = last.get(key)
+        if prev is not None and (r['size'] < prev or (r['size'] == prev and r['size'] != 0 and not step_bytes)):
+            cycle[key] = cycle.get(key, 1) + 1
+        r['cycle'] = cycle.get(key, 1)
+        last[key] = r['size']
+    return max(cycle.values(), default=1)
 
 
 # Type names nccl-tests prints and their element size in bytes (src/common.cu test_typenames, v1.0.0 to v2.19.6;
@@ -1101,7 +1226,7 @@ def _reference(spans):
     return best
 
 
-def _independent_sweeps(st, rows, coll):
+def _independent_sweeps(st, rows, coll, one_rank=False):
     """Reasons the rows are not one nccl-tests run (src/common.cu TimeTest: each -N cycle prints the whole sweep
     minBytes..maxBytes again, -d all / -o all start a sweep per type / op; nothing else repeats a size)."""
     out = []
@@ -1138,7 +1263,8 @@ def _independent_sweeps(st, rows, coll):
         out.append('%d column headers, each followed by rows: nccl-tests prints one per process' % st.header_seen)
     # busbw 0 next to a non-zero algbw: factor (n-1)/n with n = 1; collectives with factor 1 never print it
     big = [h for r in rows if r['size'] > 0 for h in (r['out_of_place'], r['in_place']) if h and h['algbw'] and h['algbw'] >= 0.01]
-    if big and all(h['busbw'] == 0 for h in big):
+    # (a log whose own device list and header show one rank is that one-rank run: the gate says what it means)
+    if big and all(h['busbw'] == 0 for h in big) and not one_rank:
         out.append('busbw is 0 in every row while algbw is not: one-rank runs (bus factor (n-1)/n = 0 for n = 1), not one multi-rank job')
     return out
 
@@ -1520,6 +1646,8 @@ def _transport(st, res):  # noqa: C901
 # ---------------------------------------------------------------------------
 # JSON output (-J), section 5.4
 
+_JSON_VERSION_MAX = 3   # src/util.cu '#define JSON_FILE_VERSION 3' (v2.19.6 line 52; 1 from v2.17.3 to v2.19.0)
+
 def _parse_json_doc(doc):
     st = _State()
     cfg = doc.get('config') if isinstance(doc.get('config'), dict) else {}
@@ -1569,21 +1697,35 @@ def _parse_json_doc(doc):
         st.rows.append(row)
     oob = doc.get('out_of_bounds')
     if isinstance(oob, dict) and 'count' in oob:
-        st.oob = '%s %s' % (oob.get('count'), 'OK' if oob.get('okay') else 'FAILED')
-        if not oob.get('okay'):
+        okay = _json_okay(oob.get('okay'))
+        if okay is None:
+            st.failures.append('out_of_bounds.okay is %r, not "true" or "false" as nccl-tests writes it' % (oob.get('okay'),))
+        st.oob = '%s %s' % (oob.get('count'), 'OK' if okay is True else 'FAILED')
+        if okay is not True:
             st.error('Out of bounds values : ' + st.oob)
     avg = doc.get('average_bus_bandwidth')
     if isinstance(avg, dict) and 'bandwidth' in avg:
-        st.avg = '%g' % avg['bandwidth'] if isinstance(avg['bandwidth'], (int, float)) else str(avg['bandwidth'])
-        okay = avg.get('okay')
-        st.avg_status = None if okay == 'unchecked' else ('OK' if okay else 'FAILED')
-        if st.avg_status == 'FAILED':
+        bw = avg['bandwidth']
+        st.avg = '%g' % bw if isinstance(bw, (int, float)) and not isinstance(bw, bool) else str(bw)
+        okay = _json_okay(avg.get('okay'), unchecked=True)
+        if okay is None:
+            st.failures.append('average_bus_bandwidth.okay is %r, not "true", "false" or "unchecked" as nccl-tests writes it' % (
+                avg.get('okay'),))
+        st.avg_status = None if okay == 'unchecked' else ('OK' if okay is True else 'FAILED')
+        if okay is False:
+            # NCCL_TESTS_MIN_BW set and the average below 0.9 x it (src/util.cu writeResultFooter, v2.19.6 line 791)
             st.error('Avg bus bandwidth : %s FAILED' % st.avg)
-            st.failures.append('average_bus_bandwidth: %s FAILED' % st.avg)
+            st.failures.append('average_bus_bandwidth: %s FAILED (okay "false": below 0.9 x NCCL_TESTS_MIN_BW)' % st.avg)
     for err in doc.get('errors') or []:
         if err:
             st.error('error: %s' % err)
             st.failures.append('error: %s' % err)
+    version = doc.get('version')
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= _JSON_VERSION_MAX:
+        why = 'JSON file version %r: this parser reads versions 1 to %d (nccl-tests v2.17.3 to v2.19.6 src/util.cu ' \
+              'JSON_FILE_VERSION)' % (version, _JSON_VERSION_MAX)
+        st.error(why)
+        st.failures.append(why)
     res = _finish(st)
     res['format'] = 'json'
     res['nccl_tests_version_inferred'] = '>=2.17.3' if res['nccl_tests_version'] is None else None
@@ -1593,6 +1735,19 @@ def _parse_json_doc(doc):
         res['truncated'] = True
         res['complete'] = False
     return res
+
+
+def _json_okay(value, unchecked=False):
+    """An ``okay`` flag of a -J file: nccl-tests writes booleans as the strings "true"/"false" (src/util.cu jsonBool,
+    v2.19.6 lines 273-274, through jsonStr) and "unchecked" for an average without NCCL_TESTS_MIN_BW (line 791).
+    A JSON boolean (a file another tool rewrote) means the same; anything else is None: not recognised, never a pass."""
+    if value is True or value == 'true':
+        return True
+    if value is False or value == 'false':
+        return False
+    if unchecked and value == 'unchecked':
+        return 'unchecked'
+    return None
 
 
 def _json_row(item):

@@ -228,7 +228,7 @@ def _launch_entry(res, index, phase, settings):
     return {
         'name': name, 'status': status, 'rc': launch.get('rc'), 'duration_s': launch.get('duration_s'),
         'collective': res.get('collective'), 'ranks': res.get('ranks'), 'nodes': res.get('nodes'),
-        'gpus_per_node': res.get('gpus_per_node'), 'nccl_version': res.get('nccl_version'),
+        'gpus_per_node': res.get('gpus_per_node'), 'gpu_model': res.get('gpu_model'), 'nccl_version': res.get('nccl_version'),
         'nccl_tests_version': res.get('nccl_tests_version'), 'transport': res.get('transport', 'unknown'),
         'gdr_active': res.get('gdr_active', 'unknown'), 'largest_size_bytes': res.get('largest_size_bytes'),
         'oop_busbw_at_largest_size': res.get('oop_busbw_at_largest_size'),

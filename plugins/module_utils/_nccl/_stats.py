@@ -195,11 +195,27 @@ def _default_sizes(results, targets):
     return [common[-1]]
 
 
+def launch_samples(result, size, key='out_of_place'):
+    """The samples one launch gives at ``size``: one per -N cycle (the parser's ``cycle`` of each row; src/common.cu
+    TimeTest prints the whole sweep once per cycle), else the one value ``_launch_values`` gives. [] when none."""
+    if (result or {}).get('cycles', 1) > 1:
+        per = {}
+        for r in result.get('rows') or []:
+            half = r.get(key)
+            if r['size'] == size and half and half.get('busbw') is not None:
+                per.setdefault(r.get('cycle', 1), []).append(half['busbw'])
+        return [_median(per[c]) for c in sorted(per)]
+    val = _launch_values(result, size, key)
+    return [] if val is None else [val]
+
+
 def _compare_size(pre, post, size, tolerance, alpha, targets):  # noqa: C901
-    a = [v for v in (_launch_values(r, size) for r in pre) if v is not None]
-    b = [v for v in (_launch_values(r, size) for r in post) if v is not None]
+    pre_s = [launch_samples(r, size) for r in pre]
+    post_s = [launch_samples(r, size) for r in post]
+    a = [v for vals in pre_s for v in vals]
+    b = [v for vals in post_s for v in vals]
     ent = {'size': size, 'size_human': human_size(size), 'pre': a, 'post': b, 'n_pre': len(a), 'n_post': len(b),
-           'missing_pre': len(pre) - len(a), 'missing_post': len(post) - len(b),
+           'missing_pre': sum(1 for v in pre_s if not v), 'missing_post': sum(1 for v in post_s if not v),
            'pre_median': _median(a), 'post_median': _median(b), 'ratio': None, 'hl_ratio': None,
            'ci_low': None, 'ci_high': None, 'ci_level': None, 'p_value': None, 'min_p_value': None,
            'noise_percent': None, 'threshold_percent': None, 'change_percent': None}

@@ -26,6 +26,24 @@ PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 LAB_DIR = os.path.dirname(PKG_DIR)
 
 
+# nccl-tests binaries the node baseline (nccl_benchmark launcher local) runs on a lab host: tests/lab/nccl/nodebench.py
+NODE_BENCH_BINARIES = ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf", "reduce_perf", "sendrecv_perf")
+
+
+def write_node_bench(bin_dir: str, host: str, run_dir: str | None, python: str) -> None:
+    """The lab host's nccl-tests binaries: one process over the host's GPUs, bandwidth from the node model of the lab
+    run (its perf.json: a slow-host fault slows the node's GPUs too)."""
+    os.makedirs(bin_dir, exist_ok=True)
+    for tool in NODE_BENCH_BINARIES:
+        path = os.path.join(bin_dir, tool)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(
+                "#!%s\n# lab nccl-tests binary (tests/lab/nccl/nodebench.py) of host %s\nimport sys\nsys.path.insert(0, %r)\n"
+                "from nccl.nodebench import main\nsys.exit(main(sys.argv[0], sys.argv[1:], host=%r, run_dir=%r))\n"
+                % (python, host, LAB_DIR, host, run_dir))
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
 def write_shims(bin_dir: str, root: str, python: str) -> None:
     os.makedirs(bin_dir, exist_ok=True)
     for tool in ("dcb", "mlnx_qos", "ethtool", "mlxconfig", "lldpctl"):
@@ -70,6 +88,8 @@ def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: boo
         with open(marker, "w", encoding="utf-8") as handle:
             json.dump(settings, handle)
     write_shims(bin_dir, root, python)
+    if host:
+        write_node_bench(bin_dir, host, os.path.dirname(wiring_file) if wiring_file else None, python)
     state = tree.load(root)
     state["lab"] = {"host": host, "wiring_file": wiring_file}
     tree.save(root, state)

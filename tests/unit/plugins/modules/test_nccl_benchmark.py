@@ -412,3 +412,52 @@ def test_log_larger_than_the_rotation_size_keeps_its_head(sim, tmp_path):
         k8s.CustomObjectsApi(k8s_config.new_client_from_config(config_file=sim.kubeconfig)).delete_namespaced_custom_object(
             "kubeflow.org", "v2beta1", "nccl-benchmark", "mpijobs", result["names"][0])
         wait_for(lambda: leftovers(sim) == CLEAN, what="the kept MPIJob to go", timeout=20.0)
+
+
+# ------------------------------------------------------------------ launcher local through the lab's node binaries
+
+NODE_BIN = ROOT / "tests" / "lab" / "nccl" / "nodebin"
+
+
+def local_args(**extra):
+    args = {"launcher": "local", "gpus_per_node": 8, "min_bytes": "1G", "max_bytes": "2G", "binary_dir": str(NODE_BIN),
+            "nccl_env": PLAN_ENV, "timeout": 30}
+    args.update(extra)
+    return args
+
+
+def test_local_runs_one_process_over_all_gpus(shim_env, monkeypatch):
+    monkeypatch.setenv("LAB_NODE_HOST", "gpu1")
+    failed, result = run(local_args(repeats=2))
+    assert not failed, result.get("msg")
+    assert [launch["status"] for launch in result["launches"]] == ["succeeded", "succeeded"]
+    parsed = _nccl_parse.parse(result["logs"][0])
+    assert (parsed["ranks"], parsed["nodes"], parsed["gpus_per_node"]) == (8, 1, 8) and parsed["complete"]
+    rec = records(shim_env)
+    assert len(rec) == 2 and rec[0]["argv"][-2:] == ["-g", "8"] and rec[0]["host"] == "gpu1"
+    assert rec[0]["env"]["NCCL_IB_TC"] == "106" and rec[0]["env"]["NCCL_DEBUG"] == "INFO"
+
+
+def test_local_more_gpus_than_the_node_has_fails_with_nccl_tests_words(shim_env):
+    failed, result = run(local_args(gpus_per_node=16))
+    assert failed
+    assert "Invalid number of GPUs: 16 requested but only 8 were found." in result["launches"][0]["log"]
+    assert result["launches"][0]["rc"] == 5
+
+
+def test_local_hang_is_bounded_by_timeout(shim_env, monkeypatch):
+    monkeypatch.setenv("LAB_NCCL_OUTCOME", "hang")
+    failed, result = run(local_args(timeout=1))
+    assert failed and result["launches"][0]["status"] == "timeout"
+
+
+def test_local_check_mode_renders_the_command(shim_env):
+    failed, result = run(local_args(), check=True)
+    assert not failed and result["launches"] == []
+    assert result["commands"][0]["argv"][0] == str(NODE_BIN / "all_reduce_perf") and result["commands"][0]["argv"][-1] == "8"
+    assert not (shim_env / "record.jsonl").exists()
+
+
+def test_local_refuses_hosts(shim_env):
+    failed, result = run(local_args(hosts=["gpu1", "gpu2"]))
+    assert failed and "is not used with launcher local" in result["msg"]

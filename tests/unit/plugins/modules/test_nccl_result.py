@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import sys
 
 import pytest
@@ -14,6 +15,7 @@ from ansible_collections.lossless.fabric.plugins.modules import nccl_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..'))
+HERE_FIXTURES = os.path.join(REPO, 'tests', 'unit', 'plugins', 'module_utils', 'fixtures', 'nccl')
 CORPUS = os.path.join(REPO, 'tests', 'data', 'nccl-corpus')
 FIXTURES = os.path.join(REPO, 'tests', 'unit', 'plugins', 'module_utils', 'fixtures', 'nccl')
 
@@ -272,3 +274,23 @@ def test_fabric_targets_bad_shape():
     assert failed
     assert 'fabric_targets.x: unknown key' in res['msg']
     assert 'fabric_targets.collectives.allreduce: unknown collective' in res['msg']
+
+
+def test_json_file_from_src_and_its_okay_strings(tmp_path):
+    # -J writes its booleans as the strings "true"/"false" (nccl-tests src/util.cu jsonBool): "false" fails the gate
+    doc = json.loads(pathlib.Path(HERE_FIXTURES, 'synthetic_v2196_json_output.json').read_text(encoding='utf-8'))
+    path = tmp_path / 'out.json'
+    path.write_text(json.dumps(doc), encoding='utf-8')
+    failed, res = run({'src': str(path)})
+    assert not failed and res['format'] == 'json'
+    doc['average_bus_bandwidth']['okay'] = 'false'
+    path.write_text(json.dumps(doc), encoding='utf-8')
+    failed, res = run({'src': str(path)})
+    assert failed and 'average_bus_bandwidth: 101.25 FAILED' in res['msg']
+
+
+def test_parse_only_refuses_what_is_no_nccl_tests_output():
+    failed, res = run({'content': 'connection reset by peer\n', 'require_complete': False})
+    assert failed and res['msg'] == 'content: no nccl-tests output recognised (no table, header, device list, footer or NCCL line)'
+    failed, res = run({'content': '{"foo": 1}', 'require_complete': False})
+    assert failed and 'not nccl-tests output' in res['msg']

@@ -428,6 +428,7 @@ def test_roce_normalized_intent_fills_defaults():
         "require_transport": "RoCE",
         "require_gdr": True,
         "collectives": {"all_reduce_perf": [{"min_size": 1024**3, "max_size": None, "min_busbw": 180}]},
+        "node": [],
     }
 
 

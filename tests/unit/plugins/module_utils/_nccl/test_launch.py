@@ -387,3 +387,37 @@ def test_bad_input_names_key_and_value(changes, expected):
 def test_every_error_at_once():
     errors = errors_of(binary="x", min_bytes="1T", repeats=0, env={"A": "\n"})
     assert len(errors) == 4
+
+
+# ------------------------------------------------------------------ launcher local (issue 35)
+
+LOCAL = L.LAUNCHERS + (L.LOCAL,)
+
+
+def test_local_is_offered_only_where_the_module_adds_it():
+    params = dict(copy.deepcopy(BASE), launcher="local", nodes=None)
+    _spec, errors = L.validate(params)
+    assert errors[0] == "launcher: 'local' is not one of kubernetes, mpirun, slurm"   # nccl_localize's view
+    spec, errors = L.validate(params, LOCAL)
+    assert errors == [] and spec["nodes"] == 1
+
+
+def test_local_argv_is_one_process_driving_every_gpu():
+    params = dict(copy.deepcopy(BASE), launcher="local", nodes=None, gpus_per_node=8, binary_dir="/opt/nccl-tests/build")
+    spec, _errors = L.validate(params, LOCAL)
+    rendered = L.render(spec, "abc123")
+    cmd = rendered["commands"][0]
+    assert cmd["argv"] == ["/opt/nccl-tests/build/all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2", "-n", "20", "-w", "5", "-g", "8"]
+    assert "mpirun" not in cmd["cmdline"] and "hostfile" not in cmd
+    assert cmd["env"]["NCCL_IB_HCA"] == "=mlx5_0,mlx5_1" and cmd["env"]["NCCL_DEBUG"] == "INFO"   # the plan's NCCL environment
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"hosts": ["gpu1"]}, "hosts: ['gpu1'] is not used with launcher local"),
+    ({"nodes": 2}, "nodes: 2 must be 1 with launcher local"),
+])
+def test_local_refuses_multi_node_options(changes, expected):
+    params = dict(copy.deepcopy(BASE), launcher="local", nodes=None)
+    params.update(changes)
+    _spec, errors = L.validate(params, LOCAL)
+    assert any(e.startswith(expected) for e in errors), errors
