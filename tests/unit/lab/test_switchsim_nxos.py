@@ -342,7 +342,7 @@ def test_driver_timer_expiry_restores_and_a_new_session_is_refused_meanwhile(sim
         # another run sees session s3's files and its live change: refused (issue 31: no 'show config-replace status')
         with pytest.raises(_base.DeviceError, match="the change of session s3 is live"):
             nxos.Driver(conn, "leaf4").open_session("other")
-        assert nxos.Driver(conn, "leaf4").pending() == {"session": "s3", "remaining_s": None}
+        assert nxos.Driver(conn, "leaf4").pending() == {"session": "s3", "remaining_s": None, "certain": False}
         time.sleep(30 * SCALE + 0.5)
         assert nxos_readers.parse_config(sim.running("leaf4")) == before
         with pytest.raises(_base.DeviceError, match="rolled back") as caught:

@@ -93,7 +93,7 @@ def test_busbw_is_the_median_from_1_gib_up_and_none_without_rows():
     assert fast == (pytest.approx(50.0 * perfmodel.EFFICIENCY, rel=0.01), "")
     small = _localize_jobs.busbw(_text(fabric, _localize_jobs.job_params(dict(BASE, min_bytes="8", max_bytes="1M"), JOB), 3))
     assert small[0] is not None and small[0] < slow[0]  # no row from 1 GiB: the largest size's (latency-bound) value
-    assert _localize_jobs.busbw("mpirun: command not found\n") == (None, "no nccl-tests result rows in the log")
+    assert _localize_jobs.busbw("mpirun: command not found\n") == (None, "no nccl-tests output recognised (no table, header, device list, footer or NCCL line)")
 
 
 def _model_launcher(fabric, fail=lambda job: False):

@@ -610,7 +610,7 @@ def test_the_transaction_sends_exactly_these_commands():
     driver.commit(300)
     # pending: the session's two files are kept and the running configuration holds the target's (issue 31: decided
     # from documented behaviour, never from 'show config-replace status', whose output no source shows)
-    assert driver.pending() == {"session": "s1", "remaining_s": None}
+    assert driver.pending() == {"session": "s1", "remaining_s": None, "certain": False}
     assert driver.readback_missing(LINES) == []
     driver.confirm("s1")
     driver.save()
@@ -828,7 +828,7 @@ def test_another_sessions_live_change_is_refused_before_anything_changes(timed):
     assert caught.value.state == _base.UNCHANGED
     assert switch.sent[sent:] == ["dir bootflash:", "show file bootflash:lf-other-before.cfg", "show file bootflash:lf-other-target.cfg",
                                   "show running-config"]
-    assert driver.pending() == {"session": "other", "remaining_s": None}
+    assert driver.pending() == {"session": "other", "remaining_s": None, "certain": False}
     with pytest.raises(_base.DeviceError, match="session s1 has no files on bootflash"):
         driver.confirm("s1")
     assert "configure replace commit" not in switch.sent
