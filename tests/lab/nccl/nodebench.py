@@ -71,19 +71,9 @@ def host_factor(run_dir: str | None, host: str) -> tuple[float, float, int]:
 
 
 def next_node_launch(run_dir: str) -> int:
-    """A launch number of the node model, counted apart from perfmodel's (<run_dir>/node-launches/<n>, O_EXCL as
-    perfmodel.next_launch): a node baseline must not shift the noise and ECMP draws of the fabric launches after it."""
-    folder = os.path.join(run_dir, "node-launches")
-    os.makedirs(folder, exist_ok=True)
-    n = len(os.listdir(folder))
-    while True:
-        try:
-            fd = os.open(os.path.join(folder, str(n)), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            n += 1
-            continue
-        os.close(fd)
-        return n
+    """A launch number of the node model, counted apart from perfmodel's (<run_dir>/node-launches/<n>): a node
+    baseline must not shift the noise and ECMP draws of the fabric launches after it."""
+    return perfmodel.next_launch(run_dir, "node-launches")
 
 
 def node_text(collective: str, host: str, gpus: int, args: dict, env: dict, peak: float, launch: int, seed: int,

@@ -374,10 +374,10 @@ def write_perf(run_dir: str, faults: Any, noise: Any = DEFAULT_NOISE, seed: Any 
     return path
 
 
-def next_launch(run_dir: str) -> int:
-    """A fresh launch number for this lab run: O_EXCL-created files <run_dir>/perf-launches/<n>, so parallel
-    launches never share one (the first free n wins the race)."""
-    folder = os.path.join(run_dir, "perf-launches")
+def next_launch(run_dir: str, counter: str = "perf-launches") -> int:
+    """A fresh launch number for this lab run: O_EXCL-created files <run_dir>/<counter>/<n>, so parallel
+    launches never share one (the first free n wins the race). Each counter numbers its own launches."""
+    folder = os.path.join(run_dir, counter)
     os.makedirs(folder, exist_ok=True)
     n = len(os.listdir(folder))
     while True:

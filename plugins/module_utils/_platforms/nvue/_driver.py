@@ -420,19 +420,23 @@ class Driver(_base.Driver):
             state = _base.ROLLED_BACK if self._committed_with_timer else _base.UNKNOWN
             self._committed_with_timer = False
             raise _base.DeviceError(self.device, "no pending apply of session %s to confirm (its timer has run out)" % (session or self.session), state=state)
-        command = "nv config apply %s --confirm-yes" % rev
+        self._settle(rev, "--confirm-yes", "confirm", "NVIDIA documents no command that confirms a --confirm apply (the form "
+                     "is napalm-cumulus's, unverified; docs/vendor-nvue.md)")
+
+    def _settle(self, rev: Any, option: str, what: str, unverified: str) -> None:
+        """``nv config apply <rev> <option>``: the pending apply confirmed or reverted; a switch that does not know the
+        (unverified) option leaves it pending for its own timer, and says so."""
+        command = "nv config apply %s %s" % (rev, option)
         try:
             out = self._run(command, self.apply_timeout)
         except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "confirm: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
+            raise _base.DeviceError(self.device, "%s: %s" % (what, _lost_text(exc, self.apply_timeout)), line=command, state=_base.PENDING) from None
         if _ERROR.search(out):
             if _UNKNOWN_OPTION.search(out):
                 raise _base.DeviceError(
-                    self.device,
-                    "this switch does not know '--confirm-yes': NVIDIA documents no command that confirms a --confirm apply (the form "
-                    "is napalm-cumulus's, unverified; docs/vendor-nvue.md), so revision %s stays pending and %s" % (rev, _TIMER_ROLLS_BACK),
+                    self.device, "this switch does not know '%s': %s, so revision %s stays pending and %s" % (option, unverified, rev, _TIMER_ROLLS_BACK),
                     line=command, device_said=out, state=_base.PENDING)
-            raise _base.DeviceError(self.device, "could not confirm revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
+            raise _base.DeviceError(self.device, "could not %s revision %s" % (what, rev), line=command, device_said=out, state=_base.PENDING)
         self._committed_with_timer = False
         self._rev = None
 
@@ -448,21 +452,8 @@ class Driver(_base.Driver):
                 self._committed_with_timer = False
                 return  # our unconfirmed apply was already rolled back by its timer
             raise _base.DeviceError(self.device, "no pending apply of session %s to roll back" % (session or self.session), state=_base.UNKNOWN)
-        command = "nv config apply %s --confirm-no" % rev
-        try:
-            out = self._run(command, self.apply_timeout)
-        except self._transport_errors() as exc:
-            raise _base.DeviceError(self.device, "rollback: %s" % _lost_text(exc, self.apply_timeout), line=command, state=_base.PENDING) from None
-        if _ERROR.search(out):
-            if _UNKNOWN_OPTION.search(out):
-                raise _base.DeviceError(
-                    self.device,
-                    "this switch does not know '--confirm-no' (an unverified form: NVIDIA documents no command that cancels a --confirm "
-                    "apply, docs/vendor-nvue.md); revision %s stays pending and %s" % (rev, _TIMER_ROLLS_BACK),
-                    line=command, device_said=out, state=_base.PENDING)
-            raise _base.DeviceError(self.device, "could not roll back revision %s" % rev, line=command, device_said=out, state=_base.PENDING)
-        self._committed_with_timer = False
-        self._rev = None
+        self._settle(rev, "--confirm-no", "roll back", "an unverified form: NVIDIA documents no command that cancels a --confirm "
+                     "apply (docs/vendor-nvue.md)")
 
     def pending(self) -> dict | None:
         """The apply waiting for confirmation, with the session its message names (None: not ours)."""
