@@ -1648,6 +1648,7 @@ def _transport(st, res):  # noqa: C901
 
 _JSON_VERSION_MAX = 3   # src/util.cu '#define JSON_FILE_VERSION 3' (v2.19.6 line 52; 1 from v2.17.3 to v2.19.0)
 
+
 def _parse_json_doc(doc):
     st = _State()
     cfg = doc.get('config') if isinstance(doc.get('config'), dict) else {}

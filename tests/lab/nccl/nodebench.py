@@ -114,7 +114,8 @@ def node_text(collective: str, host: str, gpus: int, args: dict, env: dict, peak
         printed, count, nbytes = perfmodel._counts(collective, size, word, gpus)  # pylint: disable=protected-access
         row = "%12d  %12d  %8s  %6s  %6s" % (printed, count, args["type"], opname, "%6i" % (args["root"] if rooted else -1))
         for placement in ("out", "in"):
-            jitter = math.exp(perfmodel._rng("node", seed, launch, host, size, placement).gauss(0.0, noise / 4)) if noise else 1.0  # pylint: disable=protected-access
+            rng = perfmodel._rng("node", seed, launch, host, size, placement)  # pylint: disable=protected-access
+            jitter = math.exp(rng.gauss(0.0, noise / 4)) if noise else 1.0
             bus_model = peak * nbytes / (nbytes + NODE_ALPHA_S * peak * 1e9) * jitter if nbytes else 0.0
             alg_model = bus_model / eff_factor
             sec = nbytes / 1e9 / alg_model if nbytes and alg_model > 0 else NODE_ALPHA_S
@@ -124,7 +125,8 @@ def node_text(collective: str, host: str, gpus: int, args: dict, env: dict, peak
             row += "  %7s  %6s  %6s  %6g" % (float_text(sec * 1e6, 7), float_text(alg, 6), float_text(bus, 6), 0)
         lines.append(row)
     lines += ["# %-20s : %d %s" % ("Out of bounds values", 0, "OK"),
-              "# %-20s : %g %s" % ("Avg bus bandwidth", sum(bws) / len(bws) if bws else 0.0, ""), "#",
+              "# %-20s : %g %s" % ("Avg bus bandwidth", sum(bws) / len(bws) if bws else 0.0, ""),
+              "#",
               "# Collective test concluded: %s" % program, "#", ""]
     return "\n".join(lines) + "\n"
 

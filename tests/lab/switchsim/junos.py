@@ -1384,8 +1384,8 @@ class JunosShell(Shell):
                                   f"        Destination: {net}, Local: {addr.split('/')[0]}{bcast}"]
                 elif fam:
                     block.append(f"    Protocol {fam}, MTU: {int(mtu) - 14}")
-                logical.append(_el("logical-interface", [_el("name", lname), _el("local-index", str(local * 10 + n)),
-                                                          _el("snmp-index", str(snmp + 100 + n))]))
+                unit = [_el("name", lname), _el("local-index", str(local * 10 + n)), _el("snmp-index", str(snmp + 100 + n))]
+                logical.append(_el("logical-interface", unit))
             lines += block + [""]
             # get-interface-information, normal style (element names: a Junos 14.1 capture, docs/vendor-junos.md)
             items.append(_el("physical-interface", [
@@ -1417,10 +1417,10 @@ class JunosShell(Shell):
                 rows.append(f"{lname:<24}{a:<6}{o:<5}{fam or '':<9}{addr or ''}".rstrip())
                 family = [_el("address-family", [_el("address-family-name", _nl(fam))]
                               + ([_el("interface-address", [_el("ifa-local", _nl(addr), {"junos:emit": "emit"})])] if addr else []))] if fam else []
-                logical.append(_el("logical-interface", [_el("name", _nl(lname)), _el("admin-status", _nl(a)),
-                                                          _el("oper-status", _nl(o))] + family))
-            items.append(_el("physical-interface", [_el("name", _nl(port)), _el("admin-status", _nl(a)),
-                                                     _el("oper-status", _nl(o))] + logical))
+                unit = [_el("name", _nl(lname)), _el("admin-status", _nl(a)), _el("oper-status", _nl(o))]
+                logical.append(_el("logical-interface", unit + family))
+            physical = [_el("name", _nl(port)), _el("admin-status", _nl(a)), _el("oper-status", _nl(o))]
+            items.append(_el("physical-interface", physical + logical))
         reply = [_el("interface-information", items, {"xmlns": _ns(self.dev.version, "junos-interface"), "junos:style": "terse"})]
         return "\n".join(rows) + "\n", reply
 

@@ -1117,16 +1117,16 @@ class NvueShell(Shell):
             pools.append([2, "lossy-default-egress", "DYNAMIC", 13, "-", lossy_tcs, "15.16 MB", "0 Bytes", "0 Bytes"])
             if lossless:
                 pools.append([3, "roce-reserved-egress", "DYNAMIC", 14, "-", ids({tcs[sp] for sp in lossless}), "inf", "0 Bytes", "0 Bytes"])
+            pool_columns = ["", "name", "mode", "pool-id", "switch-priorities", "traffic-class", "size", "current-usage", "max-usage"]
             return (text + " \n \n" + self._titled("RoCE PCP/DSCP->SP mapping configurations", ["", "pcp", "dscp", "switch-prio"], maps, 43)
                     + " \n \n" + self._titled("RoCE SP->TC mapping and ETS configurations", ["", "switch-prio", "traffic-class", "scheduler-weight"], ets, 45)
-                    + " \n \n" + self._titled("RoCE Pool Status", ["", "name", "mode", "pool-id", "switch-priorities", "traffic-class", "size",
-                                                                     "current-usage", "max-usage"], pools, 19))
+                    + " \n \n" + self._titled("RoCE Pool Status", pool_columns, pools, 19))
         by_sp = {sp: [d for d in range(64) if dmap[d] == sp] for sp in range(8)}
         maps = [[sp, sp, ids(by_sp[sp]), sp] for sp in range(8)]
         ets = [[sp, sp, tcs[sp], weight(tcs[sp], False)] for sp in range(8)]
         lossless = sorted(int(p) for p in prios)
-        pool_rows = [[0, "lossy-default-ingress", "Dynamic", "100%", ids(range(8) if mode == "lossless-single-ipool" else
-                                                                        [sp for sp in range(8) if sp not in lossless]), "-"]]
+        lossy_sps = range(8) if mode == "lossless-single-ipool" else [sp for sp in range(8) if sp not in lossless]
+        pool_rows = [[0, "lossy-default-ingress", "Dynamic", "100%", ids(lossy_sps), "-"]]
         if lossless and mode != "lossless-single-ipool":
             pool_rows.append([1, "roce-reserved-ingress", "Dynamic", "100%", ids(lossless), "-"])
         pool_rows.append([2, "lossy-default-egress", "Dynamic", "100%", "-", ids({tcs[sp] for sp in range(8) if sp not in lossless})])

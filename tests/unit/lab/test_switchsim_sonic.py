@@ -418,8 +418,8 @@ def shell(tmp_path, release: str, hwsku: str | None = None, **extra):
 NEW_WRED = {"op": "add", "path": "/WRED_PROFILE/LF_ECN", "value": {"ecn": "ecn_all", "green_min_threshold": "150000",
                                                                    "green_max_threshold": "1500000", "green_drop_probability": "5"}}
 NEW_WD = {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200", "restoration_time": "400"}}}
-NEW_PROFILE = {"op": "add", "path": "/BUFFER_PROFILE/LF_PG", "value": {"pool": "ingress_lossless_pool", "size": "164864",
-                                                                         "xoff": "145408", "xon": "19456"}}
+NEW_PROFILE = {"op": "add", "path": "/BUFFER_PROFILE/LF_PG",
+               "value": {"pool": "ingress_lossless_pool", "size": "164864", "xoff": "145408", "xon": "19456"}}
 
 
 @pytest.mark.parametrize("release", ["202305", "202405", "202505"])

@@ -194,6 +194,7 @@ def roce_errors(roce: dict) -> list[tuple[str, object, str]]:
             out.append(("pfc.priorities", priorities, why))
     return out
 
+
 # 'priority-flow-control mode {auto | on | off}' (Cisco NX-API REST SDK guide 9.3(x), "Configuring
 # Priority Flow Control"): the modes the interface takes.
 PFC_MODES = ("auto", "on", "off")

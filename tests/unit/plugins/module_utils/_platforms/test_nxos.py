@@ -291,8 +291,8 @@ def test_parse_reads_every_interface_form_the_sources_show():
     assert intf["qos_policy"] == "LF-QOS" and intf["trust"] == "dscp"
     assert intf["watchdog"] is False
     # the plan's own lines are missing there (the target replaces them), never taken as present
-    assert Driver.missing_lines(LINES, running)[:2] == ["interface Ethernet1/1 > description gpu1 mlx5_0",
-                                                         "interface Ethernet1/1 > priority-flow-control mode on"]
+    assert Driver.missing_lines(LINES, running)[:2] == [
+        "interface Ethernet1/1 > description gpu1 mlx5_0", "interface Ethernet1/1 > priority-flow-control mode on"]
     target = Driver.target_config(running, LINES)
     assert "send-tlv" not in target and "no-stats" not in target and Driver.missing_lines(LINES, target) == []
 

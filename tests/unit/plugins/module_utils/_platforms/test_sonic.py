@@ -503,8 +503,8 @@ def test_split_sends_what_gcu_refuses_through_ecnconfig_and_the_watchdog_through
         assert [op["op"] for op in wred_ops] == ["add"]   # a new profile of our own, whole
     elif by_gcu:
         assert {op["op"] for op in wred_ops} == {"replace"} and not [c for c in cli if "ecnconfig" in c]
-        assert {op["path"] for op in wred_ops} == {"/WRED_PROFILE/AZURE_LOSSLESS/%s" % f for f in
-                                                  ("green_min_threshold", "green_max_threshold", "green_drop_probability")}
+        tunable = ("green_min_threshold", "green_max_threshold", "green_drop_probability")
+        assert {op["path"] for op in wred_ops} == {"/WRED_PROFILE/AZURE_LOSSLESS/%s" % f for f in tunable}
     else:
         ecn = p["ports"]["Ethernet0"]["ecn"]
         assert not wred_ops

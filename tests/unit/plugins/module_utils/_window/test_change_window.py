@@ -161,5 +161,5 @@ def test_each_platforms_limit_is_its_records():
     day = setting_errors(dict(GOOD, change_window_max_minutes=24 * 60), HOSTS, DEVICES)
     assert [e.split(" the commit timer ")[1].split(" can hold")[0] for e in day] == ["leaf1 (platform eos)", "leaf4 (platform nxos)"]
     # SONiC's systemd timer and NVUE's --confirm have no documented upper bound: never refused for length
-    assert setting_errors(dict(GOOD, change_window_max_minutes=10 ** 6), HOSTS, {"s": {"kind": "switch", "platform": "sonic"},
-                                                                               "n": {"kind": "switch", "platform": "nvue"}}) == []
+    unbounded = {"s": {"kind": "switch", "platform": "sonic"}, "n": {"kind": "switch", "platform": "nvue"}}
+    assert setting_errors(dict(GOOD, change_window_max_minutes=10 ** 6), HOSTS, unbounded) == []
