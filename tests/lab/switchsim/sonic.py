@@ -295,7 +295,7 @@ class SonicDevice(Device):
         else:
             self._patch_applier(patch, dry_run, out)
 
-    def _patch_applier(self, patch: Patch, dry_run: bool, out: list[str]) -> None:
+    def _patch_applier(self, patch: Patch, dry_run: bool, out: list[str], rollback: bool = False) -> None:
         """generic_updater.py PatchApplier.apply: its notices (logger title 'Patch Applier', print_all_to_console),
         per release (docs/research/sonic-gcu.md section 1.4): up to 202311 no scope, the changes listed after the
         count line and again while applied ('sorted into' on 202211, 'converted into' on 202305/202311); 202405+
@@ -347,7 +347,10 @@ class SonicDevice(Device):
             self.yang_check(target, [])
         except GcuError as exc:
             raise GcuError(f"Given patch will produce invalid config. Error: {exc}") from None
-        if self.faults.get("commit_error"):
+        if self.faults.get("commit_error") and not dry_run and not rollback:
+            # the commit_error fault: the switch fails the change as it applies it (change_applier.py writes CONFIG_DB
+            # and a service's validation fails). A dry run applies nothing (DryRunChangeApplier) and so passes; a
+            # rollback's patch frees what the change took and goes through.
             raise GcuError(str(self.faults["commit_error"]))
         for leaf in leaf_changes(old, target):
             if self.rejected(leaf):
@@ -467,7 +470,7 @@ class SonicDevice(Device):
         say(f"{rep}: Generating patch between target config and current config db.")
         patch = Patch(make_patch(self.config, target))
         say(f"{rep}: Applying patch using 'Patch Applier'.")
-        self._patch_applier(patch, dry_run, out)
+        self._patch_applier(patch, dry_run, out, rollback=True)
         say(f"{rep}: Verifying config replacement is reflected on ConfigDB.")
         say(f"{rep}: Config replacement completed.")
         say(f"{title}: Config rollbacking completed.")

@@ -291,10 +291,17 @@ def test_heredoc_quoting_and_file_permissions(sim, sh):
         "sudo config apply-patch /tmp/c")
 
 
-def test_commit_error_fault_fails_the_apply_in_gcu_shape(sim, sh):
+def test_commit_error_fault_fails_the_apply_in_gcu_shape_not_the_dry_run_nor_the_rollback(sim, sh):
+    """The change fails as it is applied: a dry run applies nothing and passes, and a rollback goes through."""
+    assert "Checkpoint created successfully." in sh.handle("sudo config checkpoint cp1")
+    assert "Patch applied successfully." in apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
     sim.devices["leaf5"].set_faults({"commit_error": "Failed to apply changes to ConfigDB"})
-    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    change = [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9001"}]
+    assert "Patch applied successfully." in apply(sh, change, dry=True)
+    out = apply(sh, change)
     assert failed(out, sh) and "- localhost: Failed to apply changes to ConfigDB" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9000"
+    assert "Config rolled back successfully." in sh.handle("sudo config rollback cp1")
     assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
 
 
@@ -722,5 +729,51 @@ def test_the_driver_refuses_a_switch_whose_show_version_disagrees_with_the_inven
         assert caught.value.state == _base.UNCHANGED and "leaf5" in text
         assert "the inventory says release 202405, HwSKU Mellanox-SN4700-O8C48, the switch says release 202505" in text
         assert not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+# --- issue 33 point 3: the op the switch refused, or the command -----------------------------------------
+@pytest.mark.parametrize("release", ["202305", "202505"])
+def test_the_driver_names_the_field_the_switch_refused_not_the_first_line_of_the_echoed_patch(tmp_path, release):
+    """reject_lines on one field change deep in the patch: the error names that op (GCU's notices echo the whole patch
+    first, whose first path is /PORT/Ethernet0/mtu), the device's words are the failure without the echo."""
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, release, None)
+    try:
+        dev = sim.devices["leaf5"]
+        refused = '{"op": "add", "path": "/PORT_QOS_MAP/Ethernet8/pfc_enable", "value": "3"}'
+        dev.set_faults({"reject_lines": ["^" + refused.replace("{", "\\{") + "$"]})
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.load(Driver.render(plan))
+        assert caught.value.line == refused and caught.value.state == _base.UNCHANGED
+        assert "refused add /PORT_QOS_MAP/Ethernet8/pfc_enable" in str(caught.value)
+        assert "the switch rejected: " + refused in caught.value.device_said and "Patch Applier" not in caught.value.device_said
+        assert not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release", ["202305", "202505"])
+def test_a_commit_that_fails_naming_no_op_names_the_command_and_is_rolled_back(tmp_path, release):
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, release, None)
+    try:
+        dev = sim.devices["leaf5"]
+        before = json.loads(dev.running_config())
+        dev.set_faults({"commit_error": "TCAM resource exhausted"})
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(Driver.render(plan))       # a dry run applies nothing: it passes
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.commit(3600)
+        assert caught.value.line == "sudo config apply-patch /tmp/s1.json-patch"
+        assert caught.value.state == _base.ROLLED_BACK and json.loads(dev.running_config()) == before
+        said = caught.value.device_said
+        assert said.endswith("TCAM resource exhausted") and "Patch Applier" not in said and "Usage:" not in said
     finally:
         sim.stop()
