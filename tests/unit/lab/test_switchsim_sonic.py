@@ -371,6 +371,59 @@ def test_lldp_and_interface_status_from_the_wiring(tmp_path):
         simulator.stop()
 
 
+def test_peer_views_without_neighbours_print_their_empty_forms(sim, sh):
+    """Issue 32: lldpshow prints its header and a 0 count when lldpctl answers with no neighbour (not nothing: the
+    project's reader refuses a view without its table); lldpctl's detail is its header alone, and nothing for a
+    port it does not name (lldpshow -p); intfutil description prints N/A for a port without a description;
+    show/platform.py summary and its --json; an unknown platform sub-command is click's error."""
+    table = sh.handle("show lldp table").splitlines()
+    assert table[1].split() == ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"]
+    assert set(table[2].replace(" ", "")) == {"-"} and table[-1] == "Total entries displayed:  0"
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver  # noqa: PLC0415
+
+    ends = _driver.Driver.parse_links({"show lldp table": "\n".join(table), "show interfaces status": sh.handle("show interfaces status")})
+    assert sorted(ends) == PORTS and not any(end["neighbors"] for end in ends.values())
+    rule = "-" * 79
+    assert sh.handle("show lldp neighbors").splitlines() == [rule, "LLDP neighbors:", rule]
+    assert sh.handle("show lldp neighbors Ethernet0").strip() == ""
+    apply(sh, [{"op": "add", "path": "/PORT/Ethernet8/description", "value": "gpu2 mlx5_0"}])
+    description = sh.handle("show interfaces description").splitlines()
+    assert description[0] == "  Interface    Oper    Admin    Alias    Description"
+    assert [line.split(None, 4) for line in description[2:]] == [["Ethernet0", "down", "up", "etp1", "N/A"],
+                                                                  ["Ethernet8", "down", "up", "etp2", "gpu2 mlx5_0"]]
+    assert sh.handle("show interfaces description Ethernet8").splitlines()[2].split()[0] == "Ethernet8"
+    summary = sh.handle("show platform summary").splitlines()
+    assert summary[:4] == ["Platform: x86_64-lab_sonic-r0", "HwSKU: lab-sonic-32x400G", "ASIC: broadcom", "ASIC Count: 1"]
+    assert json.loads(sh.handle("show platform summary --json"))["hwsku"] == "lab-sonic-32x400G"
+    assert 'Error: No such command "frobnicate".' in sh.handle("show platform frobnicate") and rc(sh) == "2"
+
+
+def test_lldp_neighbors_detail_from_the_wiring(tmp_path):
+    hostvars = {
+        "leaf5": {"lossless_fabric_device": {"kind": "switch", "platform": "sonic", "ports": {
+            "Ethernet0": {"speed": "400G", "peer": {"host": "spine1", "port": "Ethernet1/1"}}, "Ethernet8": {"speed": "400G"}}}},
+        "spine1": {"lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": {
+            "Ethernet1/1": {"speed": "400G", "peer": {"host": "leaf5", "port": "Ethernet0"}}}}},
+    }
+    wiring.write(str(tmp_path), wiring.build(hostvars))
+    cfg = {"wiring_file": os.path.join(str(tmp_path), wiring.FILE), "switches": [
+        {"name": "leaf5", "platform": "sonic", "ports": PORTS}, {"name": "spine1", "platform": "eos", "ports": ["Ethernet1/1"]}]}
+    simulator = Simulator(cfg, str(tmp_path))
+    try:
+        sh = simulator.devices["leaf5"].new_shell(None)
+        lines = sh.handle("show lldp neighbors").splitlines()
+        rule = "-" * 79
+        assert lines[:3] == [rule, "LLDP neighbors:", rule] and lines[-1] == rule
+        assert lines[3].startswith("Interface:    Ethernet0, via: LLDP, RID: 1, Time: 0 day, 00:00:")
+        assert lines[4:12] == ["  Chassis:", "    ChassisID:    mac " + wiring.mac("spine1", "chassis"), "    SysName:      spine1",
+                               "    TTL:          120", "    Capability:   Bridge, on", "    Capability:   Router, on", "  Port:",
+                               "    PortID:       ifname Ethernet1/1"]
+        assert sh.handle("show lldp neighbors Ethernet0") == sh.handle("show lldp neighbors")
+        assert sh.handle("show lldp neighbors Ethernet8").strip() == ""
+    finally:
+        simulator.stop()
+
+
 # --- over SSH: netmiko, the PS2 prompts and the server-side faults -----------------------------------
 netmiko = pytest.importorskip("netmiko")
 
