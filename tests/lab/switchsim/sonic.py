@@ -11,7 +11,8 @@ errors, the YANG checks of sonic_yang.py, GCU's console notices and click's fail
 The patch file reaches the switch by a here-document (`cat > FILE <<'EOF'` ... `EOF`, bash's
 PS2 `> ` prompts), as helper sdriver's channel writes it (SONIC-CHANNEL.md). Counters
 (`show pfc counters`, `show queue counters`, `show queue wredcounters`, `show pfcwd stats`), LLDP
-(`show lldp table`) and `show interfaces status` follow the scripts' tabulate layouts. Sources
+(`show lldp table`, `show lldp neighbors`), `show interfaces status|description` and `show platform summary`
+follow the scripts' layouts. Sources
 and what is unverified: tests/lab/switchsim/README.md "SONiC", docs/vendor-sonic.md "Simulator".
 """
 from __future__ import annotations
