@@ -11,7 +11,8 @@ errors, the YANG checks of sonic_yang.py, GCU's console notices and click's fail
 The patch file reaches the switch by a here-document (`cat > FILE <<'EOF'` ... `EOF`, bash's
 PS2 `> ` prompts), as helper sdriver's channel writes it (SONIC-CHANNEL.md). Counters
 (`show pfc counters`, `show queue counters`, `show queue wredcounters`, `show pfcwd stats`), LLDP
-(`show lldp table`) and `show interfaces status` follow the scripts' tabulate layouts. Sources
+(`show lldp table`, `show lldp neighbors`), `show interfaces status|description` and `show platform summary`
+follow the scripts' layouts. Sources
 and what is unverified: tests/lab/switchsim/README.md "SONiC", docs/vendor-sonic.md "Simulator".
 """
 from __future__ import annotations
@@ -144,6 +145,8 @@ class SonicDevice(Device):
         # build (no 8-digit component: GCU's build-date gate is skipped); spec build_version gives a tag form.
         self.build_version = str(spec.get("build_version") or f"{self.release}.0-6f2a1c3d")
         self.buffer_model = str(spec.get("buffer_model") or "dynamic")
+        self.platform_name = "x86_64-lab_sonic-r0"   # DEVICE_METADATA platform ('show version' Platform:)
+        self.booted = time.time()                    # lldpd's neighbour age counts from here
         self.config: dict = self.factory_config()
         self.checkpoints: dict[str, dict] = {}
         self.files: dict[str, str] = {}
@@ -164,7 +167,7 @@ class SonicDevice(Device):
         mac = _mac(self.name)
         return {
             "DEVICE_METADATA": {"localhost": {"hostname": self.hostname, "hwsku": self.hwsku,
-                                              "platform": "x86_64-lab_sonic-r0", "mac": mac, "type": "LeafRouter",
+                                              "platform": self.platform_name, "mac": mac, "type": "LeafRouter",
                                               "buffer_model": self.buffer_model, "default_pfcwd_status": "disable"}},
             "PORT": ports,
             "BUFFER_POOL": {"ingress_lossless_pool": {"mode": "dynamic", "size": "32689152", "type": "ingress", "xoff": "2058240"},
@@ -295,7 +298,7 @@ class SonicDevice(Device):
         else:
             self._patch_applier(patch, dry_run, out)
 
-    def _patch_applier(self, patch: Patch, dry_run: bool, out: list[str]) -> None:
+    def _patch_applier(self, patch: Patch, dry_run: bool, out: list[str], rollback: bool = False) -> None:
         """generic_updater.py PatchApplier.apply: its notices (logger title 'Patch Applier', print_all_to_console),
         per release (docs/research/sonic-gcu.md section 1.4): up to 202311 no scope, the changes listed after the
         count line and again while applied ('sorted into' on 202211, 'converted into' on 202305/202311); 202405+
@@ -347,7 +350,10 @@ class SonicDevice(Device):
             self.yang_check(target, [])
         except GcuError as exc:
             raise GcuError(f"Given patch will produce invalid config. Error: {exc}") from None
-        if self.faults.get("commit_error"):
+        if self.faults.get("commit_error") and not dry_run and not rollback:
+            # the commit_error fault: the switch fails the change as it applies it (change_applier.py writes CONFIG_DB
+            # and a service's validation fails). A dry run applies nothing (DryRunChangeApplier) and so passes; a
+            # rollback's patch frees what the change took and goes through.
             raise GcuError(str(self.faults["commit_error"]))
         for leaf in leaf_changes(old, target):
             if self.rejected(leaf):
@@ -467,7 +473,7 @@ class SonicDevice(Device):
         say(f"{rep}: Generating patch between target config and current config db.")
         patch = Patch(make_patch(self.config, target))
         say(f"{rep}: Applying patch using 'Patch Applier'.")
-        self._patch_applier(patch, dry_run, out)
+        self._patch_applier(patch, dry_run, out, rollback=True)
         say(f"{rep}: Verifying config replacement is reflected on ConfigDB.")
         say(f"{rep}: Config replacement completed.")
         say(f"{title}: Config rollbacking completed.")
@@ -1158,8 +1164,17 @@ class SonicShell(Shell):
             if words[:2] == ["lldp", "table"]:
                 out.append(self._lldp_table())
                 return 0
+            if words[:2] == ["lldp", "neighbors"]:
+                out.append(self._lldp_neighbors(words[2] if len(words) > 2 else None))
+                return 0
             if words[:2] == ["interfaces", "status"]:
                 out.append(self._interfaces_status(words[2] if len(words) > 2 else None))
+                return 0
+            if words[:2] == ["interfaces", "description"]:
+                out.append(self._interfaces_description(words[2] if len(words) > 2 else None))
+                return 0
+            if words[:2] == ["platform", "summary"]:
+                out.append(self._platform_summary("--json" in opts))
                 return 0
             if words[:1] == ["version"]:
                 # show/main.py version(): these lines in this order (kernel, commit, dates, serial and docker images:
@@ -1167,7 +1182,7 @@ class SonicShell(Shell):
                 out.append(f"\nSONiC Software Version: SONiC.{self.dev.build_version}\nSONiC OS Version: 12\n"
                            f"Distribution: Debian 12.8\nKernel: 6.1.0-29-2-amd64\nBuild commit: 6f2a1c3d\n"
                            f"Build date: Mon Jan  6 00:00:00 UTC 2025\nBuilt by: lab@switchsim\n\n"
-                           f"Platform: x86_64-lab_sonic-r0\nHwSKU: {self.dev.hwsku}\nASIC: {self.dev.asic_type}\n"
+                           f"Platform: {self.dev.platform_name}\nHwSKU: {self.dev.hwsku}\nASIC: {self.dev.asic_type}\n"
                            f"ASIC Count: 1\nSerial Number: N/A\nModel Number: N/A\nHardware Revision: N/A\n"
                            f"Uptime: 00:00:00 up 1 day,  0:00,  1 user,  load average: 0.00, 0.00, 0.00\n"
                            f"Date: Mon 06 Jan 2025 00:00:00\n\nDocker images:\nREPOSITORY  TAG  IMAGE ID  SIZE")
@@ -1175,7 +1190,7 @@ class SonicShell(Shell):
         except ClickFail as exc:
             out.append(exc.text().rstrip("\n"))
             return 2
-        groups = ("runningconfiguration", "pfc", "queue", "pfcwd", "lldp", "interfaces")
+        groups = ("runningconfiguration", "pfc", "queue", "pfcwd", "lldp", "interfaces", "platform")
         if len(words) > 1 and words[0] in groups:   # click resolves the group, then its sub-command
             fail = ClickFail(f"show {words[0]} [OPTIONS] COMMAND [ARGS]...", f"show {words[0]}", f'No such command "{words[1]}".')
         elif words and words[0] in groups:
@@ -1288,11 +1303,69 @@ class SonicShell(Shell):
                 continue
             capability = "" if peer.get("subtype") == "mac" else "BR"   # a host's lldpd: none advertised (unverified)
             rows.append([port, peer["system"], peer["port_id"], capability, peer.get("descr") or ""])
-        if not rows:
-            return ""
+        # no neighbour: lldpctl -f xml still answers (an empty <lldp/>), so lldpshow prints the header and a 0 count
         return ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
                 + tabulate(rows, ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"], "left")
                 + "\n" + "-" * 50 + f"\nTotal entries displayed:  {len(rows)}")
+
+    LLDP_RULE = "-" * 79
+
+    def _lldp_neighbors(self, only: str | None) -> str:
+        """show/main.py lldp neighbors -> 'sudo lldpshow -d [-p IF]' -> lldpctl's plain text, as sonic-utilities
+        doc/Command-Reference.md "show lldp neighbors" prints it: a rule, 'LLDP neighbors:', a rule, then per
+        neighbour 'Interface:    <port>, via: LLDP, RID: n, Time: d day, hh:mm:ss', its Chassis (ChassisID
+        '<subtype> <id>', SysName, TTL, Capability lines) and Port (PortID '<subtype> <id>', PortDescr when sent)
+        blocks and a rule. With a port (lldpshow -p): nothing when lldpctl's text does not name it. The lab's peers
+        send no SysDescr or MgmtIP, and TTL 120 (lldpd's default; unverified for the far platforms)."""
+        seen = self.dev.lldp_ports()
+        blocks = []
+        rid = 0
+        for port in self._ports():
+            peer = (seen.get(port) or {}).get("peer")
+            if not peer or (only and port != only):
+                continue
+            rid += 1
+            age = max(0, int(time.time() - self.dev.booted))
+            days, rest = divmod(age, 86400)
+            # lldpd src/client/display.c display_age: "%d day%s, %02d:%02d:%02d" ('s' above one day)
+            stamp = f"{days} day{'s' if days > 1 else ''}, {rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+            lines = [f"Interface:    {port}, via: LLDP, RID: {rid}, Time: {stamp}", "  Chassis:",
+                     f"    ChassisID:    mac {peer.get('chassis')}", f"    SysName:      {peer['system']}", "    TTL:          120"]
+            if peer.get("subtype") != "mac":   # a switch: bridge and router, as the table's 'BR'
+                lines += ["    Capability:   Bridge, on", "    Capability:   Router, on"]
+            lines += ["  Port:", f"    PortID:       {peer.get('subtype')} {peer['port_id']}"]
+            if peer.get("descr"):
+                lines.append(f"    PortDescr:    {peer['descr']}")
+            blocks.append("\n".join(lines) + "\n" + self.LLDP_RULE)
+        if only and not blocks:
+            return ""   # lldpshow -p: lldpctl's text does not name the port, nothing is kept
+        return "\n".join([self.LLDP_RULE, "LLDP neighbors:", self.LLDP_RULE] + blocks) + "\n"
+
+    def _interfaces_description(self, only: str | None) -> str:
+        """scripts/intfutil IntfDescription: Interface, Oper, Admin, Alias, Description from APPL_DB PORT_TABLE
+        (tabulate simple, stralign right); a field APPL_DB lacks is 'N/A' (appl_db_port_status_get). That a PORT without
+        a description has none in APPL_DB either: unverified (portmgrd copies the CONFIG_DB fields)."""
+        seen = self.dev.lldp_ports()
+        rows = []
+        for port in self._ports():
+            if only and port != only:
+                continue
+            row = self.dev.config["PORT"][port]
+            admin = row.get("admin_status", "down")
+            oper = "up" if admin == "up" and (seen.get(port) or {}).get("oper") == "up" else "down"
+            rows.append([port, oper, admin, row.get("alias") or "N/A", row.get("description") or "N/A"])
+        return tabulate(rows, ["Interface", "Oper", "Admin", "Alias", "Description"])
+
+    def _platform_summary(self, as_json: bool) -> str:
+        """show/platform.py summary: Platform, HwSKU, ASIC, ASIC Count (device_info.get_platform_info), Serial Number,
+        Model Number, Hardware Revision (chassis); --json dumps both dicts (the lab's keys only: get_platform_info's
+        other keys are not modelled). Serial, model and revision: 'N/A' as in this simulator's 'show version'."""
+        info = {"platform": self.dev.platform_name, "hwsku": self.dev.hwsku, "asic_type": self.dev.asic_type,
+                "asic_count": 1, "serial": "N/A", "model": "N/A", "revision": "N/A"}
+        if as_json:
+            return json.dumps(info, indent=4)
+        return (f"Platform: {info['platform']}\nHwSKU: {info['hwsku']}\nASIC: {info['asic_type']}\nASIC Count: 1\n"
+                f"Serial Number: N/A\nModel Number: N/A\nHardware Revision: N/A")
 
     def _interfaces_status(self, only: str | None) -> str:
         """scripts/intfutil display_intf_status (Vlan 'routed', Type 'N/A', Asym PFC 'N/A': unverified defaults)."""

@@ -291,10 +291,17 @@ def test_heredoc_quoting_and_file_permissions(sim, sh):
         "sudo config apply-patch /tmp/c")
 
 
-def test_commit_error_fault_fails_the_apply_in_gcu_shape(sim, sh):
+def test_commit_error_fault_fails_the_apply_in_gcu_shape_not_the_dry_run_nor_the_rollback(sim, sh):
+    """The change fails as it is applied: a dry run applies nothing and passes, and a rollback goes through."""
+    assert "Checkpoint created successfully." in sh.handle("sudo config checkpoint cp1")
+    assert "Patch applied successfully." in apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
     sim.devices["leaf5"].set_faults({"commit_error": "Failed to apply changes to ConfigDB"})
-    out = apply(sh, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    change = [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9001"}]
+    assert "Patch applied successfully." in apply(sh, change, dry=True)
+    out = apply(sh, change)
     assert failed(out, sh) and "- localhost: Failed to apply changes to ConfigDB" in out
+    assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9000"
+    assert "Config rolled back successfully." in sh.handle("sudo config rollback cp1")
     assert db(sim)["PORT"]["Ethernet0"]["mtu"] == "9100"
 
 
@@ -360,6 +367,59 @@ def test_lldp_and_interface_status_from_the_wiring(tmp_path):
         # What the EOS spine hears from this SONiC leaf: lldpmgrd's port ID = the PORT alias (subtype local).
         eos = simulator.devices["spine1"].lldp_ports()["Ethernet1/1"]["peer"]
         assert eos["system"] == "leaf5" and eos["port_id"] == "etp1" and eos["subtype"] == "local"
+    finally:
+        simulator.stop()
+
+
+def test_peer_views_without_neighbours_print_their_empty_forms(sim, sh):
+    """Issue 32: lldpshow prints its header and a 0 count when lldpctl answers with no neighbour (not nothing: the
+    project's reader refuses a view without its table); lldpctl's detail is its header alone, and nothing for a
+    port it does not name (lldpshow -p); intfutil description prints N/A for a port without a description;
+    show/platform.py summary and its --json; an unknown platform sub-command is click's error."""
+    table = sh.handle("show lldp table").splitlines()
+    assert table[1].split() == ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"]
+    assert set(table[2].replace(" ", "")) == {"-"} and table[-1] == "Total entries displayed:  0"
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver  # noqa: PLC0415
+
+    ends = _driver.Driver.parse_links({"show lldp table": "\n".join(table), "show interfaces status": sh.handle("show interfaces status")})
+    assert sorted(ends) == PORTS and not any(end["neighbors"] for end in ends.values())
+    rule = "-" * 79
+    assert sh.handle("show lldp neighbors").splitlines() == [rule, "LLDP neighbors:", rule]
+    assert sh.handle("show lldp neighbors Ethernet0").strip() == ""
+    apply(sh, [{"op": "add", "path": "/PORT/Ethernet8/description", "value": "gpu2 mlx5_0"}])
+    description = sh.handle("show interfaces description").splitlines()
+    assert description[0] == "  Interface    Oper    Admin    Alias    Description"
+    assert [line.split(None, 4) for line in description[2:]] == [["Ethernet0", "down", "up", "etp1", "N/A"],
+                                                                  ["Ethernet8", "down", "up", "etp2", "gpu2 mlx5_0"]]
+    assert sh.handle("show interfaces description Ethernet8").splitlines()[2].split()[0] == "Ethernet8"
+    summary = sh.handle("show platform summary").splitlines()
+    assert summary[:4] == ["Platform: x86_64-lab_sonic-r0", "HwSKU: lab-sonic-32x400G", "ASIC: broadcom", "ASIC Count: 1"]
+    assert json.loads(sh.handle("show platform summary --json"))["hwsku"] == "lab-sonic-32x400G"
+    assert 'Error: No such command "frobnicate".' in sh.handle("show platform frobnicate") and rc(sh) == "2"
+
+
+def test_lldp_neighbors_detail_from_the_wiring(tmp_path):
+    hostvars = {
+        "leaf5": {"lossless_fabric_device": {"kind": "switch", "platform": "sonic", "ports": {
+            "Ethernet0": {"speed": "400G", "peer": {"host": "spine1", "port": "Ethernet1/1"}}, "Ethernet8": {"speed": "400G"}}}},
+        "spine1": {"lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": {
+            "Ethernet1/1": {"speed": "400G", "peer": {"host": "leaf5", "port": "Ethernet0"}}}}},
+    }
+    wiring.write(str(tmp_path), wiring.build(hostvars))
+    cfg = {"wiring_file": os.path.join(str(tmp_path), wiring.FILE), "switches": [
+        {"name": "leaf5", "platform": "sonic", "ports": PORTS}, {"name": "spine1", "platform": "eos", "ports": ["Ethernet1/1"]}]}
+    simulator = Simulator(cfg, str(tmp_path))
+    try:
+        sh = simulator.devices["leaf5"].new_shell(None)
+        lines = sh.handle("show lldp neighbors").splitlines()
+        rule = "-" * 79
+        assert lines[:3] == [rule, "LLDP neighbors:", rule] and lines[-1] == rule
+        assert lines[3].startswith("Interface:    Ethernet0, via: LLDP, RID: 1, Time: 0 day, 00:00:")
+        assert lines[4:12] == ["  Chassis:", "    ChassisID:    mac " + wiring.mac("spine1", "chassis"), "    SysName:      spine1",
+                               "    TTL:          120", "    Capability:   Bridge, on", "    Capability:   Router, on", "  Port:",
+                               "    PortID:       ifname Ethernet1/1"]
+        assert sh.handle("show lldp neighbors Ethernet0") == sh.handle("show lldp neighbors")
+        assert sh.handle("show lldp neighbors Ethernet8").strip() == ""
     finally:
         simulator.stop()
 
@@ -722,5 +782,51 @@ def test_the_driver_refuses_a_switch_whose_show_version_disagrees_with_the_inven
         assert caught.value.state == _base.UNCHANGED and "leaf5" in text
         assert "the inventory says release 202405, HwSKU Mellanox-SN4700-O8C48, the switch says release 202505" in text
         assert not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+# --- issue 33 point 3: the op the switch refused, or the command -----------------------------------------
+@pytest.mark.parametrize("release", ["202305", "202505"])
+def test_the_driver_names_the_field_the_switch_refused_not_the_first_line_of_the_echoed_patch(tmp_path, release):
+    """reject_lines on one field change deep in the patch: the error names that op (GCU's notices echo the whole patch
+    first, whose first path is /PORT/Ethernet0/mtu), the device's words are the failure without the echo."""
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, release, None)
+    try:
+        dev = sim.devices["leaf5"]
+        refused = '{"op": "add", "path": "/PORT_QOS_MAP/Ethernet8/pfc_enable", "value": "3"}'
+        dev.set_faults({"reject_lines": ["^" + refused.replace("{", "\\{") + "$"]})
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.load(Driver.render(plan))
+        assert caught.value.line == refused and caught.value.state == _base.UNCHANGED
+        assert "refused add /PORT_QOS_MAP/Ethernet8/pfc_enable" in str(caught.value)
+        assert "the switch rejected: " + refused in caught.value.device_said and "Patch Applier" not in caught.value.device_said
+        assert not dev.checkpoints
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize("release", ["202305", "202505"])
+def test_a_commit_that_fails_naming_no_op_names_the_command_and_is_rolled_back(tmp_path, release):
+    from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base  # noqa: PLC0415
+
+    sim, Driver, plan = _driver_world(tmp_path, release, None)
+    try:
+        dev = sim.devices["leaf5"]
+        before = json.loads(dev.running_config())
+        dev.set_faults({"commit_error": "TCAM resource exhausted"})
+        driver = Driver(SimConn(dev.new_shell(None)), "leaf5")
+        driver.open_session("s1")
+        driver.load(Driver.render(plan))       # a dry run applies nothing: it passes
+        with pytest.raises(_base.DeviceError) as caught:
+            driver.commit(3600)
+        assert caught.value.line == "sudo config apply-patch /tmp/s1.json-patch"
+        assert caught.value.state == _base.ROLLED_BACK and json.loads(dev.running_config()) == before
+        said = caught.value.device_said
+        assert said.endswith("TCAM resource exhausted") and "Patch Applier" not in said and "Usage:" not in said
     finally:
         sim.stop()

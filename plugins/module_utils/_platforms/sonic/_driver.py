@@ -368,8 +368,9 @@ class Driver(_base.Driver):
             raise _base.DeviceError(self.device, "connection lost during the dry run: %s" % exc, line=command, state=_base.UNCHANGED) from None
         if _APPLIED not in out:
             self._discard()
-            raise _base.DeviceError(self.device, "the Generic Config Updater rejected the patch", line=_rejected(out, lines) or command,
-                                    device_said=out or "(no output)", state=_base.UNCHANGED)
+            what, line, said = _refused(out, self._ops, command)
+            raise _base.DeviceError(self.device, "the Generic Config Updater refused %s (dry run)" % what, line=line, device_said=said,
+                                    state=_base.UNCHANGED)
         self._dry_run = out
 
     def _discard(self) -> None:
@@ -429,8 +430,12 @@ class Driver(_base.Driver):
                     except _base.DeviceError:
                         state = _base.PENDING
                 self._committed_with_timer = False
-                what = "config apply-patch" if gcu else command.split()[1]
-                raise _base.DeviceError(self.device, "%s failed" % what, line=command, device_said=out or "(no output)", state=state)
+                if gcu:
+                    what, line, said = _refused(out, self._ops, command)
+                    raise _base.DeviceError(self.device, "config apply-patch failed: the Generic Config Updater refused %s" % what, line=line,
+                                            device_said=said, state=state)
+                # ecnconfig and pfcwd name no CONFIG_DB op: the command is what the switch refused
+                raise _base.DeviceError(self.device, "%s failed" % command.split()[1], line=command, device_said=out or "(no output)", state=state)
         self._checked("rm -f %s" % self._patch_file, "removing the patch file", _base.PENDING if timed else _base.COMMITTED)
         if not timed:
             # Committed for good: nothing will roll back to the checkpoint.
@@ -544,12 +549,62 @@ def _pfcwd_start(action: Any, restoration: Any, ports: list[str], detection: Any
     return " ".join(words + list(ports) + [str(detection)])
 
 
-def _rejected(out: str, lines: list[str]) -> str | None:
-    """The rendered line whose path GCU's error names, when it names one."""
-    for line in lines:
-        if line.startswith("#"):
-            continue
-        path = json.loads(line)["path"]
-        if path in out:
-            return line
-    return None
+# What GCU prints when it refuses (sonic-utilities config/main.py apply_patch): up to 202311 'Failed to apply patch' on
+# stderr, then click's ctx.fail(ex): 'Usage: ...', 'Try "config apply-patch -h" for help.', '', 'Error: <ex>'; 202405+
+# 'Failed to apply patch due to: <ex>' and the same click lines. <ex> holds the failure; GCU's own notices before it
+# ('Patch Applier: ... Patch: [...]') and, 202405+, validate_patch's 'Validate json patch: <the patch> failed due to:<e>'
+# echo the whole patch, so a path found there names nothing (docs/vendor-sonic.md "When GCU refuses").
+_CLICK_ERROR = re.compile(r"^Error: ", re.MULTILINE)
+_ECHO = re.compile(r"(?:Validate json patch|Failed validating patch):.*?(?:failed due to:|$)", re.DOTALL)
+# gu_common.py validate_field_operation: 'Operation: <op> is illegal on field: <path>' and
+# 'Modification of <TABLE> table is illegal- validating function <fn> returned False'.
+_ILLEGAL_FIELD = re.compile(r"Operation: (\w+) is illegal on field: (/\S+)")
+_ILLEGAL_TABLE = re.compile(r"Modification of (\S+) table is illegal")
+
+
+def _failure(out: str) -> str:
+    """The failure GCU printed, without its notices and without the patch it echoes: click's 'Error: ' message
+    (the last one), else the lines from 'Failed to ...' on, else the whole output."""
+    errors = list(_CLICK_ERROR.finditer(out))
+    if errors:
+        text = out[errors[-1].end():]
+    else:
+        start = re.search(r"^Failed to .*$", out, re.MULTILINE)
+        text = out[start.start():] if start else out
+    return _ECHO.sub("", text).strip()
+
+
+def _ops_named(text: str) -> list[dict]:
+    """Every JSON Patch op written out in ``text`` (an object with 'op' and 'path')."""
+    found, decoder, i = [], json.JSONDecoder(), text.find("{")
+    while i >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError:
+            end = i + 1
+        else:
+            if isinstance(obj, dict) and isinstance(obj.get("op"), str) and isinstance(obj.get("path"), str):
+                found.append(obj)
+        i = text.find("{", end)
+    return found
+
+
+def _refused(out: str, ops: list[dict], command: str) -> tuple[str, str, str]:
+    """(what, line, device_said) of a refused apply-patch: the op the failure names (an op written out, or the field
+    of an illegal operation), the one op of the patch in the table a validator refused, else the command itself; the
+    device's own words are the failure without the patch it echoes."""
+    said = _failure(out) or "(no output)"
+    named = _ops_named(said)
+    if named:
+        op = named[0]
+        return "%s %s" % (op["op"], op["path"]), json.dumps(op, sort_keys=True), said
+    field = _ILLEGAL_FIELD.search(said)
+    if field:
+        return "%s %s" % field.groups(), json.dumps({"op": field.group(1), "path": field.group(2)}), said
+    table = _ILLEGAL_TABLE.search(said)
+    if table:
+        mine = [op for op in ops if op.get("path", "").split("/")[1:2] == [table.group(1)]]
+        if len(mine) == 1:
+            return "%s %s" % (mine[0]["op"], mine[0]["path"]), json.dumps(mine[0], sort_keys=True), said
+        return "a change of table %s" % table.group(1), command, said
+    return "the patch (it names no operation)", command, said

@@ -300,18 +300,84 @@ def test_transaction_commands_and_device_diff():
     ]
 
 
-def test_a_rejected_patch_names_the_line_and_leaves_the_switch_unchanged():
-    error = ("Failed to apply patch due to: Given patch will produce invalid config. Error: Value \"99999\" does not satisfy the constraint "
-             "\"1..9216\" (range, length, or pattern). path: /PORT/Ethernet0/mtu\nUsage: config apply-patch [OPTIONS] PATCH_FILE_PATH\nError: ...")
-    shell, driver = session([("sudo config apply-patch --dry-run", error), ("systemctl list-timers", "")])
-    lines = Driver.render(plan())
+# GCU's failure shapes (sonic-utilities config/main.py apply_patch; generic_config_updater/main.py, gu_common.py):
+# the notices echo the whole patch before the failure, 202405+ validate_patch echoes it inside the failure too.
+USAGE = 'Usage: config apply-patch [OPTIONS] PATCH_FILE_PATH\nTry "config apply-patch -h" for help.\n\nError: '
+ECHO_202305 = ("** DRY RUN EXECUTION **\nPatch Applier: Patch application starting.\nPatch Applier: Patch: "
+               '[{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}, {"op": "replace", "path": "/PORT/Ethernet8/mtu", "value": "9214"}]\n'
+               "Patch Applier: Getting current config db.\nPatch Applier: Sorting patch updates.\n")
+ECHO_202405 = ECHO_202305.replace("Patch Applier: ", "Patch Applier: localhost: ")
+VALIDATE = ("Validate json patch: [{'op': 'replace', 'path': '/PORT/Ethernet0/mtu', 'value': '9214'}, {'op': 'replace', 'path': "
+            "'/PORT/Ethernet8/mtu', 'value': '9214'}] failed due to:Data Loading Failed\n"
+            'Value "9214" does not satisfy the constraint "68..9100" (range, length, or pattern).')
+REFUSED_E8 = 'Given patch will produce invalid config. Error: the switch rejected: {"op": "add", "path": "/PORT/Ethernet8/mtu", "value": "9214"}'
+ILLEGAL_PORT = ("Modification of PORT table is illegal- validating function "
+                "generic_config_updater.field_operation_validators.port_config_update_validator returned False")
+DRY_RUN = "sudo config apply-patch --dry-run /tmp/s1.json-patch"
+
+
+@pytest.mark.parametrize("out, line, said", [
+    # 202305: 'Failed to apply patch', click's Error: an op written out in the failure is the op refused (not the
+    # first path of the echoed patch)
+    (ECHO_202305 + "Failed to apply patch\n" + USAGE + REFUSED_E8, '{"op": "add", "path": "/PORT/Ethernet8/mtu", "value": "9214"}', REFUSED_E8),
+    # 202405+: the same failure under its scope, printed twice (secho and click)
+    (ECHO_202405 + "Failed to apply patch due to: Failed to apply patch on the following scopes:\n- localhost: " + REFUSED_E8 + "\n" + USAGE
+     + "Failed to apply patch on the following scopes:\n- localhost: " + REFUSED_E8,
+     '{"op": "add", "path": "/PORT/Ethernet8/mtu", "value": "9214"}', "- localhost: " + REFUSED_E8),
+    # a YANG failure names no op; 202405+ validate_patch echoes the patch inside the failure: the command is named
+    (ECHO_202405 + "Failed to apply patch due to: " + VALIDATE + "\n" + USAGE + VALIDATE, DRY_RUN, "Data Loading Failed"),
+    # a field-operation validator names a table: the patch changes two keys of it, so the command is named
+    (ECHO_202305 + "Failed to apply patch\n" + USAGE + ILLEGAL_PORT, DRY_RUN, ILLEGAL_PORT),
+    # gu_common.py's hard-coded illegal removals name the field
+    (ECHO_202305 + "Failed to apply patch\n" + USAGE + "Given patch operation is invalid. Operation: remove is illegal on field: /PFC_WD/GLOBAL",
+     '{"op": "remove", "path": "/PFC_WD/GLOBAL"}', "Operation: remove is illegal on field: /PFC_WD/GLOBAL"),
+])
+def test_a_refused_dry_run_names_the_op_the_failure_names_or_the_command(out, line, said):
+    """Issue 33 point 3: the op is read from the failure lines, never from the patch GCU echoes before them."""
+    shell, driver = two_mtu_session([("sudo config apply-patch --dry-run", out), ("systemctl list-timers", "")])
     driver.open_session("s1")
     with pytest.raises(_base.DeviceError) as caught:
-        driver.load(lines)
+        driver.load(Driver.render(plan()))
     assert caught.value.state == _base.UNCHANGED
-    assert json.loads(caught.value.line)["path"] == "/PORT/Ethernet0/mtu"
-    assert "leaf1" in str(caught.value) and "does not satisfy" in str(caught.value)
+    assert caught.value.line == line
+    assert said in caught.value.device_said and "Patch Applier" not in caught.value.device_said
+    assert "Usage:" not in caught.value.device_said and "Validate json patch" not in caught.value.device_said
     assert "sudo config delete-checkpoint s1" in shell.sent
+
+
+def test_a_validator_refusing_the_one_op_of_its_table_names_that_op():
+    shell, driver = session([("sudo config apply-patch --dry-run", ECHO_202305 + "Failed to apply patch\n" + USAGE + ILLEGAL_PORT),
+                             ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    with pytest.raises(_base.DeviceError) as caught:
+        driver.load(Driver.render(plan()))
+    assert json.loads(caught.value.line) == {"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}
+    assert "refused replace /PORT/Ethernet0/mtu" in str(caught.value)
+
+
+def test_a_failed_commit_names_the_command_when_the_failure_names_no_op():
+    shell, driver = session([("sudo config apply-patch --dry-run", DRY),
+                             ("sudo config apply-patch /tmp", ECHO_202405.replace("** DRY RUN EXECUTION **\n", "")
+                              + "Failed to apply patch due to: Failed to apply patch on the following scopes:\n- localhost: TCAM resource exhausted\n"
+                              + USAGE + "Failed to apply patch on the following scopes:\n- localhost: TCAM resource exhausted"),
+                             ("sudo systemd-run", "Running timer as unit: lf-rollback-s1.timer"), ("sudo systemctl stop", ""),
+                             ("systemctl list-timers", "")])
+    driver.open_session("s1")
+    driver.load(Driver.render(plan()))
+    with pytest.raises(_base.DeviceError) as caught:
+        driver.commit(300)
+    assert caught.value.line == "sudo config apply-patch /tmp/s1.json-patch" and caught.value.state == _base.ROLLED_BACK
+    assert caught.value.device_said == "Failed to apply patch on the following scopes:\n- localhost: TCAM resource exhausted"
+
+
+def two_mtu_session(answers):
+    """A switch whose two ports both differ from the plan (two ops in table PORT)."""
+    shell, driver = session(answers)
+    running = json.loads(Driver.running_of(Driver.render(plan())))
+    for port in ("Ethernet0", "Ethernet8"):
+        running["PORT"][port]["mtu"] = "9100"
+    shell.answers.insert(0, ("sonic-cfggen -d --print-data", json.dumps(running, indent=4)))
+    return shell, driver
 
 
 def test_another_runs_pending_timer_is_refused_before_anything_changes():
