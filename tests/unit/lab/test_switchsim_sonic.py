@@ -389,8 +389,8 @@ def test_peer_views_without_neighbours_print_their_empty_forms(sim, sh):
     apply(sh, [{"op": "add", "path": "/PORT/Ethernet8/description", "value": "gpu2 mlx5_0"}])
     description = sh.handle("show interfaces description").splitlines()
     assert description[0] == "  Interface    Oper    Admin    Alias    Description"
-    assert [line.split(None, 4) for line in description[2:]] == [["Ethernet0", "down", "up", "etp1", "N/A"],
-                                                                  ["Ethernet8", "down", "up", "etp2", "gpu2 mlx5_0"]]
+    assert [line.split(None, 4) for line in description[2:]] == [
+        ["Ethernet0", "down", "up", "etp1", "N/A"], ["Ethernet8", "down", "up", "etp2", "gpu2 mlx5_0"]]
     assert sh.handle("show interfaces description Ethernet8").splitlines()[2].split()[0] == "Ethernet8"
     summary = sh.handle("show platform summary").splitlines()
     assert summary[:4] == ["Platform: x86_64-lab_sonic-r0", "HwSKU: lab-sonic-32x400G", "ASIC: broadcom", "ASIC Count: 1"]
