@@ -61,9 +61,9 @@ def bad(report) -> list:
 def test_the_correct_lab_passes(lab):
     out, report, md = lab([])
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert report["verdict"] == "passed" and report["summary"]["ok"] == 10 and bad(report) == [], report
+    assert report["verdict"] == "passed" and report["summary"]["ok"] == 11 and bad(report) == [], report
     assert "Every intended link is cabled as the intent says." in md
-    assert "Cabling check passed: 10 intended link(s) ok" in out.stdout
+    assert "Cabling check passed: 11 intended link(s) ok" in out.stdout
 
 
 def test_a_swap_is_found_and_names_both_links(lab):
@@ -74,7 +74,7 @@ def test_a_swap_is_found_and_names_both_links(lab):
     assert [(x["a"], x["b"]) for x in swapped["links"]] == [("leaf1:swp1", "gpu1:mlx5_0"), ("leaf1:swp2", "gpu2:mlx5_0")]
     assert swapped["found"].startswith("crossed: leaf1:swp1 - gpu2:mlx5_0 and leaf1:swp2 - gpu1:mlx5_0")
     assert "| swapped | leaf1:swp1 | gpu1:mlx5_0 | 0 |" in md
-    assert "Cabling check failed: 1 finding(s) on 10 intended link(s)" in out.stdout
+    assert "Cabling check failed: 1 finding(s) on 11 intended link(s)" in out.stdout
 
 
 def test_a_moved_nic_is_found_on_both_links_it_touches(lab):
@@ -164,5 +164,5 @@ def test_an_intent_without_cabling_is_skipped_with_a_message_and_reads_nothing(t
     assert out.returncode == 0, out.stdout[-4000:]
     assert "Cabling check skipped: the intent describes no links" in out.stdout
     recap = [line for line in out.stdout.splitlines() if " : ok=" in line]
-    assert len(recap) == 8 and all("failed=0" in line and "ignored=0" in line for line in recap), recap  # no reader ran (it would fail here)
+    assert len(recap) == 9 and all("failed=0" in line and "ignored=0" in line for line in recap), recap  # no reader ran (it would fail here)
     assert not (tmp_path / "r" / "cabling.json").exists()
