@@ -127,3 +127,33 @@ def test_ansible_doc_renders_fabric_plan():
     out = run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
     assert out.returncode == 0, out.stderr
     assert "fail_on_warnings" in out.stdout and "Reads the fabric intent" in out.stdout
+
+
+PLAN_ONLY = """
+- name: plan
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: lossless.fabric.fabric_plan
+      vars:
+        fabric_plan_show_summary: false
+        fabric_plan_lock: false
+        fabric_plan_report_dir: "{{ report }}"
+"""
+
+
+def test_plan_report_lists_the_design_check(tmp_path):
+    """fabric_plan alone on a copy of the lab inventory (no simulators): plan.md and plan.json carry the design check
+    (issue 34), every rule with its status, and the rule that could not compare ECN with a pause point says so."""
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    play = tmp_path / "plan.yml"
+    play.write_text(PLAN_ONLY)
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, str(play), "-e", "report=%s" % (tmp_path / "r")])
+    assert out.returncode == 0, out.stdout + out.stderr
+    plan = json.loads((tmp_path / "r" / "plan.json").read_text())
+    assert [(r["rule"], r["status"]) for r in plan["design"]] == [
+        ("watchdog", "ok"), ("ecn_below_pause", "ok"), ("headroom", "ok"), ("cnp_class", "ok"), ("dscp_map", "ok"), ("scheduler_share", "ok")]
+    text = (tmp_path / "r" / "plan.md").read_text()
+    assert "## Design check" in text
+    assert "| headroom | ok | 18 | headroom covers each port's cable length and speed |" in text
+    assert "- ecn_below_pause: leaf4: the PFC pause point on nxos is the switch's own ingress buffer threshold" in text
