@@ -40,7 +40,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     IntentError,
     platforms,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section, launch_hardware, resolve_auto
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 
@@ -100,6 +100,10 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
     ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
+    hardware = launch_hardware(norm_devices)
+    if "targets" in norm and (hardware is not None or all(_ok(d) for d in norm_devices.values())):
+        # min_busbw: auto from the hosts' NICs (issue 34); a host that failed validation is reported on its own
+        resolve_auto(ctx, norm["targets"], hardware)
     if "kubernetes" in norm:
         _kubernetes_derive(ctx, norm, norm_devices)
     if norm.get("transport") == "infiniband":
