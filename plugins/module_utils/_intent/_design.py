@@ -100,7 +100,10 @@ def check(plan: dict[str, Any]) -> dict[str, Any]:
     devices = plan.get("devices") or {}
     if intent.get("transport") != "roce":
         return {"errors": [], "warnings": [], "rules": [_record(rule, text, found, "not_applicable") for rule, text in RULES]}
-    roce = intent["roce"]
+    roce = intent.get("roce")
+    if not isinstance(roce, dict):
+        found.error("dscp_map", "intent", "a RoCE plan without its roce section: nothing to check the devices against")
+        return {"errors": found.errors["dscp_map"], "warnings": [], "rules": [_record(rule, text, found) for rule, text in RULES]}
     switches = {h: p for h, p in devices.items() if isinstance(p, dict) and p.get("kind") == "switch"}
     hosts = {h: p for h, p in devices.items() if isinstance(p, dict) and p.get("kind") == "host" and p.get("transport") == "roce"}
     for name in sorted(switches):

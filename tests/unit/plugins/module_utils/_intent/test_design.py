@@ -223,6 +223,11 @@ def test_junos_roce_queue_transmit_rate(plan):
     assert "design scheduler_share: leaf2 junos.transmit_percent: the RoCE queue 3 has transmit-rate 0 %" in errors(plan)
 
 
+def test_a_roce_plan_without_its_roce_section(plan):
+    del plan["intent"]["roce"]
+    assert errors(plan) == ["design dscp_map: intent: a RoCE plan without its roce section: nothing to check the devices against"]
+
+
 # -- all at once, and build_plan stops ------------------------------------------------------------
 
 
