@@ -86,6 +86,7 @@ class ActionModule(ControllerAction):
             nccl_env=plan["nccl_env"],
             cabling=plan["cabling"],
             summary=plan["summary"],
+            design=plan.get("design", []),
             fabric_warnings=warnings,
         )
         if warnings:

@@ -50,7 +50,9 @@ options:
       min_busbw:
         description:
           - The bus bandwidth every size in the range must reach, in GB/s (nccl-tests C(busbw), 10^9 bytes per second).
-        type: float
+          - A number (a numeric string is taken as one). V(auto) is refused here - it needs the hosts' NICs, which only
+            the intent has - put C(min_busbw=auto) in the intent's targets and pass O(fabric_targets).
+        type: raw
         required: true
       placement:
         description:
@@ -81,6 +83,10 @@ options:
         in C(lossless_fabric.targets).
       - Keys - C(collectives) (collective name to a list of C(min_size), C(max_size), C(min_busbw)), C(require_transport),
         C(require_gdr) and C(tolerance_percent).
+      - C(min_busbw=auto) in the intent is derived by M(lossless.fabric.fabric_plan) from the hosts' NICs (NICs per host
+        x link rate x an efficiency per collective, C(docs/benchmark.md) "Targets derived from the hardware"); pass its
+        result (C(fabric_plan_result.intent.targets)), which carries the number and how it was derived, and the report
+        prints both. The section as written with V(auto) is refused (no hardware in it).
       - Every target in C(collectives) becomes a target for that collective with O(targets[].placement=both).
         A log of a collective the intent has no target for fails, unless O(targets) has a target without
         O(targets[].collective). An intent without C(collectives) gates transport, GPUDirect and C(#wrong) only.

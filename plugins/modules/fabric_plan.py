@@ -136,13 +136,23 @@ summary:
   description: A short summary for people (counts and the key values).
   returned: success
   type: dict
+design:
+  description:
+    - The design check of the derived plan (C(docs/design-check.md)), one entry per rule with C(rule), C(text),
+      C(status) (ok, warning or not_applicable; an error fails the task and is listed in C(errors)), C(checked)
+      (how many classes, ports and maps it read), C(source) and, where a rule could not check everything, C(notes).
+  returned: success
+  type: list
+  elements: dict
+  sample: [{"rule": "headroom", "text": "headroom covers each port's cable length and speed", "status": "ok", "checked": 3,
+            "source": "reference switch-lossless-cli 7.1; sonic-net/sonic-swss cfgmgr/buffer_headroom_mellanox.lua"}]
 fabric_warnings:
-  description: Known traps found in the intent; they are printed as warnings too.
+  description: Known traps found in the intent and the design check's warnings; they are printed as warnings too.
   returned: always
   type: list
   elements: str
 errors:
-  description: Every validation error, each naming the key path and the value.
+  description: Every validation error, each naming the key path and the value; the design check's errors start with C(design <rule>).
   returned: failed
   type: list
   elements: str

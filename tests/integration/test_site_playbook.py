@@ -136,3 +136,43 @@ def test_ansible_doc_renders_fabric_plan():
     out = run([os.path.join(BIN, "ansible-doc"), "lossless.fabric.fabric_plan"])
     assert out.returncode == 0, out.stderr
     assert "fail_on_warnings" in out.stdout and "Reads the fabric intent" in out.stdout
+
+
+PLAN_ONLY = """
+- name: plan
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: lossless.fabric.fabric_plan
+      vars:
+        fabric_plan_show_summary: false
+        fabric_plan_lock: false
+        fabric_plan_report_dir: "{{ report }}"
+"""
+
+
+def test_plan_report_lists_the_design_check(tmp_path):
+    """fabric_plan alone on a copy of the lab inventory (no simulators): plan.md and plan.json carry the design check
+    (issue 34), every rule with its status, and the rule that could not compare ECN with a pause point says so; an
+    alltoall target set to auto comes back derived from the lab hosts' NICs (the lab's all_reduce keeps its hand-set 14)."""
+    inventory = copy_lab_inventory(tmp_path / "lab")
+    play = tmp_path / "plan.yml"
+    play.write_text(PLAN_ONLY)
+    intent = _lab_intent()
+    intent["targets"]["collectives"]["alltoall_perf"] = [{"min_size": "1G", "min_busbw": "auto"}]
+    extra = tmp_path / "auto.yml"
+    extra.write_text(yaml.safe_dump({"lossless_fabric": intent}))
+    out = run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, str(play), "-e", "report=%s" % (tmp_path / "r"), "-e", "@%s" % extra])
+    assert out.returncode == 0, out.stdout + out.stderr
+    plan = json.loads((tmp_path / "r" / "plan.json").read_text())
+    targets = plan["intent"]["targets"]["collectives"]
+    assert targets["all_reduce_perf"][0]["min_busbw"] == 14 and "auto" not in targets["all_reduce_perf"][0]
+    # one 400G NIC (alltoall cannot aggregate NICs) x 0.92
+    auto = targets["alltoall_perf"][0]
+    assert auto["min_busbw"] == 46.0 and (auto["auto"]["method"], auto["auto"]["nics_per_host"], auto["auto"]["link_gbps"]) == ("single_nic", 2, 400)
+    assert [(r["rule"], r["status"]) for r in plan["design"]] == [
+        ("watchdog", "ok"), ("ecn_below_pause", "ok"), ("headroom", "ok"), ("cnp_class", "ok"), ("dscp_map", "ok"), ("scheduler_share", "ok")]
+    text = (tmp_path / "r" / "plan.md").read_text()
+    assert "## Design check" in text
+    assert "| headroom | ok | 18 | headroom covers each port's cable length and speed |" in text
+    assert "- ecn_below_pause: leaf4: the PFC pause point on nxos is the switch's own ingress buffer threshold" in text

@@ -18,7 +18,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
     OPENSM_QOS_POLICY_FILE,
     OPENSM_ROOT_GUID_FILE,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema, _topology
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import (
     HostNic,
@@ -40,7 +40,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     IntentError,
     platforms,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section, launch_hardware, resolve_auto
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 
@@ -100,6 +100,10 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
     ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
+    hardware = launch_hardware(norm_devices)
+    if "targets" in norm and (hardware is not None or all(_ok(d) for d in norm_devices.values())):
+        # min_busbw: auto from the hosts' NICs (issue 34); a host that failed validation is reported on its own
+        resolve_auto(ctx, norm["targets"], hardware)
     if "kubernetes" in norm:
         _kubernetes_derive(ctx, norm, norm_devices)
     if norm.get("transport") == "infiniband":
@@ -154,8 +158,9 @@ def validate(intent: Any, devices: Any) -> tuple[list[str], list[str]]:
 def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
     """Validate, then derive everything each device and benchmark needs.
 
-    Raises ``IntentError`` with every error.  Returns ``{'intent', 'devices',
-    'nccl_env', 'warnings', 'summary'}``; see docs/intent.md for each shape.
+    Raises ``IntentError`` with every error, the design check's included (_design.check).
+    Returns ``{'intent', 'devices', 'nccl_env', 'cabling', 'warnings', 'design', 'summary'}``;
+    see docs/intent.md for each shape.
     """
     norm, norm_devices, ctx = _normalize(intent, devices)
     if ctx.errors:
@@ -168,14 +173,21 @@ def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
             plans[host] = _roce_host_plan(norm, device) if norm["transport"] == "roce" else _ib_host_plan(norm, device)
         else:
             plans[host] = _sm_plan(norm, device)
-    return {
+    result = {
         "intent": norm,
         "devices": plans,
         "nccl_env": _nccl_env(norm, norm_devices),
         "cabling": _topology.plan(ctx.cabling, norm_devices),  # type: ignore[attr-defined]
         "warnings": list(ctx.warnings),
-        "summary": _summary(norm, norm_devices, plans, ctx.warnings),
     }
+    # The design check (issue 34): the derived plan read back as a lossless design; every violation at once.
+    design = _design.check(result)
+    if design["errors"]:
+        raise IntentError(design["errors"])
+    result["warnings"] += design["warnings"]
+    result["design"] = design["rules"]
+    result["summary"] = _summary(norm, norm_devices, plans, result["warnings"])
+    return result
 
 
 # ---------------------------------------------------------------------------

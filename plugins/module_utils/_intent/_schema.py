@@ -615,12 +615,13 @@ LEAVES: tuple[Leaf, ...] = (
     ),
     Leaf(
         "targets.collectives.<c>[].min_busbw",
-        "int or float",
+        "int, float or `auto`",
         REQUIRED,
         low=0,
         exclusive=True,
         check=HAND,
-        doc="minimum bus bandwidth in **GB/s** (bytes, the unit of nccl-tests' `busbw` column)",
+        doc="minimum bus bandwidth in **GB/s** (bytes, the unit of nccl-tests' `busbw` column); `auto`: derived from the hosts' NICs"
+        " (NICs per host x link rate x a cited efficiency; all_reduce, all_gather, reduce_scatter, alltoall; docs/benchmark.md)",
     ),
     Leaf(
         "targets.node",

@@ -25,6 +25,74 @@ ONE_RANK_ZERO_BUSBW = {'all_reduce': '2(n-1)/n', 'all_gather': '(n-1)/n', 'reduc
                        'alltoallv': '(n-1)/n', 'gather': '(n-1)/n', 'scatter': '(n-1)/n'}
 
 
+# ---------------------------------------------------------------------------
+# min_busbw: auto (issue 34): a target derived from the launch's hardware
+#
+# A busbw target is the hardware's line rate in GB/s (decimal, nccl-tests' busbw unit: Gb/s / 8) times an
+# efficiency a healthy fabric reaches, per collective:
+# - ring_nic_aggregate (all_reduce, all_gather, reduce_scatter): busbw is defined so that it compares with the
+#   hardware's peak whatever the rank count (NVIDIA/nccl-tests doc/PERFORMANCE.md, "Bus bandwidth"), and a ring
+#   crosses each node boundary once per NIC, so the ceiling is NICs per host x the NIC's rate (reference
+#   nccl-tests.md section 6). It holds for Ring only: on two nodes Tree or NVLS put part of the traffic on
+#   NVLink and report more than the NICs carry (sjeaugey in NVIDIA/nccl-tests#160: with ring "the busbw is going
+#   to reflect exactly what's going through the NICs", tree does not; NVIDIA/nccl#1576, nccl-tests#153), so the
+#   method needs NCCL_ALGO=Ring: the nccl_gate role pins it (nccl_gate_algo, default Ring) and the report says
+#   the target assumes it. The gate cannot yet see the algorithm in a log (the parser does not read NCCL's
+#   "NCCL_ALGO set by environment" line): a launch without the pin is on the user.
+# - single_nic (alltoall): "Alltoall cannot aggregate the bandwidth of multiple NICs, so the performance you
+#   should see is the performance of a single NIC" (sjeaugey, NVIDIA/nccl-tests#267); with more than one node
+#   the busbw is N/(N-1) x the per-GPU network bandwidth (nccl-tests#130), never less than one NIC's, so one
+#   NIC is the lower bound. No algorithm to pin (alltoall is point-to-point).
+# The efficiency: NVIDIA's maintainers give the peak per NIC as 24 GB/s per 200G NIC and 12 GB/s per 100G
+# (sjeaugey, NVIDIA/nccl-tests#119: 96 % of the line rate), 192 GB/s all_reduce busbw on 8 x 200G HDR
+# (AddyLaddy, quoted in NVIDIA/nccl#1576: 96 %) and "up to 48-49GB/s per NIC" for CX-7 at NDR
+# (AddyLaddy, nccl-tests#267: 96-98 %); issue 34 cites 46-48 GB/s per NDR NIC for Ring on two nodes
+# (nccl-tests#290, not in the corpus read here). A gate target is a floor, not the peak: 92 % (46 GB/s per
+# 400G NIC), the low end of those numbers and of the 90-97 % the reference sees on healthy rings.
+# Other collectives have no cited method: ``auto`` is refused for them (set min_busbw by hand).
+AUTO_EFFICIENCY = 0.92
+AUTO_EFFICIENCY_SOURCE = ('NVIDIA/nccl-tests#119 (24 GB/s per 200G NIC), #267 (48-49 GB/s per NDR NIC), '
+                          'NVIDIA/nccl#1576 (192 GB/s on 8 x 200G); issue 34: 46-48 GB/s per NDR NIC (nccl-tests#290)')
+AUTO_METHODS = {
+    'all_reduce': ('ring_nic_aggregate', 'Ring', 'NVIDIA/nccl-tests doc/PERFORMANCE.md; nccl-tests#160 (ring busbw = what the NICs carry)'),
+    'all_gather': ('ring_nic_aggregate', 'Ring', 'NVIDIA/nccl-tests doc/PERFORMANCE.md; nccl-tests#160 (ring busbw = what the NICs carry)'),
+    'reduce_scatter': ('ring_nic_aggregate', 'Ring', 'NVIDIA/nccl-tests doc/PERFORMANCE.md; nccl-tests#160 (ring busbw = what the NICs carry)'),
+    'alltoall': ('single_nic', None, 'NVIDIA/nccl-tests#267 (alltoall cannot aggregate NICs), #130'),
+}
+
+
+def auto_target(collective, nics_per_host, link_gbps, hosts=None) -> dict:
+    """The ``min_busbw: auto`` target of ``collective`` on hosts with ``nics_per_host`` NICs of ``link_gbps`` Gb/s each.
+
+    Returns {method, collective, nics_per_host, link_gbps, nics_counted, line_rate_gbytes, efficiency, min_busbw,
+    nccl_algo (the NCCL_ALGO the method needs, or None), source, efficiency_source, hosts}. Raises ValueError,
+    naming the collective or the number, when there is no cited method or the hardware is unknown.
+    """
+    coll = V.collective_name(collective)
+    if coll not in AUTO_METHODS:
+        raise ValueError("'auto' has no cited method for %s (only %s): set min_busbw by hand"
+                         % (collective, ', '.join(c + '_perf' for c in AUTO_METHODS)))
+    for label, value in (('NICs per host', nics_per_host), ('link rate (Gb/s)', link_gbps)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError("'auto' needs the launch's hardware: %s is %r" % (label, value))
+    method, algo, source = AUTO_METHODS[coll]
+    counted = nics_per_host if method == 'ring_nic_aggregate' else 1
+    line_rate = counted * link_gbps / 8.0
+    return {'method': method, 'collective': coll, 'nics_per_host': nics_per_host, 'link_gbps': link_gbps, 'nics_counted': counted,
+            'line_rate_gbytes': line_rate, 'efficiency': AUTO_EFFICIENCY, 'min_busbw': round(line_rate * AUTO_EFFICIENCY, 2),
+            'nccl_algo': algo, 'source': source, 'efficiency_source': AUTO_EFFICIENCY_SOURCE, 'hosts': hosts}
+
+
+def auto_text(auto) -> str:
+    """'8 NICs x 400 Gb/s = 400 GB/s x 0.92 = 368 GB/s (ring_nic_aggregate, NCCL_ALGO=Ring)': the numbers behind a target."""
+    if not isinstance(auto, dict):
+        return ''
+    return '%d NIC%s x %s Gb/s = %g GB/s x %g = %g GB/s (%s%s)' % (
+        auto.get('nics_counted') or 0, '' if auto.get('nics_counted') == 1 else 's', auto.get('link_gbps'),
+        auto.get('line_rate_gbytes') or 0, auto.get('efficiency') or 0, auto.get('min_busbw') or 0, auto.get('method'),
+        ', NCCL_ALGO=%s' % auto['nccl_algo'] if auto.get('nccl_algo') else '')
+
+
 def same_gpu_model(want, have):
     """A target's gpu_model against the log's (nccl-tests prints CUDA's prop.name, e.g. 'NVIDIA H100 80GB HBM3'):
     case and spacing aside, equal - a target 'NVIDIA H100' does not silently cover 'NVIDIA H100 NVL'."""
@@ -164,7 +232,10 @@ def _target_text(tgt, coll):
     _lo, _hi, span = _target_span(tgt)
     placement = tgt.get('placement') or 'both'
     halves = ' and '.join(_PLACEMENT_TEXT[k] for k in _PLACEMENTS.get(placement, ()))
-    return '%s %s busbw >= %s GB/s at %s' % (gate_label(want or coll), halves or placement, tgt.get('min_busbw'), span)
+    text = '%s %s busbw >= %s GB/s at %s' % (gate_label(want or coll), halves or placement, tgt.get('min_busbw'), span)
+    if tgt.get('auto'):
+        text += ' (auto: %s)' % auto_text(tgt['auto'])
+    return text
 
 
 def _target_measured(rows, tgt):
@@ -401,7 +472,8 @@ GATE_ARG_SPEC = {
         'options': {
             'min_size': {'type': 'raw', 'required': True},
             'max_size': {'type': 'raw'},
-            'min_busbw': {'type': 'float', 'required': True},
+            # raw, so 'auto' (which needs the intent's hardware) is refused by gate_settings with its reason
+            'min_busbw': {'type': 'raw', 'required': True},
             'placement': {'type': 'str', 'default': 'both', 'choices': list(V.PLACEMENTS)},
             'collective': {'type': 'str', 'choices': list(V.COLLECTIVES)},
             'gpu_model': {'type': 'str'},
@@ -427,6 +499,22 @@ def size_option(value, path, errors):
         return None
 
 
+def _busbw_option(bw, path, errors):
+    """A hand-set target's min_busbw (the option is raw: Ansible's float would turn 'auto' into its own message) -> GB/s."""
+    if isinstance(bw, str) and bw.strip().lower() == 'auto':
+        errors.append("%s: 'auto' needs the launch's hardware, which a hand-set target does not carry: put it in the intent's "
+                      "targets (fabric_plan derives it from the hosts' NICs) and pass fabric_targets, or give GB/s" % path)
+        return bw
+    if isinstance(bw, str):
+        try:
+            bw = float(bw)   # as Ansible's float type took '40' before
+        except ValueError:
+            pass
+    if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not bw > 0 or math.isinf(bw) or math.isnan(bw):
+        errors.append('%s: %r is not a bus bandwidth (GB/s above 0)' % (path, bw))
+    return bw
+
+
 def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
     """Module parameters (GATE_ARG_SPEC keys) -> (settings, errors).
 
@@ -449,9 +537,7 @@ def gate_settings(params: dict, fabric=None, fabric_errors=()) -> tuple:
         hi = size_option(tgt.get('max_size'), path + '.max_size', errors)
         if lo is not None and hi is not None and lo > hi:
             errors.append('%s: min_size %d B is above max_size %d B' % (path, lo, hi))
-        bw = tgt.get('min_busbw')
-        if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not bw > 0 or math.isinf(bw):
-            errors.append('%s.min_busbw: %r is not a bus bandwidth (GB/s above 0)' % (path, bw))
+        bw = _busbw_option(tgt.get('min_busbw'), path + '.min_busbw', errors)
         coll = tgt.get('collective')
         if coll is not None and V.collective_name(coll) is None:
             errors.append('%s.collective: %r is not one of %s' % (path, coll, ', '.join(V.COLLECTIVES)))
@@ -492,8 +578,11 @@ def _fabric_targets(section, settings):
     out = []
     for binary in sorted(section['collectives']):
         for ent in section['collectives'][binary]:
-            out.append({'min_size': ent['min_size'], 'max_size': ent['max_size'], 'min_busbw': float(ent['min_busbw']),
-                        'placement': 'both', 'collective': V.collective_name(binary)})
+            tgt = {'min_size': ent['min_size'], 'max_size': ent['max_size'], 'min_busbw': float(ent['min_busbw']),
+                   'placement': 'both', 'collective': V.collective_name(binary)}
+            if ent.get('auto'):
+                tgt['auto'] = dict(ent['auto'])  # how fabric_plan derived it (min_busbw: auto): the report prints it
+            out.append(tgt)
     return out
 
 

@@ -248,6 +248,9 @@ def _targets_section(settings):
                       'min_size_human': _nccl_vocab.human_size(tgt.get('min_size') or 0),
                       'max_size_human': _nccl_vocab.human_size(tgt['max_size']) if tgt.get('max_size') is not None else None,
                       'min_busbw': tgt.get('min_busbw'), 'placement': tgt.get('placement') or 'both'})
+        if tgt.get('auto'):
+            # min_busbw: auto (issue 34): the method and every number that went into the target
+            busbw[-1]['auto'] = dict(tgt['auto'], text=_nccl_gate.auto_text(tgt['auto']))
     return {'busbw': busbw, 'require_transport': settings.get('require_transport'), 'require_gdr': settings.get('require_gdr'),
             'max_wrong': settings.get('max_wrong'), 'require_complete': settings.get('require_complete'),
             'tolerance_percent': settings.get('tolerance_percent')}
@@ -363,6 +366,16 @@ def _md_targets(targets):
     rows = [[md_cell(t['collective'] or 'any'), md_cell(t['min_size_human'] + ('..' + t['max_size_human'] if t['max_size_human'] else '+')),
              md_cell(t['placement'].replace('_', '-')), md_cell(t['min_busbw'], '%g')] for t in targets['busbw']]
     out = md_table(['collective', 'sizes', 'placement', 'min busbw (GB/s)'], rows) if rows else ['No busbw target.']
+    derived = [t for t in targets['busbw'] if t.get('auto')]
+    if derived:
+        out += ['', 'Targets derived from the hardware (min_busbw: auto; docs/benchmark.md):', '']
+        for t in derived:
+            auto = t['auto']
+            out.append('- %s %s: %s; %d host(s). Method: %s. Efficiency: %s.%s' % (
+                md_cell(t['collective'] or 'any'), md_cell(t['min_size_human'] + ('..' + t['max_size_human'] if t['max_size_human'] else '+')),
+                md_cell(auto.get('text')), auto.get('hosts') or 0, md_cell(auto.get('source')), md_cell(auto.get('efficiency_source')),
+                (' The method assumes NCCL_ALGO=%s (the nccl_gate role pins nccl_gate_algo, default Ring); the gate does not read '
+                 'the algorithm from the log.' % auto['nccl_algo']) if auto.get('nccl_algo') else ''))
     gdr = targets.get('require_gdr')
     out.append('')
     out.append('Transport: %s. GPUDirect RDMA: %s. #wrong at most %s in every cell%s.' % (
