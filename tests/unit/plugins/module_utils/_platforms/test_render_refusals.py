@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _devices, _plan, _schema, _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _devices, _plan, _schema, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _records
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _render as nxos_render
 from ansible_collections.lossless.fabric.plugins.module_utils._switches import _config
@@ -51,9 +51,11 @@ class Unreachable(NamedTuple):
 
 
 def _device(platform: str) -> dict:
-    out = {"kind": "switch", "platform": platform, "queue_buffer_bytes": 12000000, "ports": {PORT[platform]: {"speed": "400G", "cable_length_m": 3}}}
+    out = {"kind": "switch", "platform": platform, "ports": {PORT[platform]: {"speed": "400G", "cable_length_m": 3}}}
     if platform == "nvue":
         out["release"] = "5.14"
+    if _records.registry()[platform].ecn_in_percent_of_queue_buffer:
+        out["queue_buffer_bytes"] = 12000000
     return out
 
 
@@ -200,6 +202,7 @@ def test_the_intent_refuses_first_naming_the_key_the_value_and_the_platform(key,
     # The record's rule off: the intent lets the plan through, and the renderer refuses the very same plan.
     relaxed = {name: record._replace(roce_errors=None, requires_ports=False, ecn_of_buffer_error=None) for name, record in _records.registry().items()}
     monkeypatch.setattr(_devices, "platforms", lambda: relaxed)
+    monkeypatch.setattr(_design, "platforms", lambda: relaxed)  # the design check reads the same record rules
     plan = _build(platform, case)
     refused = _config.render_errors(plan["devices"])
     assert refused and refused[0].startswith("sw1: platform %s cannot take this plan: " % platform), refused
