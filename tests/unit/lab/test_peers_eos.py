@@ -21,10 +21,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 import wiring  # noqa: E402
+from ntc_templates import parse as ntc  # noqa: E402  # the judges: pinned test dependencies, never skipped
 from switchsim.server import Simulator  # noqa: E402
-
-ntc = pytest.importorskip("ntc_templates.parse")
-clitable = pytest.importorskip("textfsm.clitable")
+from textfsm import clitable  # noqa: E402
 
 HOSTVARS = {
     "eos1": {"lossless_fabric_device": {"kind": "switch", "platform": "eos", "ports": {

@@ -26,11 +26,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 import wiring  # noqa: E402
+from ntc_templates.parse import parse_output  # noqa: E402  # the judge: a pinned test dependency, never skipped
 from switchsim.server import Simulator  # noqa: E402
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _driver as nxos  # noqa: E402
-
-parse_output = pytest.importorskip("ntc_templates.parse").parse_output
 
 NX = "leaf7"
 LONG = "spine-with-a-name-over-twenty"  # NX-OS wraps a Device ID longer than 20 characters onto its own line
