@@ -57,6 +57,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("dscp_map", "every DSCP maps to a deliberate class; only the RoCE DSCP to a lossless one; hosts agree"),
     ("scheduler_share", "every lossless class has a weighted scheduler share; the weights sum to 100 %"),
 )
+RULE_NAMES = tuple(rule for rule, _text in RULES)
 
 SOURCES: dict[str, str] = {
     "watchdog": "reference switch-lossless-cli 7.4; Guo et al., RDMA over Commodity Ethernet at Scale (SIGCOMM 2016)",
@@ -72,10 +73,10 @@ class _Findings:
     """Errors and warnings per rule, and what each rule checked."""
 
     def __init__(self) -> None:
-        self.errors: dict[str, list[str]] = {rule: [] for rule, _ in RULES}
-        self.warnings: dict[str, list[str]] = {rule: [] for rule, _ in RULES}
-        self.checked: dict[str, int] = {rule: 0 for rule, _ in RULES}
-        self.notes: dict[str, list[str]] = {rule: [] for rule, _ in RULES}
+        self.errors: dict[str, list[str]] = {rule: [] for rule in RULE_NAMES}
+        self.warnings: dict[str, list[str]] = {rule: [] for rule in RULE_NAMES}
+        self.checked: dict[str, int] = {rule: 0 for rule in RULE_NAMES}
+        self.notes: dict[str, list[str]] = {rule: [] for rule in RULE_NAMES}
         self.intent_warned: set[str] = set()
 
     def error(self, rule: str, where: str, message: str) -> None:
@@ -116,8 +117,8 @@ def check(plan: dict[str, Any]) -> dict[str, Any]:
         _share(found, name, sw)
     _hosts(found, hosts, roce)
     rules = [_record(rule, text, found) for rule, text in RULES]
-    errors = [e for rule, _ in RULES for e in found.errors[rule]]
-    warnings = [w for rule, _ in RULES for w in found.warnings[rule]]
+    errors = [e for rule in RULE_NAMES for e in found.errors[rule]]
+    warnings = [w for rule in RULE_NAMES for w in found.warnings[rule]]
     return {"errors": errors, "warnings": warnings, "rules": rules}
 
 

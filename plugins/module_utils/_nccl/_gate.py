@@ -510,7 +510,7 @@ def _busbw_option(bw, path, errors):
             bw = float(bw)   # as Ansible's float type took '40' before
         except ValueError:
             pass
-    if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not bw > 0 or math.isinf(bw) or math.isnan(bw):
+    if isinstance(bw, bool) or not isinstance(bw, (int, float)) or math.isnan(bw) or math.isinf(bw) or bw <= 0:
         errors.append('%s: %r is not a bus bandwidth (GB/s above 0)' % (path, bw))
     return bw
 
