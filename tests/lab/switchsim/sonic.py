@@ -1574,8 +1574,11 @@ DEVICE = SonicDevice
 
 # Two ports of a lab switch of this platform, as a lab inventory gives them.
 # SONiC names a port Ethernet<first lane index>: 8-lane 400G ports are Ethernet0, Ethernet8, ...
+# One speed (two cable lengths, so two headroom profiles): on 202305-202505 (the simulator's default 202505) every
+# port of a switch must share its ECN values, GCU refusing a second WRED profile, and the derived values follow the
+# speed (docs/vendor-sonic.md); a plan with two speeds is refused there before any device, as it should be.
 LAB_PORTS = {"Ethernet0": {"speed": "400G", "cable_length_m": 3, "description": "gpu1 mlx5_1"},
-             "Ethernet8": {"speed": "200G", "cable_length_m": 10}}
+             "Ethernet8": {"speed": "400G", "cable_length_m": 10}}
 
 # Where the transaction stops answering, per switch_config step: the command (regular expression) the
 # simulator's 'hang' fault matches; the commands are the ones the driver sends in that step.
