@@ -104,6 +104,7 @@ class Simulator:
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import traffic  # noqa: E402  # pylint: disable=wrong-import-position
 import wiring  # noqa: E402  # pylint: disable=wrong-import-position
 from helmsim.plugin import Helm  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim.plugin import Hosts  # noqa: E402  # pylint: disable=wrong-import-position
@@ -228,6 +229,14 @@ def up(inventory_dir: str, run_dir: str, report_dir: str | None = None, extra: l
         perfmodel.write_perf(run_dir, perf["lab_perf_faults"], perf["lab_perf_noise"], perf["lab_perf_seed"],
                              wiring.load(run_dir)["links"])
     except perfmodel.PerfModelError as exc:
+        raise LabError(str(exc)) from None
+    # lab_traffic_faults (docs/lab.md, "Traffic"): <run_dir>/traffic.json, the faults checked against the cables, with
+    # the intent's classes; the lab's NCCL launches move the NIC and switch counters from it (tests/lab/traffic.py)
+    traffic_faults = next((hv["lab_traffic_faults"] for _h, hv in sorted(hostvars.items()) if hv.get("lab_traffic_faults")), [])
+    intent = next((hv["lossless_fabric"] for _h, hv in sorted(hostvars.items()) if isinstance(hv.get("lossless_fabric"), dict)), {})
+    try:
+        traffic.write_config(run_dir, traffic_faults, intent, wiring.load(run_dir)["links"])
+    except traffic.TrafficError as exc:
         raise LabError(str(exc)) from None
     report_dir = report_dir or os.path.join(ROOT, "reports", os.path.basename(os.path.normpath(inventory_dir)))
     variables: dict = {"all": {"lossless_fabric_report_dir": report_dir, "lab_run_dir": run_dir}, "hosts": {}}

@@ -266,8 +266,10 @@ class Simulator:
         None when the lab run has no performance model (the replayed log stays)."""
         if not self.perf_run_dir:
             return None
+        import traffic  # pylint: disable=import-outside-toplevel  # tests/lab/traffic.py: the launch moves the lab's counters
         from nccl import perfmodel  # pylint: disable=import-outside-toplevel  # tests/lab is on sys.path (server.py)
         try:
+            traffic.record_mpijob(self.perf_run_dir, job, workers)
             fabric = perfmodel.Fabric.from_run_dir(self.perf_run_dir)
             if fabric is None:
                 return None
@@ -287,7 +289,7 @@ class Simulator:
             launch = perfmodel.next_launch(self.perf_run_dir)
             text = perfmodel.nccl_tests_text(fabric, argv["collective"], list(procs), procs,
                                              perfmodel.parse_test_args(argv["args"]), env, launch)
-        except (perfmodel.PerfModelError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+        except (perfmodel.PerfModelError, OSError, ValueError, KeyError, IndexError, TypeError, RuntimeError) as exc:
             return ("lab k8sim: performance model: %s\n" % exc).encode(), False
         if argv["tag_output"]:  # mpirun --tag-output: rank 0 prints the table (as the mpirun shim does)
             text = "".join("[1,0]<stdout>:" + line for line in text.splitlines(keepends=True))

@@ -28,6 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import traffic  # noqa: E402  # pylint: disable=wrong-import-position
+
 from nccl import perfmodel, replay  # noqa: E402  # pylint: disable=wrong-import-position
 
 OMPI_BAR = "-" * 74
@@ -288,6 +290,14 @@ def _model_text(model: tuple[perfmodel.Fabric, str], program: str, args: list[st
         raise Rejected("lab shim: performance model: %s\n" % exc, 2) from None
 
 
+def _traffic(program: str, hosts: list[str], procs: dict[str, int], args: list[str], env: dict[str, str]) -> None:
+    """Move the lab's NIC and switch counters with this job's traffic (tests/lab/traffic.py), replay or model."""
+    try:
+        traffic.record_launch(_run_dir(), _PERF.fullmatch(os.path.basename(program)).group(1), hosts, procs, args, env)
+    except (perfmodel.PerfModelError, OSError, ValueError, KeyError, RuntimeError) as exc:
+        raise Rejected("lab shim: traffic model: %s\n" % exc, 2) from None
+
+
 def _fill_slots(hosts: dict[str, int], np_: int) -> dict[str, int]:
     """Open MPI's default mapping (--map-by slot): each host's slots in hostfile order, until np ranks."""
     out, left = {}, np_
@@ -337,8 +347,9 @@ def mpirun(argv: list[str]) -> int:
         model = _model()
         entry = {"tool": "mpirun", "argv": argv, "np": np_, "gpus_per_process": gpus, "hosts": opts["hosts"],
                  "env": _exported(opts["x"]), "mca": opts["mca"], "bind_to": opts["bind_to"]}
+        procs = _fill_slots(opts["hosts"] or {os.uname().nodename: np_}, np_)
+        _traffic(opts["program"], list(procs), procs, opts["args"], entry["env"])
         if model:
-            procs = _fill_slots(opts["hosts"] or {os.uname().nodename: np_}, np_)
             launch, text = _model_text(model, opts["program"], opts["args"], list(procs), procs, entry["env"])
             entry.update(model=True, launch=launch)
         else:
@@ -421,6 +432,9 @@ def srun(argv: list[str]) -> int:
             raise Rejected("lab shim: srun --mpi=%s would start independent single-rank copies; the lab only replays "
                            "--mpi=pmix runs\n" % mpi, 2)
         model = _model()
+        if nodelist:
+            env = {k: v for k, v in os.environ.items() if k.startswith("NCCL_") or k == "CUDA_VISIBLE_DEVICES"}
+            _traffic(opts["program"], nodelist, {h: per_node for h in nodelist}, opts["args"], env)
         entry = {"tool": "srun", "argv": argv, "ranks": nodes * per_node, "nodes": nodes, "nodelist": nodelist,
                  "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")}}
         if model:

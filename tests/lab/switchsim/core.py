@@ -122,6 +122,28 @@ class Device:
                         raise SimError(f"unknown counter {k!r}")
                 self.counters[p] = cur
 
+    def add_counters(self, port: str, values: dict) -> None:
+        """Add to the counters (traffic moving through the port: tests/lab/traffic.py); every platform's counter
+        commands render them. Vectors take a list of 8 or {index: n}; watchdog_status is not a count."""
+        with self.lock:
+            p = self.canonical_port(port)
+            if p not in self.counters:
+                raise SimError(f"unknown port {port!r} on {self.name}")
+            cur = self.counters[p]
+            for k, v in values.items():
+                if k in VECTOR_COUNTERS:
+                    pairs = enumerate(v) if isinstance(v, list) and len(v) == 8 else (v.items() if isinstance(v, dict) else None)
+                    if pairs is None:
+                        raise SimError(f"{k} takes a dict index->value or a list of 8")
+                    for idx, n in pairs:
+                        if not 0 <= int(idx) <= 7:
+                            raise SimError(f"index {idx} out of range for {k}")
+                        cur[k][int(idx)] += int(n)
+                elif k in SCALAR_COUNTERS:
+                    cur[k] += int(v)
+                else:
+                    raise SimError(f"unknown counter {k!r} (addable: {', '.join(VECTOR_COUNTERS + SCALAR_COUNTERS)})")
+
     def clear_counters(self, port: str | None = None) -> None:
         with self.lock:
             for p in ([self.canonical_port(port)] if port else self.ports):

@@ -177,6 +177,8 @@ def route(sim: Simulator, method: str, parts: list[str], body: dict) -> Any:
             if method == "POST":
                 if body.get("clear"):
                     dev.clear_counters(body.get("port"))
+                elif body.get("add"):  # traffic through the port (tests/lab/traffic.py): increments
+                    dev.add_counters(body["port"], body.get("counters") or {})
                 else:
                     dev.set_counters(body["port"], body.get("counters") or {}, bool(body.get("replace")))
             with dev.lock:
