@@ -118,9 +118,10 @@ def test_nic_counters_delta_in_a_play(lab, tmp_path):
     assert len(deltas) == 2
     for delta in deltas:
         assert delta["kind"] == "nic" and sorted(delta["ports"]) == ["mlx5_0", "mlx5_1"]
-        # before nic_qos, DSCP 26 traffic lands on priority 0 (trust pcp): nothing on 3, drops (lossy)
+        # no benchmark ran between the two snapshots: nothing moved (the lab's traffic comes from its NCCL launches,
+        # tests/lab/traffic.py; tests/integration/test_lab_traffic.py shows a launch moving them)
         assert delta["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 0}
-        assert delta["ports"]["mlx5_0"]["rx_discards_phy"] == 1
+        assert delta["ports"]["mlx5_0"]["rx_discards_phy"] == 0
 
 
 HOLD_PLAY = """

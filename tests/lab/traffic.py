@@ -470,3 +470,29 @@ def record_mpijob(run_dir: str | None, job: dict, workers: list[dict]) -> list[d
             procs[node] = procs.get(node, 0) + take
         left -= take
     return record_launch(run_dir, words["collective"], list(procs), procs, words["args"], env)
+
+
+def main(argv: list[str]) -> int:
+    """traffic.py RUN_DIR [FAULTS_JSON]: change lab_traffic_faults of a running lab (the next launches follow it;
+    the intent's classes stay as the launcher wrote them). No FAULTS_JSON: no faults."""
+    if not argv or len(argv) > 2:
+        print("usage: traffic.py RUN_DIR [FAULTS_JSON]", file=sys.stderr)
+        return 2
+    run_dir = argv[0]
+    try:
+        config = load_config(run_dir)
+        if config is None:
+            raise TrafficError("%s has no %s (start the lab with tests/lab/launcher.py first)" % (run_dir, FILE))
+        with open(os.path.join(run_dir, "wiring.json"), encoding="utf-8") as handle:
+            links = json.load(handle)["links"]
+        config["faults"] = validate_faults(json.loads(argv[1]) if len(argv) > 1 else [], links)
+        with open(os.path.join(run_dir, FILE), "w", encoding="utf-8") as handle:
+            json.dump(config, handle, indent=1)
+    except (OSError, ValueError, KeyError) as exc:  # TrafficError is a ValueError
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
