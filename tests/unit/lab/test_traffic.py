@@ -16,6 +16,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
+import launcher  # noqa: E402  # pylint: disable=wrong-import-position
 import traffic  # noqa: E402  # pylint: disable=wrong-import-position
 from hostsim import tools, tree  # noqa: E402  # pylint: disable=wrong-import-position
 from nccl import perfmodel  # noqa: E402  # pylint: disable=wrong-import-position
@@ -326,3 +327,34 @@ def test_k8sim_mpijob_hook(tmp_path):
     decisions = traffic.record_mpijob(run_dir, job, workers)
     assert len(decisions) == 4 and all(d["tx_priority"] == 3 for d in decisions)
     assert stats(run_dir, "gpu2", "eth3")["tx_prio3_packets"] == GIB // 4096
+
+
+def test_launcher_up_writes_traffic_json_from_the_inventory_and_a_bad_knob_stops_the_start(tmp_path, monkeypatch):
+    inv = launcher.load_inventory(str(ROOT / "inventories" / "lab"))
+
+    def hostvars(**extra):
+        out = json.loads(json.dumps(inv["_meta"]["hostvars"]))
+        for hv in out.values():
+            hv.update(extra)
+        return {"_meta": {"hostvars": out}}
+    monkeypatch.setattr(launcher, "SIMULATORS", [])
+    monkeypatch.setattr(launcher, "write_generated", lambda *a: None)
+    monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars())
+    launcher.up(str(tmp_path), str(tmp_path / "run"))
+    assert json.loads((tmp_path / "run" / "traffic.json").read_text()) == {"faults": [], "qos": {
+        "dscp": 26, "priority": 3, "cnp_dscp": 48, "cnp_priority": 6, "pfc": [3], "ecn": True, "mode": "lossless"}}
+    monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars(
+        lab_traffic_faults=[{"kind": "switch_map", "switch": "leaf1"}]))
+    launcher.up(str(tmp_path), str(tmp_path / "run"))
+    assert json.loads((tmp_path / "run" / "traffic.json").read_text())["faults"] == [{"kind": "switch_map", "switch": "leaf1"}]
+    monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars(
+        lab_traffic_faults=[{"kind": "pcp_trust", "nic": "gpu1:mlx5_9"}]))
+    with pytest.raises(launcher.LabError, match=r"lab_traffic_faults\[0\]\.nic: 'gpu1:mlx5_9' is no '<host>:<RDMA device>'"):
+        launcher.up(str(tmp_path), str(tmp_path / "run"))
+    # the CLI changes the knob of a running lab and checks it the same way
+    cli = [sys.executable, str(ROOT / "tests" / "lab" / "traffic.py"), str(tmp_path / "run")]
+    ok = subprocess.run(cli + ['[{"kind": "no_dcqcn", "nic": "gpu2:mlx5_1"}]'], capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads((tmp_path / "run" / "traffic.json").read_text())["faults"] == [{"kind": "no_dcqcn", "nic": "gpu2:mlx5_1"}]
+    bad = subprocess.run(cli + ['[{"kind": "no_dcqcn", "host": "gpu2"}]'], capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "lab_traffic_faults[0]: no_dcqcn takes kind and nic only, not host" in bad.stderr
