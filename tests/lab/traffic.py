@@ -121,7 +121,8 @@ def qos_from_intent(intent: Any) -> dict:
     priority = int(data.get("priority", 3))
     pfc = [] if mode == "ecn_only" else [int(p) for p in ((roce.get("pfc") or {}).get("priorities") or [priority])]
     dcqcn = (roce.get("dcqcn") or {}).get("enabled", True)
-    return {"dscp": int(data.get("dscp", 26)), "priority": priority, "cnp_dscp": int(cnp.get("dscp", 48)),
+    return {"transport": str((intent or {}).get("transport", "roce")) if isinstance(intent, dict) else "roce",
+            "dscp": int(data.get("dscp", 26)), "priority": priority, "cnp_dscp": int(cnp.get("dscp", 48)),
             "cnp_priority": int(cnp.get("priority", 6)), "pfc": pfc, "ecn": bool(dcqcn) and mode != "pfc_only", "mode": mode}
 
 
@@ -380,8 +381,8 @@ def ledger_for(run_dir: str, config: dict, collective: str, hosts: list[str], pr
     with open(os.path.join(run_dir, "wiring.json"), encoding="utf-8") as handle:
         fabric = perfmodel.Fabric(json.load(handle)["links"], (), 0.0)
     hosts = [h for h in hosts if procs.get(h) and h in fabric.host_nics]
-    if len(hosts) < 2:
-        return {}, []
+    if len(hosts) < 2 or config["qos"].get("transport", "roce") != "roce":
+        return {}, []  # one host rides NVLink; an InfiniBand lab has no RoCE classes (ibsim keeps its own counters)
     ngpus = max(1, args["ngpus"]) * max(1, args["nthreads"])
     visible = [int(x) for x in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if x.strip().isdigit()]
     gpus = {h: [visible[i] if i < len(visible) else i for i in range(procs[h] * ngpus)] for h in hosts}
@@ -395,8 +396,8 @@ def ledger_for(run_dir: str, config: dict, collective: str, hosts: list[str], pr
         for i, host in enumerate(hosts):
             nxt = hosts[(i + 1) % len(hosts)]
             src, dst = (host, nics[host][rail]), (nxt, nics[nxt][rail])
-            if host not in views or nxt not in views:
-                continue
+            if src[1] not in views.get(host, {}) or dst[1] not in views.get(nxt, {}):
+                continue  # a host or NIC the host simulator does not model
             decision = edge(ledger, fabric, views, config, src, dst, per_nic, env, launch)
             decisions.append({"src": "%s:%s" % src, "dst": "%s:%s" % dst, **decision})
     return ledger, decisions

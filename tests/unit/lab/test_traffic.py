@@ -183,10 +183,12 @@ def test_unconfigured_hosts_send_on_priority_0_and_drop_there(tmp_path):
     assert hw(run_dir, "gpu1", "mlx5_0", "np_cnp_sent") == 0 and hw(run_dir, "gpu2", "mlx5_0", "np_cnp_sent") > 0
 
 
-def test_one_host_or_no_config_moves_nothing(tmp_path):
+def test_one_host_or_no_config_or_infiniband_moves_nothing(tmp_path):
     run_dir = make_lab(tmp_path)
     seen, decisions = launch(run_dir, hosts=("gpu1",))
     assert (seen, decisions) == ({}, {})
+    ib = make_lab(tmp_path / "ib", intent=dict(INTENT, transport="infiniband"))
+    assert launch(ib) == ({}, {}) and stats(ib, "gpu1", "eth2") == {}
     assert traffic.record_launch(str(tmp_path / "nowhere"), "all_reduce", ["gpu1", "gpu2"], {"gpu1": 1, "gpu2": 1}, ARGS, {}) == []
 
 
@@ -341,7 +343,7 @@ def test_launcher_up_writes_traffic_json_from_the_inventory_and_a_bad_knob_stops
     monkeypatch.setattr(launcher, "write_generated", lambda *a: None)
     monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars())
     launcher.up(str(tmp_path), str(tmp_path / "run"))
-    assert json.loads((tmp_path / "run" / "traffic.json").read_text()) == {"faults": [], "qos": {
+    assert json.loads((tmp_path / "run" / "traffic.json").read_text()) == {"faults": [], "qos": {"transport": "roce",
         "dscp": 26, "priority": 3, "cnp_dscp": 48, "cnp_priority": 6, "pfc": [3], "ecn": True, "mode": "lossless"}}
     monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars(
         lab_traffic_faults=[{"kind": "switch_map", "switch": "leaf1"}]))
