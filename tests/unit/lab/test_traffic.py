@@ -343,8 +343,9 @@ def test_launcher_up_writes_traffic_json_from_the_inventory_and_a_bad_knob_stops
     monkeypatch.setattr(launcher, "write_generated", lambda *a: None)
     monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars())
     launcher.up(str(tmp_path), str(tmp_path / "run"))
-    assert json.loads((tmp_path / "run" / "traffic.json").read_text()) == {"faults": [], "qos": {"transport": "roce",
-        "dscp": 26, "priority": 3, "cnp_dscp": 48, "cnp_priority": 6, "pfc": [3], "ecn": True, "mode": "lossless"}}
+    qos = {"transport": "roce", "dscp": 26, "priority": 3, "cnp_dscp": 48, "cnp_priority": 6, "pfc": [3], "ecn": True,
+           "mode": "lossless"}
+    assert json.loads((tmp_path / "run" / "traffic.json").read_text()) == {"faults": [], "qos": qos}
     monkeypatch.setattr(launcher, "load_inventory", lambda i, extra=None: hostvars(
         lab_traffic_faults=[{"kind": "switch_map", "switch": "leaf1"}]))
     launcher.up(str(tmp_path), str(tmp_path / "run"))
