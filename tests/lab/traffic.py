@@ -398,7 +398,13 @@ def ledger_for(run_dir: str, config: dict, collective: str, hosts: list[str], pr
             src, dst = (host, nics[host][rail]), (nxt, nics[nxt][rail])
             if src[1] not in views.get(host, {}) or dst[1] not in views.get(nxt, {}):
                 continue  # a host or NIC the host simulator does not model
-            decision = edge(ledger, fabric, views, config, src, dst, per_nic, env, launch)
+            try:
+                decision = edge(ledger, fabric, views, config, src, dst, per_nic, env, launch)
+            except perfmodel.PerfModelError as exc:
+                # no path (a cable lab_cabling_faults unplugged): nothing crosses it; the launch's own output says
+                # so where the performance model prints it, a replayed log does not (as before the ledger)
+                decisions.append({"src": "%s:%s" % src, "dst": "%s:%s" % dst, "skipped": str(exc)})
+                continue
             decisions.append({"src": "%s:%s" % src, "dst": "%s:%s" % dst, **decision})
     return ledger, decisions
 

@@ -361,3 +361,13 @@ def test_launcher_up_writes_traffic_json_from_the_inventory_and_a_bad_knob_stops
     assert json.loads((tmp_path / "run" / "traffic.json").read_text())["faults"] == [{"kind": "no_dcqcn", "nic": "gpu2:mlx5_1"}]
     bad = subprocess.run(cli + ['[{"kind": "no_dcqcn", "host": "gpu2"}]'], capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and "lab_traffic_faults[0]: no_dcqcn takes kind and nic only, not host" in bad.stderr
+
+
+def test_an_unplugged_cable_moves_nothing_on_its_edges_and_does_not_fail_the_launch(tmp_path):
+    run_dir = make_lab(tmp_path)
+    with open(os.path.join(run_dir, "wiring.json"), "w", encoding="utf-8") as handle:
+        json.dump({"links": [c if c[0] != ["gpu2", "nic", "mlx5_0"] else c[:3] + [False] for c in CABLES]}, handle)
+    seen, decisions = launch(run_dir)
+    assert "is down" in decisions[("gpu1:mlx5_0", "gpu2:mlx5_0")]["skipped"]
+    assert "leaf1" not in seen and "tx_prio3_bytes" not in stats(run_dir, "gpu2", "eth2")
+    assert decisions[("gpu1:mlx5_1", "gpu2:mlx5_1")]["tx_priority"] == 3
