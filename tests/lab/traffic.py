@@ -263,6 +263,7 @@ def edge(ledger: dict, fabric: perfmodel.Fabric, hosts: dict, config: dict, src:
     {"nics": {host: {nic: {"stats": {}, "hw": {}}}}, "switches": {switch: {port: {counter: [8] | int}}}};
     return what was decided (priorities, queues, marks, pauses, drops) for tests and docs."""
     qos, faults = config["qos"], config.get("faults") or []
+    hops = _hops(fabric, src, dst, launch)  # first: a broken path raises before anything is counted
     snic, dnic = hosts[src[0]][src[1]], hosts[dst[0]][dst[1]]
     s_name, d_name = "%s:%s" % src, "%s:%s" % dst
     s_trust = "pcp" if _fault(faults, "pcp_trust", "nic", s_name) else snic["trust"]
@@ -283,7 +284,6 @@ def edge(ledger: dict, fabric: perfmodel.Fabric, hosts: dict, config: dict, src:
     d_led = nics.setdefault(dst[0], {}).setdefault(dst[1], {"stats": {}, "hw": {}})
     _add(s_led["stats"], "tx_prio%d_bytes" % p_tx, wire)
     _add(s_led["stats"], "tx_prio%d_packets" % p_tx, packets)
-    hops = _hops(fabric, src, dst, launch)
     queues = [_switch_queue(qos, faults, sw, dscp) for sw, _i, _e in hops]
     for (sw, ingress, egress), queue in zip(hops, queues):
         port = switches.setdefault(sw, {})
