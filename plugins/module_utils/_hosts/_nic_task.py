@@ -327,7 +327,7 @@ def _roll_back_timer(timer: dict, check_mode: bool) -> dict[str, Any]:
         raise NicError(str(exc)) from exc
     done = out.get("result") or {}
     return {"changed": bool(out["changed"]), "fired": out.get("fired"), "timer": out["timer"], "nics": done.get("nics") or {},
-            "commands": done.get("commands") or [], "unsupported": done.get("unsupported") or [], "persist": {}, "ran": [],
+            "commands": done.get("commands") or [], "unsupported": done.get("unsupported") or [], "persist": {}, "drivers": {}, "ran": [],
             "firmware": {}, "reboot_required": False, "peer_memory": None}
 
 
