@@ -142,10 +142,10 @@ class BnxtState(NicState):
             return values
         if values["enable_cc"] == 1 and values["tos_ecn"] == 1 and values["cc_mode"] == 1:
             state: int | None = 1
-        elif values["enable_cc"] == 0 and values["tos_ecn"] == 0:
-            state = 0
+        elif values["enable_cc"] == 0:
+            state = 0  # the switch is off, whatever the rest holds
         else:
-            state = None  # half set: rewrite it
+            state = None  # on, but not as bnxt_setupcc.sh sets it (ECN or the DCQCN mode off): rewrite it
         # One device-wide switch: every priority reads as it (plan_nic compares the planned ones).
         return {point: {str(p): state for p in range(8)} for point in ("np", "rp")}
 
