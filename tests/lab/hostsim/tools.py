@@ -145,14 +145,18 @@ _TSA_NAMES = ("strict", "cbs", "ets", "vendor")  # dcb_ets.c tsa_names, in IEEE_
 _ETS_KEYS = ("tc-tsa", "tc-bw", "prio-tc")
 
 
+def _dcb_line(name: str, values: list) -> str:
+    """One ``NAME 0:V 1:V ...`` line as dcb_print_named_array prints it (each pair followed by a space)."""
+    return "%s %s \n" % (name, " ".join("%d:%s" % (k, v) for k, v in enumerate(values)))
+
+
 def _dcb_ets(nic: dict, cmd: str, rest: list[str]) -> str:
     """dcb ets show / set (iproute2 dcb/dcb_ets.c) over bnxt_en's ieee_getets / ieee_setets (bnxt_dcb.c)."""
     ets = nic["ets"]
     if cmd == "show":
         if rest:
             raise ToolError('What is "%s"?' % rest[0])
-        def line(name, values):
-            return "%s %s \n" % (name, " ".join("%d:%s" % (k, v) for k, v in enumerate(values)))
+        line = _dcb_line
         return ("willing off ets-cap 8 cbs off \n" + line("tc-bw", ets["tc_bw"]) + line("pg-bw", [0] * 8) + line("tc-tsa", ets["tc_tsa"])
                 + line("prio-tc", ets["prio_tc"]) + line("reco-tc-bw", [0] * 8) + line("reco-tc-tsa", ["strict"] * 8) + line("reco-prio-tc", [0] * 8))
     if cmd != "set":
