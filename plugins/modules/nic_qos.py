@@ -21,8 +21,8 @@ description:
     C(mlx5_core) the NVIDIA driver (C(mlnx_qos), the C(ecn/) sysfs, C(tc/1/traffic_class)) or the upstream kernel (C(dcb)
     from iproute2, debugfs C(cc_params)); for C(bnxt_en) the Broadcom stack (C(dcb) for ETS, PFC and the DSCP map, bnxt_re
     debugfs C(cc_config) for congestion control and the CNP); for C(ionic) the AMD stack (no DCB and no congestion-control
-    interface in the kernel, so those settings come back in RV(unsupported)) - and uses its tools. A NIC entry of the plan
-    with C(stack), or O(stack), overrides the detection. RDMA-CM ToS and mode go through configfs, the MTU through sysfs,
+    interface in the kernel, so those settings come back in RV(unsupported)) - and uses its tools. O(stack) (per host, from the
+    inventory) overrides the detection; so does a plan NIC entry with C(stack). RDMA-CM ToS and mode go through configfs, the MTU through sysfs,
     global pause through C(ethtool -A), on all.
   - Reads every current value first; check mode and diff show what would change from those real values. Settings that
     already match are not touched.
