@@ -527,12 +527,24 @@ def _queue_counters(text: str) -> dict:
     tail: dict[str, int] = {}
     red: dict[str, int] = {}
     ecn: dict[str, int] = {}
+    sent: dict[str, dict[str, int]] = {"queue_tx_packets": {}, "queue_tx_bytes": {}}
     for index, head in enumerate(heads):
         queue = str(int(head.group(1)))
         block = text[head.end() : heads[index + 1].start() if index + 1 < len(heads) else len(text)]
         seen: set[str] = set()
+        section = None
         for line in block.splitlines():
+            # 'Queued:' and 'Transmitted:' each head a 'Packets' / 'Bytes' pair (genieparser's ShowInterfacesQueue
+            # golden output, fixtures/junos/genie_show_interfaces_queue.txt; XML queue-counters-trans-packets / -bytes)
+            if line.strip() in ("Queued:", "Transmitted:"):
+                section = line.strip()
+                continue
             row = _QUEUE_ROW.match(line)
+            if row and section == "Transmitted:" and row.group(1) in ("Packets", "Bytes"):
+                value = _snapshot.count(row.group(2))
+                if value is not None:
+                    sent["queue_tx_packets" if row.group(1) == "Packets" else "queue_tx_bytes"][queue] = value
+                continue
             if not row or row.group(1) in seen:
                 continue  # the first 'RED-dropped packets' is the total; Low/High rows follow
             seen.add(row.group(1))
@@ -548,6 +560,7 @@ def _queue_counters(text: str) -> dict:
     if ecn:
         found["ecn_marked"] = ecn
         found["ecn_marked_total"] = sum(ecn.values())
+    found.update({key: queues for key, queues in sent.items() if queues})
     return found
 
 

@@ -388,6 +388,12 @@ def _counters_of(kind: str, doc: dict | None, text: str) -> dict:
             found["wred_drops"] = wred
         if ecn:
             found["ecn_marked"] = ecn
+        # which queue carried the traffic: tx-frames / tx-bytes (reference 3.9: the egress-queue-stats columns
+        # 'traffic-class tx-frames tx-bytes tx-uc-buffer-discards wred-discards'); the text table humanises
+        # tx-bytes ('21.43 GB': approximate bytes), the JSON keeps the exact count
+        for name, key in (("tx-frames", "queue_tx_packets"), ("tx-bytes", "queue_tx_bytes")):
+            if column(table, name):
+                found[key] = column(table, name)
     elif kind == "ingress":
         discards = column(rows("priority-group"), "rx-buffer-discards")
         if discards:
