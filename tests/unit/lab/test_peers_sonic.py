@@ -204,8 +204,8 @@ def test_show_queue_counters_block_as_queuestat_prints_it_reads_into_the_queue_s
     real = QUEUESTAT.read_text().splitlines()
     assert text.splitlines()[:2] == real[:2]  # 'For namespace :' and the std_header, right-aligned (stralign='right')
     rows = table(text, "Port")
-    assert rows[0]["TxQ"] == "UC0" and rows[3] == {"Port": port, "TxQ": "UC3", "Counter/pkts": "1234567", "Counter/bytes": "9876543210",
-                                                  "Drop/pkts": "2", "Drop/bytes": "0"}
+    want = {"Port": port, "TxQ": "UC3", "Counter/pkts": "1234567", "Counter/bytes": "9876543210", "Drop/pkts": "2", "Drop/bytes": "0"}
+    assert rows[0]["TxQ"] == "UC0" and rows[3] == want
     ports, errors = sonic.Driver.parse_counters({"show queue counters": text})
     assert errors == {}
     counters = dev.counters[port]
