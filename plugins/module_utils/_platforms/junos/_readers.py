@@ -494,7 +494,9 @@ def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, 
         if found:
             ports.setdefault(match.group(1) or match.group(2), {}).update(found)
         else:
-            errors[command] = text
+            expected = ("'Queue: <n>' blocks with 'Transmitted:' Packets / Bytes, 'Tail-dropped packets', 'RED-dropped packets'"
+                        if match.group(1) else "'MAC Priority Flow Control Statistics' rows 'Priority : <n> <rx> <tx>' or 'Drops:' counts")
+            errors[command] = "junos: %r: not a form this reader reads (expected %s); got: %s" % (command, expected, text.strip()[:200])
     return ports, errors
 
 

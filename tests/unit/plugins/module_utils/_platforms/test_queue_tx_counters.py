@@ -155,7 +155,8 @@ def test_nvue_json_exact_and_text_humanised_bytes():
 def test_nvue_an_egress_view_without_its_columns_is_refused():
     command = "nv show interface swp1 counters qos egress-queue-stats -o json"
     ports, errors = nvue.Driver.parse_counters({command: "queue  frames\n-----  ------\n3      10\n"})
-    assert ports == {} and command in errors
+    assert ports == {} and errors[command].startswith("nvue: %r: not a form this reader reads" % command)
+    assert "tx-frames, tx-bytes" in errors[command] and "queue  frames" in errors[command]
 
 
 # --- Junos: show interfaces queue <if> -------------------------------------------------------------------------
@@ -176,7 +177,8 @@ def test_junos_transmitted_packets_and_bytes_not_the_queued_ones():
 
 def test_junos_output_without_queue_blocks_is_refused():
     ports, errors = junos.Driver.parse_counters({"show interfaces queue ge-0/0/2": "Physical interface: ge-0/0/2, Enabled\n  Packets : 5\n"})
-    assert ports == {} and "show interfaces queue ge-0/0/2" in errors
+    assert ports == {} and "not a form this reader reads" in errors["show interfaces queue ge-0/0/2"]
+    assert "'Transmitted:' Packets / Bytes" in errors["show interfaces queue ge-0/0/2"]
 
 
 # --- NX-OS: show queuing interface <if> -------------------------------------------------------------------------
