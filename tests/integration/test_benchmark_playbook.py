@@ -61,6 +61,24 @@ def test_benchmark_passes_in_the_lab_and_writes_the_report(tmp_path):
     assert all(n["ranks"] == 8 and n["nodes"] == 1 and n["oop_busbw_at_largest_size"] > 400 for n in nodes["launches"])
     assert "gpu1" in node_md and "gpu2" in node_md
     assert "NCCL node baseline pass: 2 of 2 GPU host(s) measured" in out.stdout
+    # counter evidence (issue 34): NIC and switch counters read just before and just after the launch, the evidence
+    # section filled per host NIC and per crossed switch port (the lab's cabling: gpu1/gpu2 on leaf1 and leaf2, so both
+    # leaves' uplinks and spine1's ports facing them too)
+    tasks = [line for line in out.stdout.splitlines() if line.startswith("TASK [")]
+    order = [next(i for i, t in enumerate(tasks) if key in t) for key in (
+        "Evidence - NIC counters of the launch's hosts before the launch", "Evidence - switch counters of the launch's switches before",
+        "Configure - launch the benchmark", "Evidence - switch counters of the launch's switches after",
+        "Evidence - NIC counters of the launch's hosts after the launch")]
+    assert order == sorted(order), tasks
+    evidence = report["evidence"]
+    assert evidence["ports"] == {"leaf1": ["swp1", "swp2", "swp31"], "leaf2": ["et-0/0/1", "et-0/0/2", "et-0/0/31"],
+                                 "spine1": ["Ethernet1/1", "Ethernet2/1"]}
+    assert sorted(evidence["hosts"]) == ["gpu1", "gpu2"] and sorted(evidence["hosts"]["gpu1"]) == ["mlx5_0", "mlx5_1"]
+    assert sorted(evidence["switches"]) == ["leaf1", "leaf2", "spine1"] and sorted(evidence["switches"]["leaf1"]) == ["swp1", "swp2", "swp31"]
+    assert all(read["before"] < read["after"] for read in evidence["read"].values()) and len(evidence["read"]) == 5
+    assert evidence["settings"]["share"] == 0.95 and evidence["unmet"] == []
+    assert not [f for f in evidence["findings"] if f["kind"] == "no_counters"], evidence["findings"]
+    assert "## Counter evidence" in markdown and "| gpu1 | mlx5_0 | 3 |" in markdown and "| leaf2 | et-0/0/1 | 3 |" in markdown
 
 
 def test_slow_node_is_named_before_the_fabric_benchmark(tmp_path):

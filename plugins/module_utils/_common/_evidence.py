@@ -463,7 +463,9 @@ def judge(switches_before: dict, switches_after: dict, nics_before: dict, nics_a
     found: list[dict] = []
     sw = _deltas(switches_before, switches_after, "switch", phase, found)
     nics = _deltas(nics_before, nics_after, "NIC", phase, found)
-    out: dict[str, Any] = {"switches": {}, "hosts": {}, "not_available": {}, "settings": opts, "modes": {}}
+    out: dict[str, Any] = {"switches": {}, "hosts": {}, "not_available": {}, "settings": opts, "modes": {},
+                           # when each device was read: the launch lies between (the snapshots' own clocks)
+                           "read": {d: {"before": v.get("since"), "after": v.get("taken_at")} for d, v in sorted({**sw, **nics}.items())}}
     ecn_ports = []
     for device, delta in sw.items():
         plan = plans.get(device) or {}

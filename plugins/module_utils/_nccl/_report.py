@@ -373,7 +373,7 @@ def _evidence_section(evidence):
     return {
         'settings': evidence.get('settings'), 'modes': evidence.get('modes') or {}, 'ports': evidence.get('ports'),
         'hosts': evidence.get('hosts') or {}, 'switches': evidence.get('switches') or {},
-        'not_available': evidence.get('not_available') or {}, 'findings': findings,
+        'not_available': evidence.get('not_available') or {}, 'findings': findings, 'read': evidence.get('read') or {},
         'unmet': _nccl_gate.evidence_unmet(findings), 'note': evidence.get('note'),
     }
 
