@@ -51,7 +51,6 @@ def _errors(args) -> list:
     return errors
 
 
-
 def evidence_of(evidence, phase=None):
     """_evidence.judge() of the ``evidence`` option (the snapshots around the launches - switch_counters results or
     snapshots, nic_counters snapshots, by inventory name -, the plans, the ports the launch crosses, the settings), plus
@@ -109,7 +108,8 @@ class ActionModule(ControllerAction):
             unmet=report["unmet"],
             report=report,
             results=results,
-            files={"json": base + ".json", "markdown": base + ".md", "png": base + ".png"},
+            files=dict({"json": base + ".json", "markdown": base + ".md", "png": base + ".png"},
+                       **({"evidence_png": base + "-evidence.png"} if report.get("evidence") else {})),
             written=synced["written"],
         )
         if self._task.diff and synced["diff"]:

@@ -228,6 +228,9 @@ files:
     png:
       description: Path of the plot.
       type: str
+    evidence_png:
+      description: Path of the counter evidence plot (the RoCE share per NIC and port), with O(evidence) only.
+      type: str
   sample: {json: reports/lab/benchmark.json, markdown: reports/lab/benchmark.md, png: reports/lab/benchmark.png}
 written:
   description: Names of the files written (in check mode - that would be written) because their content changed.

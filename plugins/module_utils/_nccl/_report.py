@@ -189,6 +189,53 @@ def plot_busbw(series_list: list, targets, path: str, title: str) -> dict:
             'y_label': 'busbw (GB/s)', 'bytes': os.path.getsize(path)}
 
 
+def evidence_bars(evidence) -> list:
+    """[(label, share or None, finding kinds)] of the evidence section: each host NIC, then each switch port, in the
+    report's order. None: no share (too little traffic, or the counter is not available)."""
+    bars = []
+    for host, nics in sorted((evidence.get('hosts') or {}).items()):
+        for nic, summary in sorted(nics.items()):
+            bars.append(('%s %s' % (host, nic), summary.get('roce_share'), list(summary.get('findings') or [])))
+    for device, ports in sorted((evidence.get('switches') or {}).items()):
+        for port, summary in ports.items():
+            bars.append(('%s %s' % (device, port), summary.get('roce_share'), list(summary.get('findings') or [])))
+    return bars
+
+
+def plot_evidence(evidence, path: str, title: str) -> dict:
+    """Write a PNG of the counter evidence: per host NIC and per crossed switch port, the share of its bytes on the RoCE
+    priority (queue), the required share as a dashed line; a bar with a finding is red, one without a share is drawn
+    empty and labelled n/a. Returns {path, bars: [[label, share, findings]], bytes}."""
+    import matplotlib  # pylint: disable=import-outside-toplevel  # optional dependency, only for plots
+    matplotlib.use('Agg', force=True)
+    from matplotlib import pyplot  # pylint: disable=import-outside-toplevel
+
+    bars = evidence_bars(evidence)
+    want = (evidence.get('settings') or {}).get('share')
+    fig, ax = pyplot.subplots(figsize=(9, max(2.5, 0.35 * len(bars) + 1.5)), dpi=100)
+    try:
+        ys = list(range(len(bars)))
+        values = [100.0 * (b[1] or 0) for b in bars]
+        colors = ['tab:red' if b[2] else 'tab:green' for b in bars]
+        ax.barh(ys, values, color=colors)
+        for y, bar in zip(ys, bars):
+            if bar[1] is None:
+                ax.text(1, y, 'n/a', va='center', fontsize='small')
+        if want:
+            ax.axvline(100.0 * want, linestyle='--', color='tab:red', linewidth=1.2, label='required %.0f %%' % (100.0 * want))
+            ax.legend(loc='lower right', fontsize='small')
+        ax.set_yticks(ys, [b[0] for b in bars])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel('bytes on the RoCE priority / queue (%)')
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, format='png', metadata={'Software': None})
+    finally:
+        pyplot.close(fig)
+    return {'path': path, 'bars': [list(b) for b in bars], 'bytes': os.path.getsize(path)}
+
+
 # ---------------------------------------------------------------------------
 # the report
 
@@ -482,6 +529,7 @@ def benchmark_markdown(report: dict) -> str:
         out += [''] if (cmp.get('notes') or cmp.get('flags')) else []
     if report.get('evidence'):
         out += _md_evidence(report['evidence'])
+        out += ['![RoCE share per NIC and port](%s-evidence.png)' % report['name'], '']
     out += ['## Plot', '', '![busbw against message size](%s)' % report['plot'], '']
     return '\n'.join(out)
 
@@ -523,8 +571,9 @@ def _md_evidence(ev):
                          _md_num(s.get('cnp_sent')) + ' / ' + _md_num(s.get('cnp_handled')), _md_by(s.get('retransmissions')),
                          _md_by(s.get('drops')), md_cell(', '.join(s.get('findings') or []) or 'ok')])
     if rows:
-        out += ['### Hosts', ''] + md_table(['host', 'NIC', 'RoCE prio', 'share', 'tx bytes by priority', 'pause rx / tx', 'ECN marked',
-                                              'CNP sent / handled', 'retransmissions', 'drops', 'findings'], rows) + ['']
+        header = ['host', 'NIC', 'RoCE prio', 'share', 'tx bytes by priority', 'pause rx / tx', 'ECN marked', 'CNP sent / handled',
+                  'retransmissions', 'drops', 'findings']
+        out += ['### Hosts', ''] + md_table(header, rows) + ['']
     rows = []
     for device, ports in sorted((ev.get('switches') or {}).items()):
         for port, s in ports.items():
@@ -533,8 +582,9 @@ def _md_evidence(ev):
                          _md_num(s.get('pfc_rx')) + ' / ' + _md_num(s.get('pfc_tx')), _md_by(s.get('ecn_by_queue')), _md_num(s.get('cnp_packets')),
                          _md_by(s.get('drops_by_queue')), md_cell(', '.join(s.get('findings') or []) or 'ok')])
     if rows:
-        out += ['### Switch ports', ''] + md_table(['switch', 'port', 'RoCE queue', 'share', 'tx by queue', 'lossless pause rx / tx',
-                                                    'ECN marked by queue', 'CNPs', 'drops by queue', 'findings'], rows) + ['']
+        header = ['switch', 'port', 'RoCE queue', 'share', 'tx by queue', 'lossless pause rx / tx', 'ECN marked by queue', 'CNPs',
+                  'drops by queue', 'findings']
+        out += ['### Switch ports', ''] + md_table(header, rows) + ['']
     unread = {d: n for d, n in sorted((ev.get('not_available') or {}).items()) if n}
     if unread:
         out += ['Not available (the device cannot read them; never counted as 0):', '']
@@ -556,14 +606,21 @@ def report_json(report: dict) -> str:
 # files
 
 def render_files(report: dict, workdir: str) -> dict:
-    """{file name: bytes} of the three report files; the PNG is drawn in ``workdir``."""
+    """{file name: bytes} of the three report files (four with counter evidence: <name>-evidence.png); the PNGs are drawn
+    in ``workdir``."""
     name = report['name']
     png = os.path.join(workdir, name + '.png')
     plot_busbw(report['series'], plot_targets(_settings_of(report), report.get('collective')), png, report['title'])
     with open(png, 'rb') as handle:
         png_bytes = handle.read()
-    return {name + '.json': report_json(report).encode('utf-8'), name + '.md': benchmark_markdown(report).encode('utf-8'),
-            name + '.png': png_bytes}
+    files = {name + '.json': report_json(report).encode('utf-8'), name + '.md': benchmark_markdown(report).encode('utf-8'),
+             name + '.png': png_bytes}
+    if report.get('evidence'):
+        png = os.path.join(workdir, name + '-evidence.png')
+        plot_evidence(report['evidence'], png, 'Counter evidence: %s' % name)
+        with open(png, 'rb') as handle:
+            files[name + '-evidence.png'] = handle.read()
+    return files
 
 
 def _settings_of(report):

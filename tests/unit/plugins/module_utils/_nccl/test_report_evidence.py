@@ -89,3 +89,16 @@ def test_without_evidence_the_report_has_no_section(efa):
 def test_evidence_settings_are_checked():
     with pytest.raises(ValueError, match='share'):
         evidence_of({'settings': {'share': 0}})
+
+
+def test_the_evidence_plot_is_a_fourth_file_with_one_bar_per_nic_and_port(tmp_path, efa):
+    report = _report.benchmark_report([efa], 'bench', _settings(40), evidence=_evidence({'3': GB, '0': 50 * GB}))
+    files = _report.render_files(report, str(tmp_path))
+    assert sorted(files) == ['bench-evidence.png', 'bench.json', 'bench.md', 'bench.png']
+    assert files['bench-evidence.png'].startswith(b'\x89PNG\r\n\x1a\n')
+    assert '![RoCE share per NIC and port](bench-evidence.png)' in files['bench.md'].decode()
+    assert _report.evidence_bars(report['evidence']) == [('gpu1 mlx5_0', 0.0196, ['roce_off_priority']), ('leaf1 swp1', 1.0, [])]
+    # the same data gives the same bytes
+    assert _report.render_files(report, str(tmp_path))['bench-evidence.png'] == files['bench-evidence.png']
+    assert sorted(_report.render_files(_report.benchmark_report([efa], 'bench', _settings(40)), str(tmp_path))) == [
+        'bench.json', 'bench.md', 'bench.png']
