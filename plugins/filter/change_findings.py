@@ -77,7 +77,7 @@ options:
   evidence:
     description:
       - The evidence settings when the phase ran a benchmark - C(share) (of the bytes on the RoCE priority; a fraction, or
-        a percent above 1; default 0.95), C(min_bytes) (below this a port or NIC is not judged; default 1000000) and
+        a percent above 1; default 0.95), C(min_bytes) (below this a port or NIC is not judged; default 1000000000) and
         C(max_drops) (the C(ecn_only) bound; default 1000). Null - no benchmark, no traffic rules.
     type: dict
 author:

@@ -134,7 +134,7 @@ options:
       settings:
         description:
           - C(share) (the part of the bytes the RoCE priority must carry; a fraction or a percent; default 0.95), C(min_bytes)
-            (a NIC or port with fewer bytes is not judged; default 1000000) and C(max_drops) (the C(ecn_only) bound on RoCE-queue
+            (a NIC or port with fewer bytes is not judged; default 1000000000) and C(max_drops) (the C(ecn_only) bound on RoCE-queue
             drops per port and retransmissions per NIC; default 1000).
         type: dict
       note:
