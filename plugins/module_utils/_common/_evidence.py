@@ -19,7 +19,8 @@ Findings, each naming the device, the port or NIC, the counter and the delta:
     retransmissions    ecn_only: NIC out_of_sequence + packet_seq_err above the bound (info below)   (blocking)
     pause_in_ecn_only  ecn_only: any PFC pause frame (the plan has no PFC)                           (blocking)
     ecn_in_pfc_only    pfc_only: ECN-marked packets (the plan marks none)                            (blocking)
-    no_traffic         a NIC or port of the launch counted (almost) no bytes: nothing to prove        (warning)
+    no_traffic         a NIC of the launch counted (almost) no bytes: nothing to prove                (warning)
+    port_unread        a switch port the launch crosses was not in both snapshots                     (warning)
 
 Fabric-wide (judge_ecn_cnp): ECN marks and no CNP handled at the senders (``ecn_without_cnp``, blocking; not in
 pfc_only) or nothing that counts CNPs (``ecn_cnp_unknown``, warning).
@@ -473,6 +474,9 @@ def judge(switches_before: dict, switches_after: dict, nics_before: dict, nics_a
         out["modes"][device] = mode_of(plan)
         keep = (ports or {}).get(device)
         judged = {p: c for p, c in delta["ports"].items() if keep is None or p in keep}
+        for port in [p for p in keep or [] if p not in delta["ports"]]:
+            found.append(finding(WARNING, "port_unread", phase, device, "%s: the launch crosses it (the plan's cabling), but it was not "
+                                 "read before and after (not in the switch's lossless_fabric_device.ports?)" % port, port=port))
         out["not_available"][device] = sorted(set(delta.get("not_available") or []))
         for reset in delta["resets"]:
             if reset["port"] in judged:

@@ -218,8 +218,8 @@ def plot_evidence(evidence, path: str, title: str) -> dict:
         values = [100.0 * (b[1] or 0) for b in bars]
         colors = ['tab:red' if b[2] else 'tab:green' for b in bars]
         ax.barh(ys, values, color=colors)
-        for y, bar in zip(ys, bars):
-            if bar[1] is None:
+        for y, entry in zip(ys, bars):
+            if entry[1] is None:
                 ax.text(1, y, 'n/a', va='center', fontsize='small')
         if want:
             ax.axvline(100.0 * want, linestyle='--', color='tab:red', linewidth=1.2, label='required %.0f %%' % (100.0 * want))

@@ -186,6 +186,9 @@ def test_only_the_ports_the_launch_crosses_are_judged():
     out = run({"leaf1": {"swp1": GOOD_PORT, "swp9": dict(GOOD_PORT, queue_drops={"3": 9})}}, {"gpu1": {"mlx5_0": GOOD_NIC}},
               ports={"leaf1": ["swp1"]})
     assert list(out["switches"]["leaf1"]) == ["swp1"] and out["findings"] == []
+    # a crossed port the snapshots do not hold is named, not skipped in silence
+    out = run({"leaf1": {"swp1": GOOD_PORT}}, {"gpu1": {"mlx5_0": GOOD_NIC}}, ports={"leaf1": ["swp1", "swp31"]})
+    assert [(f["kind"], f["severity"], f["port"]) for f in out["findings"]] == [("port_unread", "warning", "swp31")]
 
 
 def test_ecn_only_drops_within_the_bound_are_info_above_it_block_and_retransmissions_are_the_evidence():
