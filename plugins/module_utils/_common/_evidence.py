@@ -8,7 +8,7 @@ One set of rules for the nccl gate (roles/nccl_gate: snapshots around its launch
 
 Findings, each naming the device, the port or NIC, the counter and the delta:
 
-    lossless_drop      a queue / priority group of a lossless priority dropped packets              (blocking)
+    lossless_drop      a queue / priority group (a NIC's priority) of a lossless priority dropped packets (blocking)
     watchdog_storm     the PFC watchdog detected a storm (or a queue is in DEADLOCK)                 (blocking)
     lossy_pause        PFC pause frames on a priority the plan keeps lossy                           (warning)
     roce_off_priority  a NIC sent less than `share` of its bytes on the plan's RoCE priority         (blocking)
@@ -56,6 +56,8 @@ NIC_CNP_SENT = "np_cnp_sent"
 NIC_CNP_HANDLED = "rp_cnp_handled"
 NIC_ECN_MARKED = "np_ecn_marked_roce_packets"
 NIC_DROP_COUNTERS = ("rx_discards_phy", "rx_out_of_buffer", "out_of_buffer")
+# Per-priority receive drops of a NIC (mlx5 ethtool rx_prioN_discards / _buf_discard / _cong_discard, docs/hosts.md).
+NIC_PRIO_DROP_COUNTERS = ("rx_prio_discards", "rx_prio_buf_discard", "rx_prio_cong_discard")
 
 # Defaults of the settings (the nccl_gate role's nccl_gate_evidence_* variables document them).
 DEFAULTS = {
@@ -357,6 +359,11 @@ def nic_evidence(host: str, nic: str, counters: dict, plan: dict | None, phase: 
                              "ride the CNP priority %s (the NIC's CNP priority / DSCP, or the switch map of the CNP DSCP)" % (
                                  nic, NIC_CNP_SENT, sent, cnp, cnp_tx, cnp), counter=NIC_CNP_SENT, index=cnp, value=sent, **where))
     lossless = lossless_priorities(plan)
+    for name in NIC_PRIO_DROP_COUNTERS:
+        for index, value in (per_index(counters, name) or {}).items():
+            if index in lossless and value > 0:
+                found.append(finding(BLOCKING, "lossless_drop", phase, host, "%s: %s[%s] = %d on lossless priority %s" % (
+                    nic, name, index, value, index), counter=name, index=index, value=value, **where))
     for name in ("pfc_rx_frames", "pfc_tx_frames"):
         for index, value in (summary["pfc_rx" if name == "pfc_rx_frames" else "pfc_tx"] or {}).items():
             if value <= 0:

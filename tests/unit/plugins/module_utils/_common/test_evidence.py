@@ -128,6 +128,12 @@ def test_pg_discards_on_a_lossless_priority_group_block():
     assert one(out, "lossless_drop")["counter"] == "pg_discards"
 
 
+def test_a_nic_dropping_on_its_lossless_priority_blocks():
+    out = run(nic_after={"gpu1": {"mlx5_0": dict(GOOD_NIC, rx_prio_buf_discard={"3": 4, "0": 9})}})
+    f = one(out, "lossless_drop")
+    assert (f["device"], f["port"], f["counter"], f["index"], f["value"]) == ("gpu1", "mlx5_0", "rx_prio_buf_discard", "3", 4)
+
+
 def test_pauses_on_a_lossy_priority_are_named():
     out = run({"leaf1": {"swp1": dict(GOOD_PORT, pfc_rx_frames={"3": 0, "0": 12})}})
     f = one(out, "lossy_pause")
