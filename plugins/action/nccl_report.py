@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 
-from ansible_collections.lossless.fabric.plugins.module_utils._common import _report_files
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _evidence, _report_files
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _targets as _intent_targets
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _gate as _nccl_gate
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _report
@@ -21,6 +21,9 @@ ARGUMENT_SPEC = {
     "phase": {"type": "str"},
     "title": {"type": "str"},
     "generated_at": {"type": "str"},
+    "evidence": {"type": "dict", "options": {
+        **{key: {"type": "dict"} for key in ("switches_before", "switches_after", "nics_before", "nics_after", "plans", "ports", "settings")},
+        "note": {"type": "str"}}},
     **_nccl_gate.GATE_ARG_SPEC,
 }
 
@@ -39,7 +42,27 @@ def _errors(args) -> list:
             errors.append("%s: %r holds a line break (it becomes one line of the report)" % (key, value))
     if args["compare"] is not None and not isinstance(args["compare"].get("sizes", []), list):
         errors.append("compare: not an nccl_compare result (sizes is not a list)")
+    evidence = args.get("evidence")
+    if evidence is not None:
+        try:
+            _evidence.settings(evidence.get("settings") or {})
+        except ValueError as exc:
+            errors.append(str(exc))
     return errors
+
+
+def evidence_of(evidence, phase=None):
+    """_evidence.judge() of the ``evidence`` option (the snapshots around the launches - switch_counters results or
+    snapshots, nic_counters snapshots, by inventory name -, the plans, the ports the launch crosses, the settings), plus
+    the ports judged and the note; None without the option."""
+    if evidence is None:
+        return None
+    out = _evidence.judge(evidence.get("switches_before") or {}, evidence.get("switches_after") or {}, evidence.get("nics_before") or {},
+                          evidence.get("nics_after") or {}, evidence.get("plans") or {}, evidence.get("ports"), evidence.get("settings") or {},
+                          phase or "launch")
+    out["ports"] = evidence.get("ports")
+    out["note"] = evidence.get("note")
+    return out
 
 
 class ActionModule(ControllerAction):
@@ -62,10 +85,15 @@ class ActionModule(ControllerAction):
         if errors:
             result.update(failed=True, errors=errors, msg="\n".join(errors))
             return result
+        try:
+            evidence = evidence_of(args.get("evidence"), args["phase"])
+        except ValueError as exc:
+            result.update(failed=True, msg="evidence: %s" % exc)
+            return result
 
         report = _report.benchmark_report(
             results, args["name"], settings if settings["active"] else None, baseline, args["compare"], args["title"],
-            args["phase"], args["baseline_label"], args["generated_at"])
+            args["phase"], args["baseline_label"], args["generated_at"], evidence)
         try:
             with tempfile.TemporaryDirectory(prefix="nccl_report.") as workdir:
                 files = _report.render_files(report, workdir)
@@ -80,7 +108,8 @@ class ActionModule(ControllerAction):
             unmet=report["unmet"],
             report=report,
             results=results,
-            files={"json": base + ".json", "markdown": base + ".md", "png": base + ".png"},
+            files=dict({"json": base + ".json", "markdown": base + ".md", "png": base + ".png"},
+                       **({"evidence_png": base + "-evidence.png"} if report.get("evidence") else {})),
             written=synced["written"],
         )
         if self._task.diff and synced["diff"]:

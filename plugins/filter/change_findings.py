@@ -21,6 +21,15 @@ description:
   - Warnings - C(ecn_cnp_unknown) (ECN marks, but nothing in scope counts CNPs), C(lossy_pause) (PFC pause frames on
     a priority the plan does not make lossless), C(counter_reset) (a counter went down between the snapshots) and
     C(no_nic_counters) (a GPU host's NIC snapshot is missing, so its CNPs are not counted).
+  - The switch-port, NIC and ECN/CNP rules are the evidence rules of the nccl gate (one copy, docs/benchmark.md,
+    "Counter evidence"), by the plans' C(mode) - C(lossless) (default), C(ecn_only) or C(pfc_only). Blocking also
+    C(pause_without_ecn) (a switch paused a lossless priority and marked nothing on that queue), C(cnp_off_priority)
+    (a NIC's CNPs left on another priority), in C(ecn_only) C(pause_in_ecn_only) (any pause frame), C(roce_drops) and
+    C(retransmissions) (above the bound O(evidence.max_drops); C(info) below it), in C(pfc_only) C(ecn_in_pfc_only)
+    (any ECN mark; missing CNPs are no finding there).
+  - With O(evidence) (a phase that ran a benchmark) the traffic rules run too - blocking C(roce_off_queue) (a switch
+    port sent less than the share of its bytes on the RoCE queue) and C(roce_off_priority) (a NIC sent less than the
+    share on the RoCE priority), warning C(no_traffic).
   - Queue, traffic class and PFC priority are the same number in the plan, so the lossless queues are the plan's
     C(pfc_priorities) and the RoCE queue its C(ecn_queue).
   - InfiniBand (O(ib_before), O(ib_after)) - blocking C(ib_error) (an error counter of any port went up -
@@ -30,7 +39,7 @@ description:
     C(no_ib_counters) (a snapshot of the phase is missing or failed); warnings C(ib_port_unread) (a port read at the start
     was not read at the end) and C(counter_reset); informational C(ib_xmit_wait) (C(PortXmitWait) grew - congestion, not
     an error).
-positional: before, plans, phase, nic_before, nic_after, ib_before, ib_after
+positional: before, plans, phase, nic_before, nic_after, ib_before, ib_after, evidence
 options:
   _input:
     description:
@@ -65,6 +74,12 @@ options:
   ib_after:
     description: The InfiniBand fabric's counters at the end of the phase.
     type: dict
+  evidence:
+    description:
+      - The evidence settings when the phase ran a benchmark - C(share) (of the bytes on the RoCE priority; a fraction, or
+        a percent above 1; default 0.95), C(min_bytes) (below this a port or NIC is not judged; default 1000000000) and
+        C(max_drops) (the C(ecn_only) bound; default 1000). Null - no benchmark, no traffic rules.
+    type: dict
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
@@ -97,7 +112,9 @@ _value:
     kind:
       description:
         - C(lossless_drop), C(watchdog_storm), C(ecn_without_cnp), C(no_counters), C(ecn_cnp_unknown), C(lossy_pause),
-          C(counter_reset), C(no_nic_counters), C(ib_error), C(no_ib_counters), C(ib_port_unread) or C(ib_xmit_wait).
+          C(counter_reset), C(no_nic_counters), C(pause_without_ecn), C(cnp_off_priority), C(pause_in_ecn_only), C(roce_drops),
+          C(retransmissions), C(ecn_in_pfc_only), C(roce_off_queue), C(roce_off_priority), C(no_traffic), C(ib_error),
+          C(no_ib_counters), C(ib_port_unread) or C(ib_xmit_wait).
       type: str
     phase:
       description: V(pre) or V(post).
@@ -128,9 +145,11 @@ _value:
 """
 
 
-def change_findings(after, before, plans, phase, nic_before=None, nic_after=None, ib_before=None, ib_after=None):  # pylint: disable=too-many-arguments
+def change_findings(after, before, plans, phase, nic_before=None, nic_after=None, ib_before=None, ib_after=None,  # pylint: disable=too-many-arguments
+                    evidence=None):
     try:
-        return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after, ib_before, ib_after)
+        return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after, ib_before, ib_after,
+                                dict(evidence) if evidence else None)
     except (ValueError, TypeError, KeyError) as exc:
         raise AnsibleFilterError("change_findings: %s" % exc) from exc
 

@@ -22,6 +22,9 @@ description:
   - Every launch is gated here, exactly as M(lossless.fabric.nccl_result) gates one log (O(require_complete) is on by
     default); the unmet lines of a result's own C(gate) (from M(lossless.fabric.nccl_result)) are kept beside them.
     With O(require_complete=false) and no other gate option, each result's own C(gate) alone is used.
+  - With O(evidence) (the counters before and after the launches) the blocking counter findings are unmet lines too
+    (each starting C(counter evidence)), so the verdict fails on them even when bus bandwidth passes, and the report gains a
+    counter evidence section.
   - Never fails because a gate failed - it writes the report and returns RV(verdict) and RV(unmet), so a play can
     write the evidence first and fail afterwards (role C(lossless.fabric.nccl_gate) does). It fails on bad input,
     before writing anything.
@@ -99,6 +102,44 @@ options:
       - A timestamp to print in the report, for example C({{ now(utc=true).isoformat() }}). Without it the report holds
         no time, so rerunning with the same results changes nothing.
     type: str
+  evidence:
+    description:
+      - Counter evidence of the launches (docs/benchmark.md, "Counter evidence") - the counters before and after them,
+        judged by the rules the change window uses too. Role C(lossless.fabric.nccl_gate) fills it (C(nccl_gate_evidence)).
+      - Its blocking findings fail the run even when every busbw target is met; the report gains an evidence section -
+        per host NIC and per switch port the bytes by priority (queue), pauses, ECN marks, CNPs and drops, with the
+        findings beside each, and the counters a device cannot read listed as not available.
+    type: dict
+    suboptions:
+      switches_before:
+        description: Inventory hostname -> the M(lossless.fabric.switch_counters) result (or its C(counters)) before the launches.
+        type: dict
+      switches_after:
+        description: The same after the launches.
+        type: dict
+      nics_before:
+        description: GPU host -> the M(lossless.fabric.nic_counters) snapshot (or result) before the launches.
+        type: dict
+      nics_after:
+        description: The same after the launches.
+        type: dict
+      plans:
+        description: The plans, C(fabric_plan_result.devices) (RoCE and CNP priority, lossless priorities, C(mode)).
+        type: dict
+      ports:
+        description:
+          - Switch -> the ports the launch crosses (filter P(lossless.fabric.launch_ports#filter)); a switch without an entry is
+            judged on every port read.
+        type: dict
+      settings:
+        description:
+          - C(share) (the part of the bytes the RoCE priority must carry; a fraction or a percent; default 0.95), C(min_bytes)
+            (a NIC or port with fewer bytes is not judged; default 1000000000) and C(max_drops) (the C(ecn_only) bound on RoCE-queue
+            drops per port and retransmissions per NIC; default 1000).
+        type: dict
+      note:
+        description: A line for the evidence section (for example why a part of the fabric was not read).
+        type: str
 seealso:
   - module: lossless.fabric.nccl_result
   - module: lossless.fabric.nccl_compare
@@ -161,7 +202,9 @@ report:
   description:
     - The report as written to C(<name>.json) - C(name), C(title), C(phase), C(generated_at), C(collective), C(verdict),
       C(unmet), C(targets), C(launches) (one entry per launch with its C(gate)), C(baseline_launches), C(sizes)
-      (one entry per message size), C(compare), C(series) (the plotted points) and C(plot) (the PNG file name).
+      (one entry per message size), C(compare), C(series) (the plotted points), C(plot) (the PNG file name) and C(evidence)
+      (the counter evidence section - C(hosts), C(switches), C(findings), C(unmet), C(not_available), C(settings), C(modes),
+      C(ports); null without O(evidence)).
   returned: success
   type: dict
 results:
@@ -184,6 +227,9 @@ files:
       type: str
     png:
       description: Path of the plot.
+      type: str
+    evidence_png:
+      description: Path of the counter evidence plot (the RoCE share per NIC and port), with O(evidence) only.
       type: str
   sample: {json: reports/lab/benchmark.json, markdown: reports/lab/benchmark.md, png: reports/lab/benchmark.png}
 written:

@@ -21,6 +21,10 @@ description:
     C(rx_out_of_buffer), physical errors, and the RDMA counters C(out_of_sequence), C(packet_seq_err), C(local_ack_timeout_err),
     C(np_ecn_marked_roce_packets), C(np_cnp_sent), C(rp_cnp_handled), C(rp_cnp_ignored), C(out_of_buffer) and the other
     retransmission and error counters."
+  - "Each driver's own names are read and reported under these names: mlx5's are the names themselves; Broadcom bnxt_en /
+    bnxt_re (C(rx_bytes_priN), C(rx_pfc_ena_frames_priN), C(pfc_priN_rx_duration_us), C(tx_cnp_pkts), C(oos_drop_count), ...)
+    and AMD ionic (C(rx_pripause_N_1us_count), ...) are mapped as docs/hosts.md lists. A counter the driver does not have
+    is in C(not_available), never 0."
   - Reads the NICs of O(nics), O(pci_ids) or O(plan); without any of the three, every RDMA NIC with a netdev.
   - Never changes the host; the task never reports a change.
 extends_documentation_fragment:
@@ -82,7 +86,7 @@ counters:
       description: Always V(nic).
       type: str
     platform:
-      description: The driver stack of the NICs read (V(mlnx), V(upstream), or V(mixed)).
+      description: The driver stack of the NICs read (V(mlnx), V(upstream), V(bnxt), V(ionic), or V(mixed)).
       type: str
     taken_at:
       description: When the counters were read (ISO 8601, UTC).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: nic_qos
-short_description: Lossless RoCEv2 settings on the RDMA NICs (mlx5) of a GPU host, from the fabric plan
+short_description: Lossless RoCEv2 settings on the RDMA NICs (mlx5, bnxt, ionic) of a GPU host, from the fabric plan
 version_added: 0.1.0
 description:
   - Brings every selected RDMA NIC of the host to the host plan of M(lossless.fabric.fabric_plan) - trust DSCP and the
@@ -17,9 +17,13 @@ description:
     as the RDMA-CM default mode, and the MTU.
   - Finds the NICs and their netdevs in sysfs (C(/sys/class/infiniband/DEV/device/net/IF)); selects them by RDMA device or
     interface name (O(nics), default the plan's NICs) or by PCI vendor and device ID (O(pci_ids)).
-  - Detects the driver stack per NIC - the NVIDIA driver (C(mlnx_qos), the C(ecn/) sysfs, C(tc/1/traffic_class)) or the
-    upstream kernel (C(dcb) from iproute2, debugfs C(cc_params)) - and uses its tools. RDMA-CM ToS and mode go through
-    configfs, the MTU through sysfs, global pause through C(ethtool -A), on both.
+  - Detects the driver stack per NIC from the driver its netdev is bound to (C(/sys/class/net/IF/device/driver)) - for
+    C(mlx5_core) the NVIDIA driver (C(mlnx_qos), the C(ecn/) sysfs, C(tc/1/traffic_class)) or the upstream kernel (C(dcb)
+    from iproute2, debugfs C(cc_params)); for C(bnxt_en) the Broadcom stack (C(dcb) for ETS, PFC and the DSCP map, bnxt_re
+    debugfs C(cc_config) for congestion control and the CNP); for C(ionic) the AMD stack (no DCB and no congestion-control
+    interface in the kernel, so those settings come back in RV(unsupported)) - and uses its tools. O(stack) (per host, from the
+    inventory) overrides the detection; so does a plan NIC entry with C(stack). RDMA-CM ToS and mode go through configfs, the MTU through sysfs,
+    global pause through C(ethtool -A), on all.
   - Reads every current value first; check mode and diff show what would change from those real values. Settings that
     already match are not touched.
   - A setting this host cannot take (for example the per-priority DCQCN enable on the upstream driver) is returned in
@@ -66,11 +70,11 @@ options:
     type: dict
   stack:
     description:
-      - The driver stack; V(auto) picks V(mlnx) when C(/sys/class/net/IF/qos/trust) and C(/sys/class/net/IF/ecn) exist, else
-        V(upstream).
+      - The driver stack; V(auto) picks it per NIC from the bound driver - V(bnxt) for C(bnxt_en), V(ionic) for C(ionic), and
+        for C(mlx5_core) V(mlnx) when C(/sys/class/net/IF/qos/trust) and C(/sys/class/net/IF/ecn) exist, else V(upstream).
     type: str
     default: auto
-    choices: [auto, mlnx, upstream]
+    choices: [auto, mlnx, upstream, bnxt, ionic]
   firmware:
     description:
       - Firmware (nvconfig) parameters to set per NIC, for example C(ROCE_CC_PRIO_MASK_P1), C(CNP_DSCP_P1),
@@ -111,6 +115,9 @@ notes:
   - Needs root on the host (C(become)) - sysfs, configfs and debugfs writes and the DCB netlink calls are privileged.
   - Upstream kernels have no per-priority DCQCN enable and no device-wide verbs traffic class; verbs applications such as
     NCCL set the traffic class per QP (C(NCCL_IB_TC) from the plan).
+  - Broadcom (bnxt) - PFC needs ETS set by the host first (the module sets it, RoCE priority in TC 1, as Broadcom's
+    C(bnxt_setupcc.sh) does); congestion control is one switch per device; with the firmware LLDP agent owning DCB the
+    driver refuses every DCB set. AMD (ionic) - mainline has no DCBNL and no congestion-control file; see docs/hosts.md.
   - If C(lldpad) runs, it may overwrite these settings; the vendor tool warns about it.
 seealso:
   - module: lossless.fabric.nic_counters
@@ -192,10 +199,13 @@ nics:
       commands: ["mlnx_qos -i eth2 --pfc 0,0,0,1,0,0,0,0"]
   contains:
     stack:
-      description: V(mlnx) or V(upstream).
+      description: V(mlnx), V(upstream), V(bnxt) or V(ionic).
+      type: str
+    driver:
+      description: The kernel driver the stack speaks to (V(mlx5_core), V(bnxt_en), V(ionic)).
       type: str
     changes:
-      description: The settings that differed from the plan (V(trust), V(dscp_map), V(pfc), V(global_pause), V(dcqcn),
+      description: The settings that differed from the plan (V(trust), V(dscp_map), V(ets) (bnxt), V(pfc), V(global_pause), V(dcqcn),
         V(cnp), V(traffic_class), V(rdma_cm_tos), V(roce_mode), V(mtu)).
       type: list
       elements: str
@@ -229,6 +239,11 @@ persist:
   returned: always
   type: dict
   sample: {"eth2": ["mlnx_qos -i eth2 --trust dscp", "echo 9000 > /sys/class/net/eth2/mtu"]}
+drivers:
+  description: Per interface, the kernel driver of its stack; the role's udev rule matches it (C(DRIVERS==)).
+  returned: always
+  type: dict
+  sample: {"eth2": "mlx5_core", "eth4": "bnxt_en"}
 peer_memory:
   description: GPUDirect RDMA prerequisite - whether a GPU peer-memory module is loaded (C(present), C(module), C(nv_mem_version)).
   returned: always

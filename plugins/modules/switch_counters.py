@@ -124,7 +124,8 @@ counters:
     - The snapshot. Counters keyed by priority, queue or priority group use string keys V("0") to V("7"); values are
       integers except C(watchdog_status).
     - "Per-port counter names: C(pfc_rx_frames), C(pfc_tx_frames), C(pfc_rx_duration), C(pfc_tx_duration) (per priority);
-      C(ecn_marked), C(queue_drops) (tail/buffer and WRED), C(wred_drops), C(voq_drops), C(watchdog_storms),
+      C(ecn_marked), C(queue_tx_packets) and C(queue_tx_bytes) (what the egress queue transmitted: which queue carried
+      the traffic), C(queue_drops) (tail/buffer and WRED), C(wred_drops), C(voq_drops), C(watchdog_storms),
       C(watchdog_restores), C(watchdog_status) (per queue); C(pg_discards) (per priority group); C(ecn_marked_total),
       C(in_discards), C(out_discards), C(cnp_packets), and C(pfc_rx_frames_total) / C(pfc_tx_frames_total) where the
       switch shows no per-priority split."

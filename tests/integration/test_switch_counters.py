@@ -28,6 +28,9 @@ PRE = {
     "watchdog_storms": {"3": 1},
     "in_discards": 7,
     "out_discards": 9,
+    # which egress queue carried the traffic (issue 34): queue_tx_packets / queue_tx_bytes on every platform
+    "tx_packets": {"3": 5000, "0": 10},
+    "tx_bytes": {"3": 5000000, "0": 1000},
 }
 STEP = {
     "pfc_rx": {"3": 1204 + 100, "6": 5 + 1},
@@ -38,6 +41,8 @@ STEP = {
     "watchdog_storms": {"3": 1 + 2},
     "in_discards": 7 + 1,
     "out_discards": 9 + 3,
+    "tx_packets": {"3": 5000 + 700, "0": 10},
+    "tx_bytes": {"3": 5000000 + 700000, "0": 1000},
 }
 
 
@@ -107,6 +112,7 @@ def test_snapshot_then_delta_gives_the_increments_and_reports_a_reset(switch_lab
         assert have["watchdog_storms"]["3"] == 1
     if platform == "eos":
         assert have["in_discards"] == 7 and have["out_discards"] == 9
+    assert have["queue_tx_packets"]["3"] == 5000 and have["queue_tx_packets"]["0"] == 10 and have["queue_tx_bytes"]["3"] == 5000000
     assert snap["ports"][other]["pfc_rx_frames"]["3"] == 50
 
     lab.sim.set_counters("sw1", port, STEP)
@@ -127,6 +133,8 @@ def test_snapshot_then_delta_gives_the_increments_and_reports_a_reset(switch_lab
         assert moved["watchdog_storms"]["3"] == 2
     if platform == "eos":
         assert moved["in_discards"] == 1 and moved["out_discards"] == 3
+    # the benchmark's traffic moved queue 3 (RoCE's), not queue 0
+    assert moved["queue_tx_packets"]["3"] == 700 and moved["queue_tx_packets"]["0"] == 0 and moved["queue_tx_bytes"]["3"] == 700000
     assert change["ports"][other]["pfc_rx_frames"]["3"] == 4
     assert change["resets"] == [{"port": other, "counter": "pfc_rx_frames", "index": "3", "pre": 50, "post": 4}]
     assert change["only_in_pre"] == [] and change["only_in_post"] == []

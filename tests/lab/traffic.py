@@ -56,6 +56,13 @@ PAUSE_EVERY = 4000
 DROP_EVERY = 2000
 PAUSE_QUANTA = 10  # rx_prio<p>_pause_duration per pause frame (device units; lab choice)
 SWITCHSIM_STATE = "switchsim.state.json"
+# The hw_counters the ledger moves under mlx5's names, as each simulated stack names them (tests/lab/hostsim/tree.py;
+# bnxt_re: hw_counters.c bnxt_re_stat_descs, the map of plugins/module_utils/_hosts/_nic_bnxt.py). bnxt_re counts
+# every CNP it receives in rx_cnp_pkts, reacting or not (unverified), so an ignored CNP lands there too. A name the
+# stack's tree has no file for (ionic: none) is not written.
+HW_NAMES = {"bnxt": {"np_cnp_sent": "tx_cnp_pkts", "rp_cnp_handled": "rx_cnp_pkts", "rp_cnp_ignored": "rx_cnp_pkts",
+                     "np_ecn_marked_roce_packets": "rx_ecn_marked_pkts", "out_of_sequence": "oos_drop_count",
+                     "packet_seq_err": "seq_err_naks_rcvd"}}
 
 
 class TrafficError(ValueError):
@@ -167,7 +174,7 @@ def nic_view(root: str, state: dict, netdev: str) -> dict:
     stack = state.get("stack", "upstream")
     if stack == "mlnx":
         dscp_map = {int(d): int(p) for d, p in nic["dscp_map"].items()}
-    else:  # the dcbnl APP table: a DSCP without an entry goes to priority 0
+    else:  # the dcbnl APP table (upstream mlx5, bnxt_en): a DSCP without an entry goes to priority 0
         dscp_map = {d: 0 for d in range(64)}
         for dscp, prio in sorted(nic.get("app") or [], reverse=True):
             dscp_map[int(dscp)] = int(prio)  # the lowest priority of a DSCP listed twice wins (sorted, reversed)
@@ -185,6 +192,14 @@ def nic_view(root: str, state: dict, netdev: str) -> dict:
         cnp_prio = _int(_read(root, net + "/ecn/roce_np/cnp_802p_prio"), 0)
         cnp_dscp = _int(_read(root, net + "/ecn/roce_np/cnp_dscp"), 0)
         tclass = _int(_read(root, "sys/class/infiniband/%s/tc/1/traffic_class" % nic["name"]))
+    elif stack == "bnxt":  # bnxt_re: congestion control per device in debugfs cc_config, the CNP's class alt_vlan_*
+        cc = "sys/kernel/debug/bnxt_re/%s/cc_config" % tree.pci_address(index)
+        on = _int(_read(root, cc + "/enable_cc"), 0) == 1 and _int(_read(root, cc + "/tos_ecn"), 0) == 1
+        rp = np_ = [on] * 8
+        cnp_prio, cnp_dscp, tclass = _int(_read(root, cc + "/alt_vlan_pcp"), 0), _int(_read(root, cc + "/alt_vlan_dscp"), 0), None
+    elif stack == "ionic":  # no DCB (trust stays pcp) and no congestion-control file the lab models: DCQCN off (unverified)
+        rp = np_ = [False] * 8
+        cnp_prio, cnp_dscp, tclass = 0, 0, None
     else:  # upstream mlx5: DCQCN per priority from the firmware mask; the CNP from debugfs cc_params, else firmware
         rp = np_ = [bool(mask >> p & 1) for p in range(8)]
         cc = "sys/kernel/debug/mlx5/%s/cc_params" % tree.pci_address(index)
@@ -423,8 +438,11 @@ def apply(run_dir: str, ledger: dict, switch_sink: Any = None) -> None:
                 stats = state["nics"][by_name[nic]]["stats"]
                 for key, value in moved["stats"].items():
                     stats[key] = stats.get(key, 0) + value
+                names = HW_NAMES.get(state.get("stack", ""), {})
                 for key, value in moved["hw"].items():
-                    rel = "sys/class/infiniband/%s/ports/1/hw_counters/%s" % (nic, key)
+                    rel = "sys/class/infiniband/%s/ports/1/hw_counters/%s" % (nic, names.get(key, key))
+                    if not os.path.exists(os.path.join(root, rel)):
+                        continue
                     now = _int(_read(root, rel), 0) or 0
                     with open(os.path.join(root, rel), "w", encoding="utf-8") as handle:
                         handle.write("%d\n" % (now + value))

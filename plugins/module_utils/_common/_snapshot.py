@@ -34,6 +34,10 @@ PRIORITY_COUNTERS = {
 }
 QUEUE_COUNTERS = {
     "ecn_marked": "ECN CE-marked packets, per egress queue",
+    # which egress queue carried the traffic (a DSCP map without the RoCE DSCP puts RoCE on queue 0):
+    # docs/counters.md has each platform's source column and where it is not available
+    "queue_tx_packets": "packets the egress queue transmitted, per queue",
+    "queue_tx_bytes": "bytes the egress queue transmitted, per queue (NVUE text tables: humanised, approximate)",
     "queue_drops": "packets the egress queue dropped (tail/buffer and WRED), per queue",
     "wred_drops": "WRED/RED drops alone, per queue",
     "voq_drops": "ingress VOQ drops, per traffic class (EOS VOQ platforms)",

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # PRIVATE: not a public API of lossless.fabric; may change without notice.
-"""Host RDMA NICs (mlx5): discovery, stack detection, read, plan, apply.
+"""Host RDMA NICs: discovery, stack detection, read, plan, apply.
 
     discover (sysfs) -> select (names or PCI IDs) -> detect the stack per NIC
       -> read every setting -> compare with the host plan -> actions -> apply
@@ -17,6 +17,17 @@ Two software stacks (reference host-ib-k8s a.0):
   reason, never silently skipped.
 
 Both: RDMA-CM ToS and mode in configfs, MTU in sysfs, global pause via ethtool.
+
+Two more stacks live in their own files and subclass ``NicState`` (imports point one way:
+they import this file, never the reverse; ``_nic_task`` picks the class per NIC):
+
+- ``bnxt`` (_nic_bnxt.py): Broadcom bnxt_en / bnxt_re - iproute2 ``dcb`` (ETS, PFC, DSCP APP)
+  over DCBNL and the bnxt_re debugfs ``cc_config``.
+- ``ionic`` (_nic_ionic.py): AMD Pensando / Pollara ionic - mainline registers no DCBNL ops, so
+  trust, DSCP map, PFC and congestion control come back ``unsupported`` with the reason.
+
+The stack of a NIC is the driver its netdev is bound to (``/sys/class/net/IF/device/driver``):
+mlx5_core -> mlnx or upstream (as before), bnxt_en -> bnxt, ionic -> ionic; ``stack`` overrides.
 
 Every file is reached through ``Fs`` (a root directory, ``/`` in production,
 a tree in tests and the lab) and every tool through an injected runner
@@ -35,9 +46,16 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent import _co
 
 Runner = Callable[[list], tuple]
 
-STACKS = ("mlnx", "upstream")
-# The order settings are compared, applied and reported in (trust before the map).
-SETTINGS = ("trust", "dscp_map", "pfc", "global_pause", "dcqcn", "cnp", "traffic_class", "rdma_cm_tos", "roce_mode", "mtu")
+STACKS = ("mlnx", "upstream", "bnxt", "ionic")
+# The driver a netdev is bound to (the basename of /sys/class/net/IF/device/driver, the kernel's
+# driver-model link) -> its stack; mlx5_core is told apart by the vendor driver's sysfs (detect_stack).
+DRIVER_STACKS = {"mlx5_core": None, "bnxt_en": "bnxt", "ionic": "ionic"}
+STACK_DRIVERS = {"mlnx": "mlx5_core", "upstream": "mlx5_core", "bnxt": "bnxt_en", "ionic": "ionic"}
+# The order settings are compared, applied and reported in (trust before the map; ETS before PFC:
+# bnxt_en refuses PFC until the host has set ETS, bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg).
+SETTINGS = ("trust", "dscp_map", "ets", "pfc", "global_pause", "dcqcn", "cnp", "traffic_class", "rdma_cm_tos", "roce_mode", "mtu")
+# dcb ets: the transmission selection algorithms (iproute2 dcb/dcb_ets.c tsa_names).
+TSA_NAMES = ("strict", "cbs", "ets", "vendor")
 ROCE_MODES = ("RoCE v2", "IB/RoCE v1")
 PORT = 1  # RoCE NICs have one port per PCI function
 
@@ -263,6 +281,33 @@ def parse_dcb_pfc(text: str) -> dict[str, Any]:
     return out
 
 
+def parse_dcb_ets(text: str) -> dict[str, Any]:
+    """``dcb ets show dev IF``: tc-bw, tc-tsa and prio-tc as 8-entry lists (iproute2 dcb/dcb_ets.c dcb_ets_print:
+    one ``NAME 0:V 1:V ...`` line each); the other lines (willing, pg-bw, reco-*) are not ours."""
+    out: dict[str, Any] = {"tc_bw": None, "tc_tsa": None, "prio_tc": None}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0] not in ("tc-bw", "tc-tsa", "prio-tc"):
+            continue
+        values: list[Any] = [None] * 8
+        for word in words[1:]:
+            key, _sep, value = word.partition(":")
+            if not key.isdigit() or int(key) > 7 or not value:
+                raise NicError("dcb ets show: cannot read %r" % word)
+            if words[0] == "tc-tsa":
+                if value not in TSA_NAMES:
+                    raise NicError("dcb ets show: cannot read %r (a TSA is one of %s)" % (word, ", ".join(TSA_NAMES)))
+                values[int(key)] = value
+            elif value.isdigit():
+                values[int(key)] = int(value)
+            else:
+                raise NicError("dcb ets show: cannot read %r" % word)
+        if None in values:
+            raise NicError("dcb ets show: %s has not 8 entries: %r" % (words[0], line.strip()))
+        out[words[0].replace("-", "_")] = values
+    return out
+
+
 def parse_ethtool_stats(text: str) -> dict[str, int]:
     """``ethtool -S IF``: 'NIC statistics:' then 'name: value' lines."""
     stats = {}
@@ -385,8 +430,21 @@ def select(found: list[dict], plan_nics: list[dict], names: list | None = None, 
     return chosen
 
 
+def nic_driver(fs: Fs, netdev: str) -> str | None:
+    """The driver bound to the netdev's device: the basename of the ``driver`` link the driver model puts in every
+    bound device's sysfs directory (Documentation/driver-api/driver-model/binding.rst); None when there is no link."""
+    return fs.basename_of_link("/sys/class/net/%s/device/driver" % netdev)
+
+
 def detect_stack(fs: Fs, nic: dict) -> str:
-    """'mlnx' when the vendor driver's qos/trust and ecn/ sysfs exist (reference a.0), else 'upstream'."""
+    """By the bound driver: bnxt_en -> 'bnxt', ionic -> 'ionic'; mlx5_core (or no driver link) -> 'mlnx' when the
+    vendor driver's qos/trust and ecn/ sysfs exist (reference a.0), else 'upstream'. Another driver is refused."""
+    driver = nic_driver(fs, nic["netdev"])
+    if driver is not None and driver not in DRIVER_STACKS:
+        raise NicError("%s (%s): driver %s has no nic_qos stack (drivers with one: %s); give stack to override"
+                       % (nic["name"], nic["netdev"], driver, ", ".join(sorted(DRIVER_STACKS))))
+    if DRIVER_STACKS.get(driver or ""):
+        return str(DRIVER_STACKS[driver or ""])
     base = "/sys/class/net/%s" % nic["netdev"]
     return "mlnx" if fs.isdir(base + "/ecn") and fs.exists(base + "/qos/trust") else "upstream"
 
@@ -499,6 +557,17 @@ def _check_snapshot_value(errors: list, path: str, key: str, value: Any) -> None
     elif key == "pfc":
         if not isinstance(value, list) or len(value) != 8 or any(b not in (0, 1) or isinstance(b, bool) for b in value):
             errors.append("%s: %r is not 8 bits 0/1 (priority 0 first)" % (path, value))
+    elif key == "ets":
+        ets = value if isinstance(value, dict) else {}
+        if value is not None and (set(ets) != {"prio_tc", "tc_bw", "tc_tsa"} or not all(isinstance(v, list) and len(v) == 8 for v in ets.values())):
+            errors.append("%s: %r needs prio_tc, tc_bw and tc_tsa, 8 entries each" % (path, value))
+        elif value is not None:
+            if any(not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= 7 for t in ets["prio_tc"]):
+                errors.append("%s.prio_tc: %r is not 8 traffic classes 0-7" % (path, ets["prio_tc"]))
+            if any(not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= 100 for b in ets["tc_bw"]):
+                errors.append("%s.tc_bw: %r is not 8 percentages 0-100" % (path, ets["tc_bw"]))
+            if any(t not in TSA_NAMES for t in ets["tc_tsa"]):
+                errors.append("%s.tc_tsa: %r is not 8 of %s" % (path, ets["tc_tsa"], ", ".join(TSA_NAMES)))
     elif key == "global_pause":
         if not isinstance(value, dict) or set(value) != {"autoneg", "rx", "tx"} or any(v not in ("on", "off") for v in value.values()):
             errors.append("%s: %r is not autoneg/rx/tx each on or off" % (path, value))
@@ -567,7 +636,7 @@ def restore_wanted(before: dict[str, Any], stack: str) -> tuple[dict[str, Any], 
             continue
         value = before[key]
         if key == "dscp_map":
-            if value is None and stack == "upstream":
+            if value is None and stack in ("upstream", "bnxt"):
                 value = {}  # the APP table was empty (the port trusted PCP): flush it
             elif value is None:
                 cannot.append({"setting": key, "reason": "not readable when gathered (trust pcp: mlnx_qos shows no map); "
@@ -594,11 +663,20 @@ def restore_wanted(before: dict[str, Any], stack: str) -> tuple[dict[str, Any], 
 class NicState:
     """One NIC's tool access: runs a tool and raises NicError naming the NIC on failure."""
 
+    # The driver this class speaks to (the udev rule of the persisted settings matches it), and the
+    # driver's counter names -> the snapshot's (map_counters); subclasses for the other drivers set both.
+    DRIVER = "mlx5_core"
+    COUNTERS: tuple = ()
+
     def __init__(self, fs: Fs, runner: Runner, nic: dict, stack: str) -> None:
         self.fs, self.runner, self.nic, self.stack = fs, runner, nic, stack
         self.netdev, self.name = nic["netdev"], nic["name"]
         # upstream: the APP table as last read (a restore deletes the entries the snapshot did not have)
         self.app_table: dict[int, list[int]] = {}
+
+    def plan_wanted(self, want: dict[str, Any], plan: dict | None) -> dict[str, Any]:
+        """The wanted values of this stack: the common ones (``wanted``), plus what only this stack sets."""
+        return want
 
     def tool(self, argv: list) -> str:
         rc, out, err = self.runner(argv)
@@ -613,6 +691,8 @@ class NicState:
         have: dict[str, Any] = {}
         if "trust" in keys or "dscp_map" in keys or "pfc" in keys:
             have.update(self._read_qos())
+        if "ets" in keys:
+            have["ets"] = self._read_ets()
         if "global_pause" in keys:
             have["global_pause"] = parse_ethtool_pause(self.tool(["ethtool", "-a", self.netdev]))
         have["dcqcn"] = self._read_dcqcn()
@@ -633,6 +713,9 @@ class NicState:
         # A DSCP with two APP entries has no single priority: None forces a replace.
         dscp_map = {d: (p[0] if len(p) == 1 else None) for d, p in table.items()}
         return {"trust": "dscp" if table else "pcp", "dscp_map": dscp_map or None, "pfc": pfc["pfc"]}
+
+    def _read_ets(self) -> Any:
+        return Unsupported("ETS is left as the driver has it on this stack (nic_qos sets ETS only where PFC needs it: bnxt)")
 
     def _ecn(self) -> str:
         return "/sys/class/net/%s/ecn" % self.netdev
@@ -930,27 +1013,40 @@ HW_COUNTERS = (
 NIC_COUNTERS = tuple(sorted(set(ETHTOOL_PRIO.values()) | set(ETHTOOL_SCALARS) | set(HW_COUNTERS)))
 
 
-def nic_counters(stats: dict[str, int], hw: dict[str, int], priorities: list[int]) -> dict[str, Any]:
-    """One NIC's counters in the snapshot shape: per-priority ones keyed '0'..'7'."""
+# mlx5's names are the snapshot's: (ethtool per-priority pattern -> name, ethtool scalar -> name, hw_counters file -> name).
+MLX5_COUNTERS = (ETHTOOL_PRIO, {name: name for name in ETHTOOL_SCALARS}, {name: name for name in HW_COUNTERS})
+
+
+def map_counters(stats: dict[str, int], hw: dict[str, int], priorities: list[int], maps: tuple = MLX5_COUNTERS) -> dict[str, Any]:
+    """One NIC's counters in the snapshot shape, by a driver's name maps: per-priority ones keyed '0'..'7'.
+    A counter the driver does not report stays out (the snapshot lists it in not_available)."""
+    prio_map, scalar_map, hw_map = maps
     out: dict[str, Any] = {}
-    for pattern, name in ETHTOOL_PRIO.items():
+    for pattern, name in prio_map.items():
         per = {str(p): stats[pattern.format(p=p)] for p in priorities if pattern.format(p=p) in stats}
         if per:
             out[name] = per
-    for name in ETHTOOL_SCALARS:
-        if name in stats:
-            out[name] = stats[name]
-    for name in HW_COUNTERS:
-        if name in hw:
-            out[name] = hw[name]
+    for driver_name, name in scalar_map.items():
+        if driver_name in stats:
+            out[name] = stats[driver_name]
+    for driver_name, name in hw_map.items():
+        if driver_name in hw:
+            out[name] = hw[driver_name]
     return out
 
 
-def read_hw_counters(fs: Fs, name: str) -> dict[str, int]:
+def nic_counters(stats: dict[str, int], hw: dict[str, int], priorities: list[int]) -> dict[str, Any]:
+    """One mlx5 NIC's counters in the snapshot shape: per-priority ones keyed '0'..'7'."""
+    return map_counters(stats, hw, priorities, MLX5_COUNTERS)
+
+
+def read_hw_counters(fs: Fs, name: str, names: Any = None) -> dict[str, int]:
+    """The RDMA port's hw_counters files among ``names`` (default mlx5's)."""
+    wanted_names = HW_COUNTERS if names is None else names
     base = "/sys/class/infiniband/%s/ports/%d/hw_counters" % (name, PORT)
     out = {}
     for entry in fs.listdir(base):
-        if entry in HW_COUNTERS:
+        if entry in wanted_names:
             value = fs.read("%s/%s" % (base, entry))
             if value is not None and value.isdigit():
                 out[entry] = int(value)

@@ -34,6 +34,7 @@ from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _rollback_timer, _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import (
+    MLX5_COUNTERS,
     NIC_COUNTERS,
     STACKS,
     Action,
@@ -45,7 +46,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import
     detect_stack,
     discover,
     firmware_plan,
-    nic_counters,
+    map_counters,
     parse_ethtool_stats,
     peer_memory,
     persist_actions,
@@ -58,6 +59,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import
     validate_snapshot,
     wanted,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic_bnxt import BnxtState
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic_ionic import IonicState
+
+# The class that reads and sets one NIC, per stack (the bnxt and ionic ones live in their own files).
+STATE_CLASSES = {"mlnx": NicState, "upstream": NicState, "bnxt": BnxtState, "ionic": IonicState}
 
 # Tools each path may run; the module resolves them (PATH, or bin_dir first in the lab).
 TOOLS = ("dcb", "ethtool", "mlnx_qos", "mlxconfig", "mstconfig")
@@ -142,6 +148,17 @@ def _wants(params: dict, fs: Fs) -> tuple[list[dict], list[dict], list[list[dict
         wants.append(want)
         cannot.append(lost)
     return chosen, wants, cannot
+
+
+def _stack_of(fs: Fs, nic: dict, forced: str | None, planned: dict | None) -> str:
+    """The module's ``stack`` (when not auto), else the device data's (the plan's NIC entry ``stack``), else detected."""
+    if forced not in (None, "auto"):
+        return str(forced)
+    if planned and planned.get("stack") not in (None, "auto"):
+        if planned["stack"] not in STACKS:
+            raise NicError("%s: plan nics stack %r is not one of %s" % (nic["name"], planned["stack"], ", ".join(STACKS)))
+        return str(planned["stack"])
+    return detect_stack(fs, nic)
 
 
 def _under(root: str, rel: str) -> str:
@@ -310,7 +327,7 @@ def _roll_back_timer(timer: dict, check_mode: bool) -> dict[str, Any]:
         raise NicError(str(exc)) from exc
     done = out.get("result") or {}
     return {"changed": bool(out["changed"]), "fired": out.get("fired"), "timer": out["timer"], "nics": done.get("nics") or {},
-            "commands": done.get("commands") or [], "unsupported": done.get("unsupported") or [], "persist": {}, "ran": [],
+            "commands": done.get("commands") or [], "unsupported": done.get("unsupported") or [], "persist": {}, "drivers": {}, "ran": [],
             "firmware": {}, "reboot_required": False, "peer_memory": None}
 
 
@@ -323,14 +340,17 @@ def _run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], c
     gathered = params.get("state") == "gathered"
 
     states, reports = [], []
-    for nic, want, lost in zip(chosen, wants, cannot):
-        stack = params.get("stack") if params.get("stack") not in (None, "auto") else detect_stack(fs, nic)
+    planned = {n.get("name"): n for n in ((params.get("plan") or {}).get("nics") or []) if isinstance(n, dict)} if not restoring else {}
+    for index, (nic, want, lost) in enumerate(zip(chosen, wants, cannot)):
+        stack = _stack_of(fs, nic, params.get("stack"), planned.get(nic["name"]))
         then = validate_snapshot(params["restore"])[nic["name"]]["stack"] if restoring else stack
         if then != stack:
             raise NicError("%s: gathered on the %s stack, now %s: the earlier values do not apply" % (nic["name"], then, stack))
-        state = NicState(fs, runner, nic, stack)
+        state = STATE_CLASSES[stack](fs, runner, nic, stack)
+        want = wants[index] = state.plan_wanted(want, None if restoring else params.get("plan"))
         states.append(state)
         report = plan_nic(state, want)
+        report["driver"] = state.DRIVER
         report["unsupported"] += lost
         reports.append(report)
     fw_reports = {}
@@ -361,6 +381,7 @@ def _run_qos(params: dict, runner: Runner, which: Callable[[str], str | None], c
         "unsupported": [],
         "commands": [],
         "persist": {},
+        "drivers": {state.netdev: state.DRIVER for state in states},
         "peer_memory": peer_memory(fs),
         "reboot_required": any(f["reboot_required"] for f in fw_reports.values()) and not gathered,
         "firmware": fw_reports,
@@ -437,14 +458,16 @@ def run_counters(params: dict, runner: Runner, device: str) -> dict[str, Any]:
     taken_at = _snapshot.now_iso()
     ports, raw, stacks = {}, {}, set()
     for nic in chosen:
-        stacks.add(detect_stack(fs, nic))
+        stack = detect_stack(fs, nic)
+        stacks.add(stack)
+        maps = STATE_CLASSES[stack].COUNTERS or MLX5_COUNTERS
         argv = ["ethtool", "-S", nic["netdev"]]
         rc, out, err = runner(argv)
         if rc != 0:
             said = (err or out or "").strip().splitlines()
             raise NicError("%s: ethtool -S %s: exit %s: %s" % (nic["name"], nic["netdev"], rc, said[0] if said else "no output"))
         raw["ethtool -S %s" % nic["netdev"]] = out
-        ports[nic["name"]] = nic_counters(parse_ethtool_stats(out), read_hw_counters(fs, nic["name"]), sorted(set(priorities)))
+        ports[nic["name"]] = map_counters(parse_ethtool_stats(out), read_hw_counters(fs, nic["name"], maps[2]), sorted(set(priorities)), maps)
     platform = stacks.pop() if len(stacks) == 1 else "mixed"
     snap = _snapshot.snapshot(device, platform, ports, raw, taken_at, kind="nic", names=NIC_COUNTERS)
     return {"changed": False, "counters": snap, "netdevs": {n["name"]: n["netdev"] for n in chosen}}

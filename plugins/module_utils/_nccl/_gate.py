@@ -617,3 +617,26 @@ def gate_report(result: dict, settings: dict, prefix: str = '') -> dict:
 
 # ---------------------------------------------------------------------------
 # module glue: launches for nccl_compare
+
+
+# ---------------------------------------------------------------------------
+# counter evidence (issue 34): the run rode the lossless class, or the gate fails however high the busbw
+
+EVIDENCE_PREFIX = 'counter evidence: '
+
+
+def evidence_unmet(findings) -> list:
+    """One unmet line per blocking counter finding (_common/_evidence.judge: each names the device, the port or NIC, the
+    counter and the delta). A run whose busbw passes still fails on these: a fabric that is fast only because the run
+    left the lossless class (PFC off its priority, ECN without CNPs) is not the fabric the plan promises."""
+    return [EVIDENCE_PREFIX + str(f.get('message')) for f in findings or [] if isinstance(f, dict) and f.get('severity') == 'blocking']
+
+
+def evidence_verdict_note(busbw_unmet, evidence_lines) -> str | None:
+    """What the verdict rests on when the counters speak: None when they have nothing blocking."""
+    if not evidence_lines:
+        return None
+    if busbw_unmet:
+        return 'fail: the busbw gate and the counter evidence (%d blocking finding(s))' % len(evidence_lines)
+    return ('fail on the counter evidence alone: bus bandwidth met its targets, but %d blocking finding(s) show the run '
+            'off the lossless class' % len(evidence_lines))

@@ -189,6 +189,53 @@ def plot_busbw(series_list: list, targets, path: str, title: str) -> dict:
             'y_label': 'busbw (GB/s)', 'bytes': os.path.getsize(path)}
 
 
+def evidence_bars(evidence) -> list:
+    """[(label, share or None, finding kinds)] of the evidence section: each host NIC, then each switch port, in the
+    report's order. None: no share (too little traffic, or the counter is not available)."""
+    bars = []
+    for host, nics in sorted((evidence.get('hosts') or {}).items()):
+        for nic, summary in sorted(nics.items()):
+            bars.append(('%s %s' % (host, nic), summary.get('roce_share'), list(summary.get('findings') or [])))
+    for device, ports in sorted((evidence.get('switches') or {}).items()):
+        for port, summary in ports.items():
+            bars.append(('%s %s' % (device, port), summary.get('roce_share'), list(summary.get('findings') or [])))
+    return bars
+
+
+def plot_evidence(evidence, path: str, title: str) -> dict:
+    """Write a PNG of the counter evidence: per host NIC and per crossed switch port, the share of its bytes on the RoCE
+    priority (queue), the required share as a dashed line; a bar with a finding is red, one without a share is drawn
+    empty and labelled n/a. Returns {path, bars: [[label, share, findings]], bytes}."""
+    import matplotlib  # pylint: disable=import-outside-toplevel  # optional dependency, only for plots
+    matplotlib.use('Agg', force=True)
+    from matplotlib import pyplot  # pylint: disable=import-outside-toplevel
+
+    bars = evidence_bars(evidence)
+    want = (evidence.get('settings') or {}).get('share')
+    fig, ax = pyplot.subplots(figsize=(9, max(2.5, 0.35 * len(bars) + 1.5)), dpi=100)
+    try:
+        ys = list(range(len(bars)))
+        values = [100.0 * (b[1] or 0) for b in bars]
+        colors = ['tab:red' if b[2] else 'tab:green' for b in bars]
+        ax.barh(ys, values, color=colors)
+        for y, entry in zip(ys, bars):
+            if entry[1] is None:
+                ax.text(1, y, 'n/a', va='center', fontsize='small')
+        if want:
+            ax.axvline(100.0 * want, linestyle='--', color='tab:red', linewidth=1.2, label='required %.0f %%' % (100.0 * want))
+            ax.legend(loc='lower right', fontsize='small')
+        ax.set_yticks(ys, [b[0] for b in bars])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel('bytes on the RoCE priority / queue (%)')
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, format='png', metadata={'Software': None})
+    finally:
+        pyplot.close(fig)
+    return {'path': path, 'bars': [list(b) for b in bars], 'bytes': os.path.getsize(path)}
+
+
 # ---------------------------------------------------------------------------
 # the report
 
@@ -319,9 +366,9 @@ def _agreed(results, key):
     return results[0].get(key) if len(vals) == 1 and results else None
 
 
-def benchmark_report(results: list, name: str, settings: dict | None = None, baseline: list | None = None,  # pylint: disable=too-many-locals
+def benchmark_report(results: list, name: str, settings: dict | None = None, baseline: list | None = None,  # pylint: disable=too-many-locals,too-many-arguments
                      compare: dict | None = None, title: str | None = None, phase: str | None = None,
-                     baseline_label: str = 'baseline', generated_at: str | None = None) -> dict:
+                     baseline_label: str = 'baseline', generated_at: str | None = None, evidence: dict | None = None) -> dict:
     """The JSON-able report of one benchmark run.
 
     ``results``: slim_result() dicts (or anything it accepts), one per launch. ``settings``: _nccl_gate.gate_settings()
@@ -331,7 +378,9 @@ def benchmark_report(results: list, name: str, settings: dict | None = None, bas
 
     verdict: ``fail`` when any launch failed or missed a requirement, or the comparison has unmet lines, or there
     is no launch; ``pass`` when something was gated and nothing failed; ``not gated`` otherwise. ``unmet`` holds
-    every failing line, each naming the launch (or the comparison), the requirement and the measured value."""
+    every failing line, each naming the launch (or the comparison), the requirement and the measured value.
+    ``evidence``: _common/_evidence.judge() of the counters around the launches; its blocking findings fail the run
+    even when busbw passes (``counter evidence: ...`` lines; the evidence section says so)."""
     results = [slim_result(r, 'results[%d]' % i) for i, r in enumerate(results or [])]
     baseline = [slim_result(r, 'baseline[%d]' % i) for i, r in enumerate(baseline or [])]
     launches = [_launch_entry(r, i, phase, settings) for i, r in enumerate(results)]
@@ -346,14 +395,33 @@ def benchmark_report(results: list, name: str, settings: dict | None = None, bas
         unmet.extend('compare: %s' % line for line in cmp_section['unmet'])
     if not results:
         unmet.insert(0, 'no launch to report (the benchmark produced no log)')
-    gated = any(e['gate']['verdict'] != 'not gated' for e in launches) or cmp_section is not None
+    busbw_unmet = list(unmet)
+    ev_section = _evidence_section(evidence)
+    if ev_section is not None:
+        unmet.extend(ev_section['unmet'])
+        ev_section['verdict_note'] = _nccl_gate.evidence_verdict_note(busbw_unmet, ev_section['unmet'])
+    gated = any(e['gate']['verdict'] != 'not gated' for e in launches) or cmp_section is not None or bool(ev_section and ev_section['unmet'])
     verdict = 'fail' if unmet else ('pass' if gated else 'not gated')
     return {
         'name': name, 'title': title or 'NCCL %s busbw: %s' % (collective or 'benchmark', name), 'phase': phase,
         'generated_at': generated_at, 'collective': collective, 'verdict': verdict, 'unmet': unmet,
         'targets': _targets_section(settings), 'launches': launches, 'baseline_launches': len(baseline),
         'sizes': _size_table(results, baseline, targets, compare), 'compare': cmp_section,
-        'series': series, 'plot': '%s.png' % name,
+        'series': series, 'plot': '%s.png' % name, 'evidence': ev_section,
+    }
+
+
+def _evidence_section(evidence):
+    """The report's evidence section: the judge() output with the unmet lines of its blocking findings; None: no evidence
+    (switched off, or a report of launches run elsewhere)."""
+    if not isinstance(evidence, dict):
+        return None
+    findings = [f for f in evidence.get('findings') or [] if isinstance(f, dict)]
+    return {
+        'settings': evidence.get('settings'), 'modes': evidence.get('modes') or {}, 'ports': evidence.get('ports'),
+        'hosts': evidence.get('hosts') or {}, 'switches': evidence.get('switches') or {},
+        'not_available': evidence.get('not_available') or {}, 'findings': findings, 'read': evidence.get('read') or {},
+        'unmet': _nccl_gate.evidence_unmet(findings), 'note': evidence.get('note'),
     }
 
 
@@ -459,8 +527,74 @@ def benchmark_markdown(report: dict) -> str:
             md_cell(cmp.get('verdict')), md_cell(cmp.get('n_pre')), md_cell(cmp.get('n_post')), md_cell(cmp.get('tolerance_percent'), '%g')), '']
         out += ['- %s' % md_cell(n) for n in (cmp.get('notes') or []) + (cmp.get('flags') or [])]
         out += [''] if (cmp.get('notes') or cmp.get('flags')) else []
+    if report.get('evidence'):
+        out += _md_evidence(report['evidence'])
+        out += ['![RoCE share per NIC and port](%s-evidence.png)' % report['name'], '']
     out += ['## Plot', '', '![busbw against message size](%s)' % report['plot'], '']
     return '\n'.join(out)
+
+
+def _md_by(values, unit=''):
+    """'p3 1200, p0 10' of a per-index delta (largest first); 'n/a' when the device cannot read it."""
+    if values is None:
+        return 'n/a'
+    items = sorted(((k, v) for k, v in values.items() if v), key=lambda kv: -kv[1])
+    return ', '.join('%s: %d%s' % (k, v, unit) for k, v in items[:4]) or '0'
+
+
+def _md_num(value):
+    return 'n/a' if value is None else md_cell(value)
+
+
+def _md_share(value):
+    return '-' if value is None else '%.1f %%' % (value * 100)
+
+
+def _md_evidence(ev):
+    """Per host NIC and per switch port: bytes by priority, pauses, marks, CNPs, drops, the findings beside each."""
+    opts = ev.get('settings') or {}
+    out = ['## Counter evidence', '']
+    if ev.get('verdict_note'):
+        out += ['**%s**' % md_cell(ev['verdict_note']), '']
+    out.append('Counter snapshots before and after the launch (docs/benchmark.md, "Counter evidence"): the RoCE priority must carry '
+               'at least %s of the bytes of each NIC and port with %s bytes or more; %s.' % (
+                   _md_share(opts.get('share')), md_cell(opts.get('min_bytes')),
+                   'modes: ' + ', '.join(sorted(set((ev.get('modes') or {}).values()))) if ev.get('modes') else 'no plan mode read'))
+    if ev.get('note'):
+        out += ['', md_cell(ev['note'])]
+    out.append('')
+    rows = []
+    for host, nics in sorted((ev.get('hosts') or {}).items()):
+        for nic, s in sorted(nics.items()):
+            rows.append([md_cell(host), md_cell(nic), md_cell(s.get('roce_priority')), _md_share(s.get('roce_share')), _md_by(s.get('tx_bytes')),
+                         _md_by(s.get('pfc_rx')) + ' / ' + _md_by(s.get('pfc_tx')), _md_num(s.get('ecn_marked')),
+                         _md_num(s.get('cnp_sent')) + ' / ' + _md_num(s.get('cnp_handled')), _md_by(s.get('retransmissions')),
+                         _md_by(s.get('drops')), md_cell(', '.join(s.get('findings') or []) or 'ok')])
+    if rows:
+        header = ['host', 'NIC', 'RoCE prio', 'share', 'tx bytes by priority', 'pause rx / tx', 'ECN marked', 'CNP sent / handled',
+                  'retransmissions', 'drops', 'findings']
+        out += ['### Hosts', ''] + md_table(header, rows) + ['']
+    rows = []
+    for device, ports in sorted((ev.get('switches') or {}).items()):
+        for port, s in ports.items():
+            rows.append([md_cell(device), md_cell(port), md_cell(s.get('roce_queue')), _md_share(s.get('roce_share')),
+                         _md_by(s.get('by_queue')) + (' (%s)' % s['by_queue_counter'] if s.get('by_queue_counter') else ''),
+                         _md_num(s.get('pfc_rx')) + ' / ' + _md_num(s.get('pfc_tx')), _md_by(s.get('ecn_by_queue')), _md_num(s.get('cnp_packets')),
+                         _md_by(s.get('drops_by_queue')), md_cell(', '.join(s.get('findings') or []) or 'ok')])
+    if rows:
+        header = ['switch', 'port', 'RoCE queue', 'share', 'tx by queue', 'lossless pause rx / tx', 'ECN marked by queue', 'CNPs',
+                  'drops by queue', 'findings']
+        out += ['### Switch ports', ''] + md_table(header, rows) + ['']
+    unread = {d: n for d, n in sorted((ev.get('not_available') or {}).items()) if n}
+    if unread:
+        out += ['Not available (the device cannot read them; never counted as 0):', '']
+        out += ['- %s: %s' % (md_cell(d), md_cell(', '.join(n))) for d, n in unread.items()] + ['']
+    if ev.get('findings'):
+        out += ['### Findings', ''] + ['- %s %s: %s' % (md_cell(f.get('severity')), md_cell(f.get('kind')), md_cell(f.get('message')))
+                                       for f in ev['findings']] + ['']
+    else:
+        out += ['No finding: the run rode the plan\'s classes.', '']
+    return out
 
 
 def report_json(report: dict) -> str:
@@ -472,14 +606,21 @@ def report_json(report: dict) -> str:
 # files
 
 def render_files(report: dict, workdir: str) -> dict:
-    """{file name: bytes} of the three report files; the PNG is drawn in ``workdir``."""
+    """{file name: bytes} of the three report files (four with counter evidence: <name>-evidence.png); the PNGs are drawn
+    in ``workdir``."""
     name = report['name']
     png = os.path.join(workdir, name + '.png')
     plot_busbw(report['series'], plot_targets(_settings_of(report), report.get('collective')), png, report['title'])
     with open(png, 'rb') as handle:
         png_bytes = handle.read()
-    return {name + '.json': report_json(report).encode('utf-8'), name + '.md': benchmark_markdown(report).encode('utf-8'),
-            name + '.png': png_bytes}
+    files = {name + '.json': report_json(report).encode('utf-8'), name + '.md': benchmark_markdown(report).encode('utf-8'),
+             name + '.png': png_bytes}
+    if report.get('evidence'):
+        png = os.path.join(workdir, name + '-evidence.png')
+        plot_evidence(report['evidence'], png, 'Counter evidence: %s' % name)
+        with open(png, 'rb') as handle:
+            files[name + '-evidence.png'] = handle.read()
+    return files
 
 
 def _settings_of(report):

@@ -16,6 +16,11 @@ change window - ``pre`` (the baseline benchmark, before the change) or
     no_nic_counters     a GPU host's NIC snapshot is missing (its CNPs are not counted)   (warning)
     counter_reset       a counter went down between the snapshots (cleared or wrapped)   (warning)
 
+The switch-port, NIC and ECN/CNP rules are the evidence rules the nccl gate uses too (one copy:
+_common/_evidence.py), mode-aware (lossless, ecn_only, pfc_only): pause_without_ecn, roce_drops,
+retransmissions, pause_in_ecn_only, ecn_in_pfc_only, cnp_off_priority; and, when the phase ran a benchmark
+(``evidence`` settings given), roce_off_queue and roce_off_priority (the RoCE share of every port and NIC).
+
 InfiniBand (ib_counter_findings: two ib_fabric_facts snapshots of the fabric's PMA counters, perfquery):
 
     ib_error            an error counter (_ib.ERROR_COUNTERS) of a port went up            (blocking)
@@ -31,13 +36,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _evidence, _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
 
-BLOCKING = "blocking"
-WARNING = "warning"
+BLOCKING = _evidence.BLOCKING
+WARNING = _evidence.WARNING
 # Evidence worth showing that is neither an error nor a doubt (InfiniBand congestion: PortXmitWait).
-INFO = "info"
+INFO = _evidence.INFO
 
 # perfquery PortCounters fields judged in an InfiniBand window: every increment of an error counter blocks;
 # PortXmitWait (ticks a port had data but no credits to send) is congestion evidence only.
@@ -45,7 +50,7 @@ IB_ERROR_COUNTERS = _ib.ERROR_COUNTERS
 IB_CONGESTION_COUNTER = "PortXmitWait"
 
 # Counters that count packets a queue or priority group threw away.
-DROP_COUNTERS = ("queue_drops", "wred_drops", "voq_drops", "pg_discards")
+DROP_COUNTERS = _evidence.DROP_COUNTERS
 
 # What happened to one device in a change window (the report's words).
 KEPT = "kept"
@@ -65,38 +70,9 @@ OUTCOMES = (KEPT, APPLIED, ROLLED_BACK, RESTORED, ROLLED_BACK_BY_TIMER, UNCHANGE
 VERDICTS = ("kept", "rolled back", "partial", "no change", "stopped", "dry run", "in progress")
 
 
-def _finding(severity: str, kind: str, phase: str, device: str, message: str, **where: Any) -> dict:
-    out = {"severity": severity, "kind": kind, "phase": phase, "device": device}
-    out.update({key: value for key, value in where.items() if value is not None})
-    out["message"] = "%s: %s" % (device, message)
-    return out
-
-
-def _indexed(counters: dict, name: str, indexes: list[str]) -> int:
-    values = counters.get(name)
-    if not isinstance(values, dict):
-        return 0
-    return sum(v for k, v in values.items() if k in indexes and isinstance(v, int) and not isinstance(v, bool))
-
-
-def _lossless(plan: dict | None) -> list[str]:
-    return [str(p) for p in (plan or {}).get("pfc_priorities") or []]
-
-
-def port_summary(counters: dict, plan: dict | None) -> dict:
-    """One port's delta in the numbers a change window judges, for the report's table."""
-    lossless = _lossless(plan)
-    ecn_queue = [str(plan["ecn_queue"])] if plan and plan.get("ecn_queue") is not None else []
-    ecn = _indexed(counters, "ecn_marked", ecn_queue) if isinstance(counters.get("ecn_marked"), dict) else counters.get("ecn_marked_total")
-    storms = counters.get("watchdog_storms")
-    return {
-        "pfc_rx": _indexed(counters, "pfc_rx_frames", lossless) if "pfc_rx_frames" in counters else counters.get("pfc_rx_frames_total"),
-        "pfc_tx": _indexed(counters, "pfc_tx_frames", lossless) if "pfc_tx_frames" in counters else counters.get("pfc_tx_frames_total"),
-        "ecn_marked": ecn,
-        "lossless_drops": sum(_indexed(counters, name, lossless) for name in DROP_COUNTERS),
-        "watchdog_storms": sum(v for v in storms.values() if isinstance(v, int)) if isinstance(storms, dict) else None,
-        "cnp_packets": counters.get("cnp_packets"),
-    }
+_finding = _evidence.finding
+# The switch-port rules and the report's per-port numbers are the shared evidence rules (_common/_evidence.py).
+port_summary = _evidence.port_summary
 
 
 def summarize(delta: dict, plan: dict | None) -> dict:
@@ -104,56 +80,23 @@ def summarize(delta: dict, plan: dict | None) -> dict:
     return {port: port_summary(counters, plan) for port, counters in (delta.get("ports") or {}).items()}
 
 
-def _port_findings(device: str, port: str, counters: dict, plan: dict | None, phase: str) -> list[dict]:
-    found = []
-    lossless = _lossless(plan)
-    for name in DROP_COUNTERS:
-        for index, value in sorted((counters.get(name) or {}).items()) if isinstance(counters.get(name), dict) else []:
-            if index in lossless and isinstance(value, int) and value > 0:
-                found.append(_finding(BLOCKING, "lossless_drop", phase, device, "%s: %s[%s] = %d on lossless priority %s" % (
-                    port, name, index, value, index), port=port, counter=name, index=index, value=value))
-    storms = counters.get("watchdog_storms")
-    for index, value in sorted(storms.items()) if isinstance(storms, dict) else []:
-        if isinstance(value, int) and value > 0:
-            found.append(_finding(BLOCKING, "watchdog_storm", phase, device, "%s: PFC watchdog storm(s) on queue %s: %d" % (port, index, value),
-                                  port=port, counter="watchdog_storms", index=index, value=value))
-    status = counters.get("watchdog_status")
-    for index, value in sorted(status.items()) if isinstance(status, dict) else []:
-        if str(value).upper() not in ("OK", "NORMAL", "ENABLED", "OPERATIONAL"):
-            found.append(_finding(BLOCKING, "watchdog_storm", phase, device, "%s: PFC watchdog status of queue %s is %s" % (port, index, value),
-                                  port=port, counter="watchdog_status", index=index, value=value))
-    pauses = counters.get("pfc_rx_frames")
-    for index, value in sorted(pauses.items()) if isinstance(pauses, dict) and lossless else []:
-        if index not in lossless and isinstance(value, int) and value > 0:
-            found.append(_finding(WARNING, "lossy_pause", phase, device, "%s: %d PFC pause frame(s) received on priority %s, which the plan does "
-                                  "not make lossless" % (port, value, index), port=port, counter="pfc_rx_frames", index=index, value=value))
-    return found
-
-
 def _usable(value: Any) -> bool:
     return isinstance(value, dict) and not value.get("failed") and not value.get("skipped") and (
         isinstance(value.get("ports"), dict) or isinstance(value.get("counters"), dict))
 
 
-def _cnp_seen(deltas: dict, nic_deltas: dict) -> int | None:
-    """CNPs counted anywhere in the phase (switch cnp_packets, NIC CNP counters), or None when nothing counts them."""
-    total = None
-    for delta in list(deltas.values()) + list(nic_deltas.values()):
-        for counters in (delta.get("ports") or {}).values():
-            for name, value in counters.items():
-                if "cnp" in name and isinstance(value, int) and not isinstance(value, bool):
-                    total = (total or 0) + value
-    return total
-
-
-def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_before: dict | None = None,  # pylint: disable=too-many-arguments
-                     nic_after: dict | None = None, ib_before: Any = None, ib_after: Any = None) -> list[dict]:
+def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_before: dict | None = None,  # pylint: disable=too-many-arguments,too-many-locals
+                     nic_after: dict | None = None, ib_before: Any = None, ib_after: Any = None, evidence: dict | None = None) -> list[dict]:
     """Findings of one phase. ``before``/``after``: {device: snapshot (or a registered switch_counters result)}
     with a key for every switch in scope (a None, failed or skipped value is a ``no_counters`` finding);
-    ``plans``: {device: switch plan}; ``nic_*``: the same for host NICs (optional, only their CNP counters are read);
-    ``ib_*``: the InfiniBand fabric's snapshots (ib_fabric_facts results; optional, see ib_counter_findings)."""
+    ``plans``: {device: switch plan}; ``nic_*``: the same for host NICs (optional; their CNP counters answer the ECN marks);
+    ``ib_*``: the InfiniBand fabric's snapshots (ib_fabric_facts results; optional, see ib_counter_findings);
+    ``evidence``: the evidence settings (_evidence.settings: share, min_bytes, max_drops) when the phase ran a
+    benchmark - then the traffic rules run too (the RoCE share of every switch port and NIC, CNPs on the CNP
+    priority); None: only the rules that hold without a benchmark (drops, storms, pauses, the mode's rules, ECN/CNP)."""
     if phase not in ("pre", "post"):
         raise ValueError("phase: %r is not pre or post" % (phase,))
+    opts = _evidence.settings(evidence or {})
     found: list[dict] = []
     deltas = {}
     for device in sorted(set(before) | set(after)):
@@ -178,20 +121,20 @@ def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_bef
                                   "from the reset" % (reset["port"], reset["counter"], "[%s]" % reset["index"] if "index" in reset else "",
                                                       reset["pre"], reset["post"]), port=reset["port"], counter=reset["counter"]))
         for port, counters in delta["ports"].items():
-            found.extend(_port_findings(device, port, counters, plan, phase))
+            found.extend(_evidence.port_findings(device, port, counters, plan, phase, opts))
+            if evidence is not None:
+                found.extend(_evidence.queue_evidence(device, port, counters, plan, phase, opts)[1])
             ecn = port_summary(counters, plan)["ecn_marked"]
-            if isinstance(ecn, int) and ecn > 0:
+            if _evidence.mode_of(plan) != "pfc_only" and isinstance(ecn, int) and ecn > 0:
                 ecn_ports.append((device, port, ecn))
-    if ecn_ports:
-        cnps = _cnp_seen(deltas, nic_deltas)
-        where = ", ".join("%s %s (%d)" % item for item in ecn_ports[:8]) + (" and %d more" % (len(ecn_ports) - 8) if len(ecn_ports) > 8 else "")
-        total = sum(item[2] for item in ecn_ports)
-        if cnps == 0:
-            found.append(_finding(BLOCKING, "ecn_without_cnp", phase, "fabric", "%d ECN-marked packet(s) (%s) and no CNP counted anywhere: "
-                                  "the receivers do not answer congestion (check DCQCN / CNP on the NICs)" % (total, where), value=total))
-        elif cnps is None:
-            found.append(_finding(WARNING, "ecn_cnp_unknown", phase, "fabric", "%d ECN-marked packet(s) (%s); no device in scope reports CNPs, "
-                                  "so whether the receivers answered cannot be checked" % (total, where), value=total))
+        found.extend(_evidence.pause_without_ecn(device, delta["ports"], plan, phase))
+    for device, delta in sorted(nic_deltas.items()):
+        for nic, counters in delta["ports"].items():
+            these = _evidence.nic_evidence(device, nic, counters, plans.get(device), phase, opts)[1]
+            # Without a benchmark in the phase the share of a quiet NIC proves nothing: only the mode's rules count then.
+            found.extend(f for f in these if evidence is not None or f["kind"] not in _evidence.TRAFFIC_KINDS)
+    cnps, counted_by = _evidence.cnp_counts(nic_deltas, deltas)
+    found.extend(_evidence.judge_ecn_cnp(ecn_ports, cnps, counted_by, phase))
     return found + ib_counter_findings(ib_before, ib_after, phase)
 
 
@@ -302,8 +245,7 @@ def ib_counter_findings(before: Any, after: Any, phase: str) -> list[dict]:
     return found
 
 
-def blocking(findings: list[dict]) -> list[dict]:
-    return [f for f in findings if f.get("severity") == BLOCKING]
+blocking = _evidence.blocking
 
 
 # ---------------------------------------------------------------------------

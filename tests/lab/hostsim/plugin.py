@@ -3,7 +3,8 @@
 
 For every inventory host whose ``lossless_fabric_device.kind == 'host'`` with
 RoCE NICs: a root tree (tree.py) and a bin/ of strict shims (tools.py), under
-``<run_dir>/hosts/<host>/``. ``lab_nic_stacks`` ({host: mlnx | upstream}, a group
+``<run_dir>/hosts/<host>/``. ``lab_nic_driver`` (host variable, or ``lab_nic_drivers`` {host: driver};
+mlx5 (default), bnxt_re or ionic) picks the NIC vendor; for mlx5 ``lab_nic_stacks`` ({host: mlnx | upstream}, a group
 variable) or host variable ``lab_nic_stack`` (default upstream) picks the driver stack; ``lab_nic_debugfs`` (default true)
 whether debugfs is "mounted" on an upstream host; ``lab_nic_peermem`` (default
 true) whether nvidia_peermem is loaded. No process is started.
@@ -98,6 +99,18 @@ def make_host(base: str, nics: list[dict], stack: str, python: str, debugfs: boo
     return {"lab_host_root": root, "lab_host_bin": bin_dir}
 
 
+# lab_nic_driver (host variable, or lab_nic_drivers {host: driver} as a group variable): the RDMA driver the host's
+# NICs run; mlx5 hosts take their stack from lab_nic_stacks / lab_nic_stack as before.
+LAB_DRIVERS = {"mlx5": None, "bnxt_re": "bnxt", "ionic": "ionic"}
+
+
+def lab_stack(host: str, hvars: dict) -> str:
+    driver = (hvars.get("lab_nic_drivers") or {}).get(host) or hvars.get("lab_nic_driver") or "mlx5"
+    if driver not in LAB_DRIVERS:
+        raise ValueError("%s: lab_nic_driver %r is not one of %s" % (host, driver, ", ".join(LAB_DRIVERS)))
+    return LAB_DRIVERS[driver] or (hvars.get("lab_nic_stacks") or {}).get(host) or hvars.get("lab_nic_stack", "upstream")
+
+
 class Hosts:
     name = "hostsim"
 
@@ -116,7 +129,7 @@ class Hosts:
     def start(self, ctx) -> dict:  # type: ignore[no-untyped-def]
         hosts = {}
         for host, (hvars, nics) in self._hosts(ctx).items():
-            stack = (hvars.get("lab_nic_stacks") or {}).get(host) or hvars.get("lab_nic_stack", "upstream")
+            stack = lab_stack(host, hvars)
             base = os.path.join(ctx.run_dir, "hosts", host)
             hosts[host] = make_host(base, nics, stack, ctx.python, bool(hvars.get("lab_nic_debugfs", True)), bool(hvars.get("lab_nic_peermem", True)),
                                     host=host, wiring_file=os.path.join(ctx.run_dir, "wiring.json"))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Strict shims for dcb (iproute2), mlnx_qos (mlnx-tools), ethtool, mlxconfig and lldpctl (lldpd),
+"""Strict shims for dcb (iproute2: app, pfc, ets), mlnx_qos (mlnx-tools), ethtool, mlxconfig and lldpctl (lldpd),
 acting on a host tree built by tree.py. Only the grammar nic_qos, nic_counters and
 host_links need is accepted; everything else is refused the way the real tool
 refuses it (message texts: iproute2 dcb/dcb.c, ethtool.c, optparse for mlnx_qos,
@@ -79,7 +79,7 @@ def dcb(root: str, argv: list[str]) -> str:
             argv = argv[1:]
         else:
             raise ToolError('Option "%s" is unknown, try "dcb -help".' % argv[0])
-    if not argv or argv[0] not in ("app", "pfc"):
+    if not argv or argv[0] not in ("app", "pfc", "ets"):
         raise ToolError('Object "%s" is unknown, try "dcb help".' % (argv[0] if argv else ""))
     if len(argv) < 3 or argv[2] != "dev":
         raise ToolError("Expected `dev DEV', not `%s'" % (argv[2] if len(argv) > 2 else ""))
@@ -88,11 +88,17 @@ def dcb(root: str, argv: list[str]) -> str:
     obj, cmd, netdev, rest = argv[0], argv[1], argv[3], argv[4:]
     state = tree.load(root)
     nic = _nic(root, state, netdev)
+    if state["stack"] == "ionic":
+        # ionic has no dcbnl_ops: net/dcb/dcbnl.c dcb_doit answers -EOPNOTSUPP, and every dcb command reads first
+        # (dcb.c __dcb_get_attribute: perror("Attribute read")).
+        raise ToolError("Attribute read: Operation not supported")
     if obj == "app":
         out = _dcb_app(nic, cmd, rest, numeric)
+    elif obj == "ets":
+        out = _dcb_ets(nic, cmd, rest)
     else:
-        out = _dcb_pfc(nic, cmd, rest)
-    if state["stack"] == "upstream":
+        out = _dcb_pfc(nic, cmd, rest, state["stack"])
+    if state["stack"] in ("upstream", "bnxt"):
         nic["trust"] = "dscp" if nic["app"] else "pcp"
     tree.save(root, state)
     return out
@@ -132,7 +138,62 @@ def _dcb_app(nic: dict, cmd: str, rest: list[str], numeric: bool) -> str:
     return ""
 
 
-def _dcb_pfc(nic: dict, cmd: str, rest: list[str]) -> str:
+_TSA_NAMES = ("strict", "cbs", "ets", "vendor")  # dcb_ets.c tsa_names, in IEEE_8021QAZ_TSA_* order
+_ETS_KEYS = ("tc-tsa", "tc-bw", "prio-tc")
+
+
+def _dcb_line(name: str, values: list) -> str:
+    """One ``NAME 0:V 1:V ...`` line as dcb_print_named_array prints it (each pair followed by a space)."""
+    return "%s %s \n" % (name, " ".join("%d:%s" % (k, v) for k, v in enumerate(values)))
+
+
+def _dcb_ets(nic: dict, cmd: str, rest: list[str]) -> str:
+    """dcb ets show / set (iproute2 dcb/dcb_ets.c) over bnxt_en's ieee_getets / ieee_setets (bnxt_dcb.c)."""
+    ets = nic["ets"]
+    if cmd == "show":
+        if rest:
+            raise ToolError('What is "%s"?' % rest[0])
+        line = _dcb_line
+        return ("willing off ets-cap 8 cbs off \n" + line("tc-bw", ets["tc_bw"]) + line("pg-bw", [0] * 8) + line("tc-tsa", ets["tc_tsa"])
+                + line("prio-tc", ets["prio_tc"]) + line("reco-tc-bw", [0] * 8) + line("reco-tc-tsa", ["strict"] * 8) + line("reco-prio-tc", [0] * 8))
+    if cmd != "set":
+        raise ToolError('What is "%s"?' % cmd)
+    if not rest:
+        raise ToolError("Usage: dcb ets set dev STRING")
+    new = {key: list(value) for key, value in ets.items()}
+    index = 0
+    while index < len(rest):
+        key = rest[index]
+        if key not in _ETS_KEYS:
+            raise ToolError('What is "%s"?' % key)
+        words = []
+        index += 1
+        while index < len(rest) and ":" in rest[index]:
+            words.append(rest[index])
+            index += 1
+        if not words:
+            raise ToolError('Argument of "%s" is missing' % key)
+        if key == "tc-tsa":
+            for tc, tsa in _mapping(words, "TC", 7, "TSA", {n: n for n in _TSA_NAMES}):
+                new["tc_tsa"][tc] = tsa
+        elif key == "tc-bw":
+            for tc, bw in _mapping(words, "TC", 7, "BW", {str(b): b for b in range(101)}):
+                new["tc_bw"][tc] = bw
+        else:
+            for prio, tc in _mapping(words, "PRIO", 7, "TC", {str(t): t for t in range(8)}):
+                new["prio_tc"][prio] = tc
+    # dcb_ets.c dcb_ets_validate_bw: 802.1Q wants the percentages to sum to 100 when a TC is ets.
+    total, has_ets = sum(new["tc_bw"]), "ets" in new["tc_tsa"]
+    if not (total == 100 or (not has_ets and total == 0)):
+        raise ToolError("Bandwidth percentages in tc-bw sum to %d%%, expected %d%%" % (total, 100 if has_ets else 0))
+    # bnxt_dcb.c bnxt_ets_validate: only strict and ets (-ENOTSUPP = errno 524, which strerror does not name).
+    if any(t not in ("strict", "ets") for t in new["tc_tsa"]):
+        raise ToolError("Error when attempting to set attribute: Unknown error 524")
+    nic["ets"], nic["ets_host"] = new, True
+    return ""
+
+
+def _dcb_pfc(nic: dict, cmd: str, rest: list[str], stack: str = "upstream") -> str:
     if cmd == "show":
         if rest not in ([], ["prio-pfc"]):
             raise ToolError('What is "%s"?' % rest[0])
@@ -144,7 +205,12 @@ def _dcb_pfc(nic: dict, cmd: str, rest: list[str]) -> str:
         raise ToolError('What is "%s"?' % (rest[0] if rest else cmd))
     if len(rest) < 2:
         raise ToolError('Argument of "prio-pfc" is missing')
-    for prio, enabled in _mapping(rest[1:], "PRIO", 7, "PFC", {"on": 1, "off": 0}):
+    pairs = _mapping(rest[1:], "PRIO", 7, "PFC", {"on": 1, "off": 0})
+    if stack == "bnxt" and not nic.get("ets_host"):
+        # bnxt_dcb.c bnxt_hwrm_queue_pfc_cfg: no host ETS (bp->ieee_ets NULL) -> -EINVAL, which dcbnl hands back
+        # in the reply and dcb.c dcb_set_attribute_attr_cb prints.
+        raise ToolError("Error when attempting to set attribute: Invalid argument")
+    for prio, enabled in pairs:
         nic["pfc"][prio] = enabled
     return ""
 
@@ -245,6 +311,37 @@ def _tick(state: dict, nic: dict) -> None:  # pylint: disable=unused-argument
     mlx5 names and to the hw_counters files), so two reads with no launch between them show no traffic."""
 
 
+# ethtool -S of the other drivers, rendered from the stats dict the lab keeps under mlx5's names (h/traffic moves it):
+# driver name -> the mlx5 name it is read from (None: the driver prints it, the lab keeps it 0).
+# bnxt_en: bnxt_ethtool.c (bnxt_port_stats_arr, *_pri<n> from the ext COS counters, pfc_pri<n>_* ext PFC entries).
+# ionic: ionic_stats.c ionic_port_stats_desc (frames_{rx,tx}_pri_<n>: meaning unverified, kept 0).
+ETHTOOL_NAMES = {
+    "bnxt": [
+        *[(pattern % p, source % p) for p in range(8) for pattern, source in (
+            ("rx_bytes_pri%d", "rx_prio%d_bytes"), ("rx_packets_pri%d", "rx_prio%d_packets"),
+            ("tx_bytes_pri%d", "tx_prio%d_bytes"), ("tx_packets_pri%d", "tx_prio%d_packets"))],
+        *[(name % p, source % p) for p in range(8) for name, source in (
+            ("rx_pfc_ena_frames_pri%d", "rx_prio%d_pause"), ("tx_pfc_ena_frames_pri%d", "tx_prio%d_pause"))],
+        *[(name % p, source % p) for p in range(8) for name, source in (
+            ("pfc_pri%d_rx_duration_us", "rx_prio%d_pause_duration"), ("pfc_pri%d_rx_transitions", "rx_prio%d_pause_transition"),
+            ("pfc_pri%d_tx_duration_us", "tx_prio%d_pause_duration"))],
+        ("rx_fcs_err_frames", "rx_crc_errors_phy"), ("rx_pcs_symbol_err", "rx_symbol_err_phy"), ("link_down_events", "link_down_events_phy"),
+        *[("rx_discard_packets_cos%d" % c, None) for c in range(8)],
+    ],
+    "ionic": [
+        ("frames_rx_bad_fcs", "rx_crc_errors_phy"), ("frames_rx_pripause", None), ("frames_tx_pripause", None),
+        *[("frames_tx_pri_%d" % p, None) for p in range(8)], *[("frames_rx_pri_%d" % p, None) for p in range(8)],
+        *[("tx_pripause_%d_1us_count" % p, "tx_prio%d_pause_duration" % p) for p in range(8)],
+        *[("rx_pripause_%d_1us_count" % p, "rx_prio%d_pause_duration" % p) for p in range(8)],
+    ],
+}
+
+
+def vendor_stats(stack: str, stats: dict) -> list[tuple[str, int]]:
+    """(driver name, value) for ethtool -S of a bnxt or ionic host, from the mlx5-named stats."""
+    return [(name, int(stats.get(source, 0)) if source else 0) for name, source in ETHTOOL_NAMES[stack]]
+
+
 def ethtool(root: str, argv: list[str]) -> str:
     if len(argv) < 2 or argv[0] not in ("-S", "--statistics", "-a", "--show-pause", "-A", "--pause"):
         raise ToolError("ethtool: bad command line argument(s)\nFor more information run ethtool -h", rc=1)
@@ -259,6 +356,8 @@ def ethtool(root: str, argv: list[str]) -> str:
             raise ToolError("ethtool: bad command line argument(s)\nFor more information run ethtool -h")
         _tick(state, nic)
         tree.save(root, state)
+        if state["stack"] in ETHTOOL_NAMES:
+            return "NIC statistics:\n" + "".join("     %s: %d\n" % (name, value) for name, value in vendor_stats(state["stack"], nic["stats"]))
         names = []
         for prio in range(8):
             names += ["rx_prio%d_bytes" % prio, "rx_prio%d_packets" % prio, "tx_prio%d_bytes" % prio, "tx_prio%d_packets" % prio,

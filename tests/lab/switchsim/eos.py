@@ -1249,8 +1249,10 @@ class EosShell(Shell):
                     for tc, v in e[kind]["trafficClasses"].items():
                         dp = v["dropPrecedences"]["DP0"]
                         if dp["enqueuedPackets"] or dp["droppedPackets"]:
-                            out.append(f"{'Et' + p[8:]:<22} {tc:<8} {'DP0-3':<10} {dest:<6} {dp['enqueuedPackets']:>17} "
-                                       f"{dp['enqueuedBytes']:>17} {dp['droppedPackets']:>17} {dp['droppedBytes']:>17}")
+                            # the columns where the real sample puts them: Port to 23, TC to 32, DropPrec to 46,
+                            # DestType then four counts right-aligned in 18 (ending at 66, 84, 102, 120)
+                            out.append(f"{'Et' + p[8:]:<23}{tc:<9}{'DP0-3':<14}{dest}{dp['enqueuedPackets']:>18}"
+                                       f"{dp['enqueuedBytes']:>18}{dp['droppedPackets']:>18}{dp['droppedBytes']:>18}")
             return "\n".join(out) + "\n"
         # Trident/Tomahawk: the header and row pattern public parsers of real switches read
         # (docs/vendor-eos.md, LINKMON, NODESCRAPER); widths and the ruler are unverified.

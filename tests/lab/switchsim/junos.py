@@ -1606,15 +1606,17 @@ class JunosShell(Shell):
                  "Forwarding classes: 16 supported, 5 in use",
                  "Egress queues: 12 supported, 5 in use"]
 
-        def row(label: str, val: int, unit: str, sub: bool = False) -> str:
+        def row(label: str, val: int, unit: str, sub: bool = False, rate_width: int = 22) -> str:
+            # the columns of real output (genieparser's ShowInterfacesQueue golden output, an MX: ':' at 25, the
+            # count right-aligned to 48, the rate to 70); the Transmitted 'Packets' rate is one wider (to 71) there
             ind = "     " if sub else "    "
             width = 20 if sub else 21
-            return f"{ind}{label:<{width}}:{val:>21}{0:>21} {unit}"
+            return f"{ind}{label:<{width}}:{val:>22}{0:>{rate_width}} {unit}"
         for q in sorted(fcq):
             tp, tb = c["tx_packets"][q], c["tx_bytes"][q]
             lines += [f"Queue: {q}, Forwarding classes: {fcq[q]}", "  Queued:",
                       row("Packets", tp, "pps"), row("Bytes", tb, "bps"), "  Transmitted:",
-                      row("Packets", tp, "pps"), row("Bytes", tb, "bps"),
+                      row("Packets", tp, "pps", rate_width=23), row("Bytes", tb, "bps"),
                       row("Tail-dropped packets", c["queue_drops"][q], "pps"),
                       row("RED-dropped packets", c["wred_drops"][q], "pps"),
                       row("Low", c["wred_drops"][q], "pps", True), row("High", 0, "pps", True),

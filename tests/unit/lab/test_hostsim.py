@@ -119,5 +119,5 @@ def test_plugin_not_wanted_without_roce_hosts(tmp_path):
 
 
 def test_tree_refuses_an_unknown_stack(tmp_path):
-    with pytest.raises(ValueError, match="lab_nic_stack: 'ofed' is not mlnx or upstream"):
+    with pytest.raises(ValueError, match="lab_nic_stack: 'ofed' is not one of mlnx, upstream, bnxt, ionic"):
         tree.build(str(tmp_path), NICS, "ofed")

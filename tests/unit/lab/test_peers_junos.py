@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -291,3 +292,44 @@ def test_system_uptime_and_chassis_hardware_display_json(lab, dev):
 def test_a_display_format_the_lab_does_not_model_is_refused_never_answered_in_text(lab, command):
     out = ask(lab, command)
     assert out.startswith("error: the lab simulator does not model '| display ")
+
+
+# --- 'show interfaces queue <if>': the real columns, read into the simulator's per-queue state -----------------------
+# The judge would be genieparser's ShowInterfacesQueue (genie: ~770 MB, not a dependency here); its golden output
+# (fixtures/junos/genie_show_interfaces_queue.txt, an MX) fixes the columns: ':' at 25, each count right-aligned to
+# 48 and its rate to 70 (the Transmitted 'Packets' rate to 71).
+GENIE_QUEUE = ROOT / "tests/unit/plugins/module_utils/_platforms/fixtures/junos/genie_show_interfaces_queue.txt"
+
+
+def value_columns(text: str) -> set[tuple[str, str, int, int, int]]:
+    """(section, label, colon, count end, rate end) of every 'label : count rate unit' line."""
+    found = set()
+    section = ""
+    for line in text.splitlines():
+        if line.strip() in ("Queued:", "Transmitted:"):
+            section = line.strip()
+        row = re.fullmatch(r"(\s+)(\S[^:]*?)\s*:(\s+\d+)(\s+\d+) (?:pps|bps)", line)
+        if row:
+            colon = line.index(":")
+            found.add((section, row.group(2), colon, colon + 1 + len(row.group(3)), colon + 1 + len(row.group(3)) + len(row.group(4))))
+    return found
+
+
+def test_show_interfaces_queue_in_the_real_columns_reads_into_the_queue_state(lab, dev):
+    dev.set_counters("et-0/0/1", {"tx_packets": {"3": 1234567, "0": 12}, "tx_bytes": {"3": 9876543210, "0": 1200}, "queue_drops": {"3": 2}})
+    try:
+        text = ask(lab, "show interfaces queue et-0/0/1")
+        real = value_columns(GENIE_QUEUE.read_text())
+        ours = value_columns(text)
+        common = {c[:2] for c in ours} & {c[:2] for c in real}  # (section, label) both print
+        assert {("Queued:", "Packets"), ("Transmitted:", "Packets"), ("Transmitted:", "Bytes"), ("Transmitted:", "Tail-dropped packets")} <= common
+        assert {c for c in ours if c[:2] in common} == {c for c in real if c[:2] in common}
+        ports, errors = junos.Driver.parse_counters({"show interfaces queue et-0/0/1": text})
+        assert errors == {}
+        counters = dev.counters["et-0/0/1"]
+        shown = ports["et-0/0/1"]["queue_tx_packets"]
+        assert shown and shown == {q: counters["tx_packets"][int(q)] for q in shown}
+        assert ports["et-0/0/1"]["queue_tx_bytes"] == {q: counters["tx_bytes"][int(q)] for q in shown}
+        assert shown["3"] == 1234567
+    finally:
+        dev.clear_counters("et-0/0/1")

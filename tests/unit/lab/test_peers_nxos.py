@@ -214,3 +214,30 @@ def test_commands_no_template_covers_say_so(lab, command):
 def test_license_hostid_is_the_serial_nxos_facts_reads(lab, dev):
     out = ask(lab, "show license host-id")
     assert re.search(r"License hostid: VDH=(.+)$", out, re.M).group(1) == dev.serial
+
+
+# --- 'show queuing interface <if>': the egress QOS GROUP tables of a real 93180FX2, read into the queue state -------
+# No ntc-templates 9.3.0 template covers the command (genie's ShowQueuingInterface would; genie is not a dependency):
+# the judge is the published capture (fixtures/nxos show_queuing_interface_e1_51_qos_group_5.txt, SOURCES.md there).
+QOS_GROUP_5 = ROOT / "tests/unit/plugins/module_utils/_platforms/fixtures/nxos/show_queuing_interface_e1_51_qos_group_5.txt"
+
+
+def test_show_queuing_interface_tx_rows_in_the_real_layout_read_into_the_queue_state(lab, dev):
+    with pytest.raises(Exception, match="No template found"):
+        parse_output(platform="cisco_nxos", command="show queuing interface Ethernet1/1", data="")
+    dev.set_counters("Ethernet1/1", {"tx_packets": {"3": 1234567, "0": 12}, "tx_bytes": {"3": 9876543210, "0": 1200}})
+    try:
+        text = ask(lab, "show queuing interface Ethernet1/1")
+        real = QOS_GROUP_5.read_text().splitlines()
+        # the group table's lines as the real switch draws them: 63 wide, the same labels in the same order
+        rows = [line for line in text.splitlines() if line.startswith("|") and "QOS GROUP" not in line and "Unicast" not in line]
+        labels = [line.split("|")[1].strip() for line in real if line.startswith("|") and "QOS GROUP" not in line and "Unicast" not in line]
+        assert {len(line) for line in text.splitlines() if line.startswith(("|", "+-"))} == {len(line) for line in real if line.startswith(("|", "+-"))} == {63}
+        assert [line.split("|")[1].strip() for line in rows[:len(labels)]] == labels
+        ports, errors = nxos.Driver.parse_counters({"show queuing interface Ethernet1/1": text})
+        assert errors == {}
+        counters = dev.counters["Ethernet1/1"]
+        assert ports["Ethernet1/1"]["queue_tx_packets"] == {str(q): counters["tx_packets"][q] for q in range(8)}
+        assert ports["Ethernet1/1"]["queue_tx_bytes"] == {str(q): counters["tx_bytes"][q] for q in range(8)}
+    finally:
+        dev.clear_counters("Ethernet1/1")

@@ -35,6 +35,7 @@ import textfsm  # noqa: E402
 import wiring  # noqa: E402
 from ntc_templates import parse as ntc_parse  # noqa: E402
 from switchsim.client import SimProcess  # noqa: E402
+from switchsim.server import Simulator  # noqa: E402
 
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.sonic import _driver as sonic  # noqa: E402
 
@@ -186,3 +187,27 @@ def test_netmiko_edgecore_sonic_reads_what_an_engineer_reads_equal_to_the_simula
     ends = sonic.Driver.parse_links({"show lldp table": out["show lldp table"], "show interfaces status": out["show interfaces status"]})
     assert ends["Ethernet8"]["neighbors"][0]["port"] == "etp1" and ends["Ethernet8"]["neighbors"][0]["port_descr"] == "to leaf5 Ethernet8"
     assert ends["Ethernet16"]["oper"] == "down" and not ends["Ethernet16"]["neighbors"]
+
+
+# --- 'show queue counters' (scripts/queuestat): sonic-utilities' own expected output as the judge ------------------
+# tests/queue_counter_test.py show_queue_counters (fixtures/sonic show_queue_counters.txt): the per-port block, its
+# header and ruler; Counter/pkts and Counter/bytes of the unicast queues read into the simulator's state.
+QUEUESTAT = ROOT / "tests/unit/plugins/module_utils/_platforms/fixtures/sonic/show_queue_counters.txt"
+
+
+def test_show_queue_counters_block_as_queuestat_prints_it_reads_into_the_queue_state(tmp_path):
+    sim = Simulator({"switches": [{"name": "leaf5", "platform": "sonic"}]}, str(tmp_path))
+    dev = sim.devices["leaf5"]
+    port = dev.ports[0]
+    dev.set_counters(port, {"tx_packets": {"3": 1234567, "0": 12}, "tx_bytes": {"3": 9876543210, "0": 1200}, "queue_drops": {"3": 2}})
+    text = dev.new_shell(None).handle("show queue counters")
+    real = QUEUESTAT.read_text().splitlines()
+    assert text.splitlines()[:2] == real[:2]  # 'For namespace :' and the std_header, right-aligned (stralign='right')
+    rows = table(text, "Port")
+    want = {"Port": port, "TxQ": "UC3", "Counter/pkts": "1234567", "Counter/bytes": "9876543210", "Drop/pkts": "2", "Drop/bytes": "0"}
+    assert rows[0]["TxQ"] == "UC0" and rows[3] == want
+    ports, errors = sonic.Driver.parse_counters({"show queue counters": text})
+    assert errors == {}
+    counters = dev.counters[port]
+    assert ports[port]["queue_tx_packets"] == {str(q): counters["tx_packets"][q] for q in range(8)}
+    assert ports[port]["queue_tx_bytes"] == {str(q): counters["tx_bytes"][q] for q in range(8)}

@@ -56,6 +56,8 @@ def configure(root, stack):
     on 6 with DSCP 48; the vendor driver's device-wide class 106)."""
     state = tree.load(root)
     for netdev, nic in state["nics"].items():
+        if stack == "ionic":  # no dcbnl: nic_qos can set nothing (it says so)
+            continue
         nic["trust"] = "dscp"
         nic["pfc"] = [0, 0, 0, 1, 0, 0, 0, 0]
         net = "sys/class/net/%s" % netdev
@@ -66,6 +68,11 @@ def configure(root, stack):
             _w(root, net + "/ecn/roce_np/cnp_802p_prio", 6)
             _w(root, net + "/ecn/roce_np/cnp_dscp", 48)
             _w(root, "sys/class/infiniband/%s/tc/1/traffic_class" % nic["name"], "Global tclass=106")
+        elif stack == "bnxt":  # as nic_qos sets it on bnxt (dcb app, cc_config: _nic_bnxt.py)
+            nic["app"] = [[26, 3], [48, 6]]
+            cc = "sys/kernel/debug/bnxt_re/%s/cc_config" % tree.pci_address(sorted(state["nics"]).index(netdev))
+            for name, value in (("enable_cc", 1), ("tos_ecn", 1), ("cc_mode", 1), ("alt_vlan_pcp", 6), ("alt_vlan_dscp", 48)):
+                _w(root, "%s/%s" % (cc, name), value)
         else:
             nic["app"] = [[26, 3], [48, 6]]
             cc = "sys/kernel/debug/mlx5/%s/cc_params" % tree.pci_address(sorted(state["nics"]).index(netdev))
@@ -75,12 +82,12 @@ def configure(root, stack):
     tree.save(root, state)
 
 
-def make_lab(run_dir, faults=(), configured=True, intent=None):
+def make_lab(run_dir, faults=(), configured=True, intent=None, stacks=(("gpu1", "mlnx"), ("gpu2", "upstream"))):
     run_dir = str(run_dir)
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "wiring.json"), "w", encoding="utf-8") as handle:
         json.dump({"links": CABLES}, handle)
-    for host, stack in (("gpu1", "mlnx"), ("gpu2", "upstream")):
+    for host, stack in stacks:
         root = traffic.host_root(run_dir, host)
         tree.build(root, NICS, stack)
         if configured:
@@ -371,3 +378,18 @@ def test_an_unplugged_cable_moves_nothing_on_its_edges_and_does_not_fail_the_lau
     assert "is down" in decisions[("gpu1:mlx5_0", "gpu2:mlx5_0")]["skipped"]
     assert "leaf1" not in seen and "tx_prio3_bytes" not in stats(run_dir, "gpu2", "eth2")
     assert decisions[("gpu1:mlx5_1", "gpu2:mlx5_1")]["tx_priority"] == 3
+
+
+def test_other_vendors_counters_under_their_own_hw_counter_names(tmp_path):
+    """bnxt (Broadcom): DCQCN and the CNP's class from cc_config, CNPs and marks in bnxt_re's hw_counters names;
+    ionic (AMD): no DCB (trust pcp: priority 0), no hw_counters files written."""
+    run_dir = make_lab(tmp_path, stacks=(("gpu1", "bnxt"), ("gpu2", "ionic")))
+    _seen, decisions = launch(run_dir)
+    to_bnxt = decisions[("gpu2:mlx5_0", "gpu1:mlx5_0")]
+    assert (to_bnxt["tx_priority"], to_bnxt["rx_priority"], to_bnxt["cnp_priority"]) == (0, 3, 6)
+    assert hw(run_dir, "gpu1", "mlx5_0", "tx_cnp_pkts") == to_bnxt["cnps"] > 0
+    assert hw(run_dir, "gpu1", "mlx5_0", "rx_ecn_marked_pkts") == to_bnxt["marks"]
+    assert hw(run_dir, "gpu1", "mlx5_0", "oos_drop_count") == to_bnxt["drops"] > 0  # ionic's priority 0 is not lossless
+    for host in ("gpu1", "gpu2"):
+        assert not os.path.exists(os.path.join(traffic.host_root(run_dir, host), "sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"))
+    assert stats(run_dir, "gpu2", "eth2")["tx_prio0_bytes"] > 0 and stats(run_dir, "gpu1", "eth2")["tx_prio3_bytes"] > 0

@@ -257,10 +257,17 @@ def _text_two_columns(command: str, output: str, header: list[str], keys: tuple[
 
 
 def _text_queue_detail(command: str, output: str) -> dict[str, dict]:
-    """Both layouts of 'show interfaces counters queue detail'; drops per traffic class / unicast queue."""
+    """Both layouts of 'show interfaces counters queue detail'; drops and transmitted (enqueued) packets and bytes
+    per traffic class / unicast queue."""
     jericho = ["Port", "Traffic", "DropPrec", "DestType", "OutEnqPkts", "OutEnqOctets", "OutDropPkts", "OutDropOctets"]
     strata = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
     drops: dict[str, dict[str, int]] = {}
+    sent: dict[str, dict[str, dict[str, int]]] = {}  # port -> queue_tx_packets / queue_tx_bytes -> queue -> n
+
+    def add(port: str, key: str, queue: str, value: int) -> None:
+        queues = sent.setdefault(port, {}).setdefault(key, {})
+        queues[queue] = queues.get(queue, 0) + value
+
     layout = None
     for line in _text_lines(output):
         if _TEXT_RULER.fullmatch(line):
@@ -282,6 +289,8 @@ def _text_queue_detail(command: str, output: str) -> dict[str, dict]:
             if index and re.fullmatch(r"DP[\d-]+", words[2]) and words[3] in ("UC", "MC") and all(_TEXT_COUNT.fullmatch(w) for w in words[4:]):
                 queues = drops.setdefault(port, {})
                 queues[index.group(1)] = queues.get(index.group(1), 0) + _text_int(words[6])  # UC + MC, as the JSON path sums
+                add(port, "queue_tx_packets", index.group(1), _text_int(words[4]))  # OutEnqPkts
+                add(port, "queue_tx_bytes", index.group(1), _text_int(words[5]))  # OutEnqOctets
                 continue
         if port and layout == "strata" and len(words) == 6:
             queue = re.fullmatch(r"(UC|MC)(\d+)", words[1])
@@ -289,11 +298,16 @@ def _text_queue_detail(command: str, output: str) -> dict[str, dict]:
                 # Only unicast queues are read: which traffic class an MC queue carries is unverified.
                 if queue.group(1) == "UC" and int(queue.group(2)) < 8:
                     drops.setdefault(port, {})[str(int(queue.group(2)))] = _text_int(words[4])
+                    add(port, "queue_tx_packets", str(int(queue.group(2))), _text_int(words[2]))  # Counter/pkts
+                    add(port, "queue_tx_bytes", str(int(queue.group(2))), _text_int(words[3]))  # Counter/bytes
                 continue
         raise _text_refuse(command, line, output)
     if layout is None:
         raise _text_refuse(command, None, output)
-    return {port: {"queue_drops": queues} for port, queues in drops.items()}
+    found: dict[str, dict] = {port: {"queue_drops": queues} for port, queues in drops.items()}
+    for port, counters in sent.items():
+        found.setdefault(port, {}).update(counters)
+    return found
 
 
 def _text_ecn(command: str, output: str) -> dict[str, dict]:
@@ -534,16 +548,24 @@ def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, 
             port(name)["ecn_marked"] = queues
             port(name)["ecn_marked_total"] = sum(queues.values())
     for name, entry in dicts(docs.get(queue, {}).get("egressQueueCounters", {}).get("interfaces")):
-        totals: dict[str, int] = {}
+        # per traffic class, UC + MC, every drop precedence summed: droppedPackets -> queue_drops (ANTA);
+        # enqueuedPackets / enqueuedBytes -> queue_tx_packets / queue_tx_bytes (the egress leaf names are
+        # unverified: Arista prints them in ingressVoqCounters and the text form's OutEnqPkts / OutEnqOctets
+        # columns are the same counts; docs/vendor-eos.md "Per-queue transmit counters")
+        sums: dict[str, dict[str, int]] = {"queue_drops": {}, "queue_tx_packets": {}, "queue_tx_bytes": {}}
         for kind in ("ucastQueues", "mcastQueues"):
             for tc, data in dicts((entry.get(kind) or {}).get("trafficClasses")):
                 index = _snapshot.index_key(tc)
-                dropped = [_snapshot.count(dp.get("droppedPackets")) for _dp, dp in dicts(data.get("dropPrecedences")) if isinstance(dp, dict)]
-                dropped = [n for n in dropped if n is not None]
-                if index is not None and dropped:
-                    totals[index] = totals.get(index, 0) + sum(dropped)
-        if totals:
-            port(name)["queue_drops"] = totals
+                if index is None or not isinstance(data, dict):
+                    continue
+                for key, leaf in (("queue_drops", "droppedPackets"), ("queue_tx_packets", "enqueuedPackets"), ("queue_tx_bytes", "enqueuedBytes")):
+                    values = [_snapshot.count(dp.get(leaf)) for _dp, dp in dicts(data.get("dropPrecedences")) if isinstance(dp, dict)]
+                    values = [n for n in values if n is not None]
+                    if values:
+                        sums[key][index] = sums[key].get(index, 0) + sum(values)
+        for key, totals in sums.items():
+            if totals:
+                port(name)[key] = totals
     for name, entry in dicts(docs.get(drops, {}).get("interfaces")):
         voq: dict[str, int] = {}
         egress: dict[str, int] = {}

@@ -494,7 +494,9 @@ def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, 
         if found:
             ports.setdefault(match.group(1) or match.group(2), {}).update(found)
         else:
-            errors[command] = text
+            expected = ("'Queue: <n>' blocks with 'Transmitted:' Packets / Bytes, 'Tail-dropped packets', 'RED-dropped packets'"
+                        if match.group(1) else "'MAC Priority Flow Control Statistics' rows 'Priority : <n> <rx> <tx>' or 'Drops:' counts")
+            errors[command] = "junos: %r: not a form this reader reads (expected %s); got: %s" % (command, expected, text.strip()[:200])
     return ports, errors
 
 
@@ -527,12 +529,24 @@ def _queue_counters(text: str) -> dict:
     tail: dict[str, int] = {}
     red: dict[str, int] = {}
     ecn: dict[str, int] = {}
+    sent: dict[str, dict[str, int]] = {"queue_tx_packets": {}, "queue_tx_bytes": {}}
     for index, head in enumerate(heads):
         queue = str(int(head.group(1)))
         block = text[head.end() : heads[index + 1].start() if index + 1 < len(heads) else len(text)]
         seen: set[str] = set()
+        section = None
         for line in block.splitlines():
+            # 'Queued:' and 'Transmitted:' each head a 'Packets' / 'Bytes' pair (genieparser's ShowInterfacesQueue
+            # golden output, fixtures/junos/genie_show_interfaces_queue.txt; XML queue-counters-trans-packets / -bytes)
+            if line.strip() in ("Queued:", "Transmitted:"):
+                section = line.strip()
+                continue
             row = _QUEUE_ROW.match(line)
+            if row and section == "Transmitted:" and row.group(1) in ("Packets", "Bytes"):
+                value = _snapshot.count(row.group(2))
+                if value is not None:
+                    sent["queue_tx_packets" if row.group(1) == "Packets" else "queue_tx_bytes"][queue] = value
+                continue
             if not row or row.group(1) in seen:
                 continue  # the first 'RED-dropped packets' is the total; Low/High rows follow
             seen.add(row.group(1))
@@ -548,6 +562,7 @@ def _queue_counters(text: str) -> dict:
     if ecn:
         found["ecn_marked"] = ecn
         found["ecn_marked_total"] = sum(ecn.values())
+    found.update({key: queues for key, queues in sent.items() if queues})
     return found
 
 

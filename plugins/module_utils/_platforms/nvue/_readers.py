@@ -350,8 +350,20 @@ def parse_counters(outputs: dict[str, str]) -> tuple[dict[str, dict], dict[str, 
         if found:
             ports.setdefault(match.group(1), {}).update(found)
         else:
-            errors[command] = text
+            errors[command] = "nvue: %r: not a form this reader reads (expected %s); got: %s" % (
+                command, _COUNTER_FORMS[kinds[match.group(2)]], text.strip()[:200])
     return ports, errors
+
+
+# What each counter view must show for the reader to take it (the refusal names it).
+_COUNTER_FORMS = {
+    "pfc": "the JSON map or table by 'switch-priority' with rx/tx-pause-frames, rx/tx-pause-duration",
+    "egress": "the JSON map or table by 'traffic-class' with tx-frames, tx-bytes, tx-uc-buffer-discards, wred-discards",
+    "ingress": "the JSON map or table by 'priority-group' with rx-buffer-discards",
+    "port": "tx-stats ecn-marked-packets (JSON) or the 'Counter Receive Transmit' table's ECN Marked Packets row",
+    "watchdog": "the state and the 'traffic-class status deadlock-count' table (or its JSON)",
+    "roce": "tx-stats tx-cnp-stats cnp-packets",
+}
 
 
 def _counters_of(kind: str, doc: dict | None, text: str) -> dict:
@@ -388,6 +400,12 @@ def _counters_of(kind: str, doc: dict | None, text: str) -> dict:
             found["wred_drops"] = wred
         if ecn:
             found["ecn_marked"] = ecn
+        # which queue carried the traffic: tx-frames / tx-bytes (reference 3.9: the egress-queue-stats columns
+        # 'traffic-class tx-frames tx-bytes tx-uc-buffer-discards wred-discards'); the text table humanises
+        # tx-bytes ('21.43 GB': approximate bytes), the JSON keeps the exact count
+        for name, key in (("tx-frames", "queue_tx_packets"), ("tx-bytes", "queue_tx_bytes")):
+            if column(table, name):
+                found[key] = column(table, name)
     elif kind == "ingress":
         discards = column(rows("priority-group"), "rx-buffer-discards")
         if discards:

@@ -309,6 +309,7 @@ def _pfc_summary(text: str) -> dict[str, dict]:
 
 # 'show queuing interface <port>' (fixtures/nxos: Nexus 93180FX2): egress 'QOS GROUP <n>' tables
 #   |                   Tx Pkts |       202328436|               0|        (Unicast | Multicast)
+#   |                   Tx Byts |    203884632744|               0|
 #   | WRED/AFD & Tail Drop Pkts |               0|               0|        ('WRED & Tail Drop Pkts' before cloud-scale: unverified)
 # and the ingress 'PFC Statistics' table
 #   PFC_COS QOS_Group   TxPause             TxCount   RxPause             RxCount
@@ -318,6 +319,9 @@ _OTHER_GROUP = re.compile(r"\|\s*[A-Z]+ QOS GROUP\s*\|")  # CONTROL / SPAN QOS G
 _QUEUE_ROW = re.compile(r"\|\s*([^|]*?)\s*\|\s*([0-9]+)\s*\|\s*([0-9]+)\s*\|")
 _QUEUE_COLUMNS = re.compile(r"\|\s*\|\s*Unicast\s*\|\s*Multicast\s*\|")
 _DROP_LABELS = ("WRED/AFD & Tail Drop Pkts", "WRED & Tail Drop Pkts")
+# 'Tx Pkts' / 'Tx Byts' rows of each egress QOS GROUP table (fixtures/nxos show_queuing_interface_e1_51_qos_group_5.txt,
+# a Nexus 93180FX2 in a public article: fixtures/nxos/SOURCES.md)
+_TX_LABELS = {"Tx Pkts": "queue_tx_packets", "Tx Byts": "queue_tx_bytes"}
 _FOR_PORT = re.compile(r"\s*(?:Egress|Ingress) Queuing for (\S+?)(?:\s+\[\w+\])?\s*")
 _PFC_STATS = re.compile(r"\s*PFC Statistics\s*")
 _PFC_STATS_HEADER = re.compile(r"\s*PFC_COS\s+QOS_Group\s+TxPause\s+TxCount\s+RxPause\s+RxCount\s*")
@@ -373,6 +377,9 @@ def _queuing(text: str, command: str, port: str) -> dict:
                 raise ValueError(expected + " (a QOS GROUP %s row it does not read: %r)" % (group, stripped))
             if row.group(1) in _DROP_LABELS:
                 counters.setdefault("queue_drops", {})[group] = int(row.group(2))  # the Unicast column
+            elif row.group(1) in _TX_LABELS:
+                # what the qos-group's queue transmitted (the Unicast column: RoCE is unicast)
+                counters.setdefault(_TX_LABELS[row.group(1)], {})[group] = int(row.group(2))
     if pfc in ("header", "rows"):
         raise ValueError(expected + " (the 'PFC Statistics' table is cut short)")
     if not groups and pfc is None:

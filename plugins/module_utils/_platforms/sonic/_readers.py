@@ -271,7 +271,12 @@ def _queue_table(text: str, command: str, columns: dict[str, str]) -> dict[str, 
 
 
 def _queue_counters(text: str) -> dict[str, dict]:
-    return _queue_table(text, "show queue counters", {"Drop/pkts": "queue_drops"})
+    """scripts/queuestat std_header 'Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes' (sonic-utilities
+    tests/queue_counter_test.py show_queue_counters): Counter/pkts and Counter/bytes are SAI_QUEUE_STAT_PACKETS /
+    _BYTES, what the queue transmitted: which queue carried the traffic."""
+    return _queue_table(
+        text, "show queue counters", {"Counter/pkts": "queue_tx_packets", "Counter/bytes": "queue_tx_bytes", "Drop/pkts": "queue_drops"}
+    )
 
 
 def _wred_counters(text: str) -> dict[str, dict]:

@@ -178,7 +178,8 @@ def test_pfc_summary_gives_totals_only(name, values):
 def test_queuing_egress_queue_drops_unicast():
     ports, errors = _nxos_show.parse_counters({Q51: fixture("show_queuing_interface_e1_51_qos_group_5.txt")})
     assert errors == {}
-    assert ports == {"Ethernet1/51": {"queue_drops": {"5": 0}}}  # QOS GROUP 6's header only: nothing for 6
+    # QOS GROUP 6's header only: nothing for 6; Tx Pkts / Tx Byts: what queue 5 transmitted (Unicast column)
+    assert ports == {"Ethernet1/51": {"queue_drops": {"5": 0}, "queue_tx_packets": {"5": 202328436}, "queue_tx_bytes": {"5": 203884632744}}}
 
 
 def test_queuing_pfc_statistics_per_cos():
@@ -202,7 +203,8 @@ def test_one_snapshot_and_what_nxos_does_not_print_is_not_available():
     assert errors == {}
     assert ports["Ethernet1/51"]["queue_drops"] == {"5": 0} and ports["Ethernet1/51"]["pfc_tx_frames"]["5"] == 150
     snap = _snapshot.snapshot("leaf4", "nxos", _snapshot.select(ports, ["Ethernet1/51"], [3, 5]), outputs, "2026-01-01T00:00:00+00:00")
-    assert snap["ports"]["Ethernet1/51"] == {"pfc_rx_frames": {"3": 0, "5": 0}, "pfc_tx_frames": {"3": 0, "5": 150}, "queue_drops": {"5": 0}}
+    assert snap["ports"]["Ethernet1/51"] == {"pfc_rx_frames": {"3": 0, "5": 0}, "pfc_tx_frames": {"3": 0, "5": 150}, "queue_drops": {"5": 0},
+                                             "queue_tx_bytes": {"5": 203884632744}, "queue_tx_packets": {"5": 202328436}}
     for key in ("ecn_marked", "ecn_marked_total", "wred_drops", "watchdog_storms", "watchdog_status", "pfc_rx_frames_total"):
         assert key in snap["not_available"]
     assert not [key for port in ports.values() for key in port if key not in _snapshot.COUNTERS]

@@ -417,3 +417,42 @@ def test_a_subnet_manager_rolled_back_makes_the_window_rolled_back():
     assert _findings.window_verdict("failed", {"ufm1": "rolled back"}) == "rolled back"
     assert _findings.window_verdict("passed", {"ufm1": "kept", "leaf1": "unchanged"}) == "kept"
     assert _findings.window_verdict("failed", {"ufm1": "rolled back by timer", "leaf1": "kept"}) == "partial"
+
+
+# ---------------------------------------------------------------------------
+# the shared evidence rules (issue 34: one copy, _common/_evidence.py, for the nccl gate and the change window)
+
+
+def test_the_window_judges_with_the_gates_evidence_rules_when_its_phase_ran_a_benchmark():
+    host = {"kind": "host", "dscp_map": {"26": 3}, "traffic_class": 104, "pfc_priorities": [3], "cnp": {"priority": 6}}
+    plans = dict(PLANS, gpu1=host)
+    nic_pre = _snapshot.snapshot("gpu1", "mlnx", {"mlx5_0": {"tx_prio_bytes": {"0": 0, "3": 0}}}, {}, kind="nic")
+    nic_post = _snapshot.snapshot("gpu1", "mlnx", {"mlx5_0": {"tx_prio_bytes": {"0": 9 * 10**9, "3": 10**9}}}, {}, kind="nic")
+    before = {"leaf1": snap({"Ethernet1": {"queue_tx_bytes": {"0": 0, "3": 0}}})}
+    later = {"leaf1": snap({"Ethernet1": {"queue_tx_bytes": {"0": 9 * 10**9, "3": 10**9}}}, at="2025-06-01T13:00:00+00:00")}
+    args = (plans, "post", {"gpu1": nic_pre}, {"gpu1": nic_post})
+    # No benchmark in the phase: a share proves nothing, the traffic rules stay quiet.
+    assert change_findings(later, before, *args) == []
+    found = change_findings(later, before, *args, None, None, {"share": 95})
+    assert sorted((f["kind"], f["device"], f.get("port")) for f in found) == [
+        ("roce_off_priority", "gpu1", "mlx5_0"), ("roce_off_queue", "leaf1", "Ethernet1")]
+    assert all(f["severity"] == "blocking" and f["phase"] == "post" for f in found)
+
+
+def test_the_window_reads_the_plans_mode():
+    plan = dict(PLAN, mode="pfc_only")
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"ecn_marked": {"3": 500}})}, {"leaf1": plan}, "post")
+    assert [f["kind"] for f in found] == ["ecn_in_pfc_only"]
+    plan = dict(PLAN, mode="ecn_only", pfc_priorities=[])
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"pfc_rx_frames": {"3": 2}, "cnp_packets": 5})}, {"leaf1": plan}, "post")
+    assert [(f["kind"], f["index"], f["value"]) for f in found] == [("pause_in_ecn_only", "3", 2)]
+
+
+def test_pauses_without_ecn_marks_are_a_window_finding_too():
+    found = _findings.counter_findings({"leaf1": quiet()}, {"leaf1": after({"pfc_tx_frames": {"3": 9}})},
+                                       PLANS, "pre")
+    assert [f["kind"] for f in found] == []  # quiet() has no pfc_tx_frames before: the counter is only in post
+    base = snap({"Ethernet1": {"pfc_tx_frames": {"3": 0}, "ecn_marked": {"3": 0}}})
+    later = snap({"Ethernet1": {"pfc_tx_frames": {"3": 9}, "ecn_marked": {"3": 0}}}, at="2025-06-01T13:00:00+00:00")
+    found = _findings.counter_findings({"leaf1": base}, {"leaf1": later}, PLANS, "pre")
+    assert [(f["kind"], f["device"], f["index"], f["value"]) for f in found] == [("pause_without_ecn", "leaf1", "3", 9)]
