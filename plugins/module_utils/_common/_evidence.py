@@ -14,6 +14,7 @@ Findings, each naming the device, the port or NIC, the counter and the delta:
     roce_off_priority  a NIC sent less than `share` of its bytes on the plan's RoCE priority         (blocking)
     roce_off_queue     a switch port sent less than `share` of its queued bytes on the RoCE queue     (blocking)
     cnp_off_priority   a NIC sent CNPs that its CNP priority did not carry                           (blocking)
+    ecn_unanswered     a NIC received ECN-marked RoCE packets and sent no CNP (not in pfc_only)      (blocking)
     pause_without_ecn  a switch paused a lossless priority and marked no packet ECN on that queue    (blocking)
     roce_drops         ecn_only: the RoCE queue dropped more than the bound                          (blocking)
     retransmissions    ecn_only: NIC out_of_sequence + packet_seq_err above the bound (info below)   (blocking)
@@ -358,6 +359,13 @@ def nic_evidence(host: str, nic: str, counters: dict, plan: dict | None, phase: 
         found.append(finding(BLOCKING, "cnp_off_priority", phase, host, "%s: %s = %d but tx_prio_packets[%s] = %d: the CNPs did not "
                              "ride the CNP priority %s (the NIC's CNP priority / DSCP, or the switch map of the CNP DSCP)" % (
                                  nic, NIC_CNP_SENT, sent, cnp, cnp_tx, cnp), counter=NIC_CNP_SENT, index=cnp, value=sent, **where))
+    marked = counters.get(NIC_ECN_MARKED)
+    if mode != "pfc_only" and _int(marked) and marked > 0 and _int(sent) and sent == 0:
+        # the notification point of this receiver does not answer marks with CNPs (DCQCN off on the NIC or on the
+        # priority the marked packets arrived on): the fabric-wide ecn_without_cnp cannot see one NIC among answering ones
+        found.append(finding(BLOCKING, "ecn_unanswered", phase, host, "%s: %s = %d and %s = 0: the NIC received ECN-marked "
+                             "RoCE packets and sent no CNP (DCQCN notification off on this NIC or its priority)" % (
+                                 nic, NIC_ECN_MARKED, marked, NIC_CNP_SENT), counter=NIC_ECN_MARKED, value=marked, **where))
     lossless = lossless_priorities(plan)
     for name in NIC_PRIO_DROP_COUNTERS:
         for index, value in (per_index(counters, name) or {}).items():

@@ -111,6 +111,20 @@ def test_ecn_marks_without_cnps_handled_at_the_senders_block():
     assert f["severity"] == "blocking" and f["counter"] == "rp_cnp_handled" and "leaf1 swp1 (400)" in f["message"]
 
 
+def test_one_nic_receiving_marks_and_sending_no_cnp_blocks_naming_it():
+    # the other NICs answer (the fabric-wide rule sees CNPs handled); this one has DCQCN off (lab: no_dcqcn)
+    quiet = dict(GOOD_NIC, np_cnp_sent=0, np_ecn_marked_roce_packets=262, tx_prio_packets={"6": 0})
+    out = run({"leaf1": {"swp1": GOOD_PORT}}, {"gpu1": {"mlx5_0": GOOD_NIC}, "gpu2": {"mlx5_1": quiet}})
+    f = one(out, "ecn_unanswered")
+    assert f["severity"] == "blocking" and (f["device"], f["port"], f["value"]) == ("gpu2", "mlx5_1", 262)
+    assert "ecn_without_cnp" not in kinds(out)
+    # pfc_only marks nothing by plan: not judged there; a NIC that reads no np_cnp_sent: not judged (not available)
+    plans = dict(PLANS, gpu2=mode(HOST, "pfc_only"))
+    assert "ecn_unanswered" not in kinds(run(nic_after={"gpu2": {"mlx5_1": quiet}}, plans=plans))
+    unread = {k: v for k, v in quiet.items() if k != "np_cnp_sent"}
+    assert "ecn_unanswered" not in kinds(run(nic_after={"gpu2": {"mlx5_1": unread}}))
+
+
 def test_ecn_marks_and_nothing_that_counts_cnps_is_a_warning():
     port = {k: v for k, v in GOOD_PORT.items()}
     out = run({"leaf1": {"swp1": port}})
