@@ -19,6 +19,7 @@ from labrun import BIN, ROOT, run  # noqa: E402  # pylint: disable=import-error,
 from switchlab import recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+import traffic  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 from hostsim import plugin, tree  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 HOSTS = {  # host -> (lab_nic_driver, its NIC)
@@ -68,6 +69,11 @@ def mixed(tmp_path):
                  "nic_qos_root": "{{ lab_host_root }}", "nic_qos_bin_dir": "{{ lab_host_bin }}",
                  "nic_qos_become": False, "nic_qos_manage_services": False}}}}}
     (tmp_path / "inventory.json").write_text(json.dumps(inventory))
+    # What a lab launch would have moved on each NIC (tests/lab/traffic.py writes it under mlx5's names into the host
+    # simulator; each driver's shim renders its own names): read back under the snapshot's names below.
+    moved = {"stats": {"rx_prio3_bytes": 4096, "rx_prio3_packets": 1, "rx_prio3_pause": 2, "rx_prio3_pause_duration": 20},
+             "hw": {"np_cnp_sent": 3, "rp_cnp_handled": 3}}
+    traffic.apply(str(tmp_path), {"nics": {host: {nic["name"]: moved} for host, (_driver, nic) in HOSTS.items()}})
     # One playbook: the role, then the counters (nic_counters never changes anything, so the recap still counts nic_qos).
     (tmp_path / "play.yml").write_text(PLAY + COUNTERS_PLAY)
 
@@ -121,7 +127,7 @@ def test_one_host_per_vendor_apply_rerun_check_diff_and_counters(mixed):
 
     snaps = {r["host"]: r["counters"] for r in results(first)}
     assert {h: s["platform"] for h, s in snaps.items()} == {"gpu1": "upstream", "gpu2": "bnxt", "gpu3": "ionic"}
-    # DSCP 26 on priority 3, lossless, on the two hosts with DCB; read under the same names from both drivers
+    # the launch's priority-3 bytes and pauses on the two hosts with DCB counters; read under the same names from both drivers
     for host, nic in (("gpu1", "mlx5_0"), ("gpu2", "bnxt_re0")):
         port = snaps[host]["ports"][nic]
         assert port["rx_prio_bytes"]["3"] > 0 and port["pfc_rx_frames"]["3"] > 0, (host, port)
