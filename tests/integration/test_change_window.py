@@ -98,7 +98,7 @@ class Lab:
 
     def nic_trees(self):
         """Every file of each GPU host's lab tree (sysfs, configfs, debugfs, the shims' driver state), by content; the
-        traffic counters the lab adds on each ethtool -S read (the window reads NIC counters) left out."""
+        traffic counters the lab's benchmark launches add (tests/lab/traffic.py: the stats, the hw_counters files) left out."""
         out = {}
         for host in HOSTS:
             root = self.host_root(host)
@@ -109,6 +109,8 @@ class Lab:
                     rel = os.path.relpath(path, root)
                     if rel.startswith(NIC_QOS_OWN):
                         continue  # nic_qos's lock and rollback timer records: bookkeeping, not the NICs
+                    if "/hw_counters/" in rel or rel == os.path.join(".hostsim", "traffic.lock"):
+                        continue  # counters the launches moved, and the ledger's lock
                     if rel == os.path.join(".hostsim", "state.json"):
                         with open(path, encoding="utf-8") as handle:
                             state = json.load(handle)
@@ -610,7 +612,7 @@ def test_a_post_gate_that_fails_localizes_and_names_the_suspect_among_the_reason
     reasons name the suspect before every device is rolled back."""
     lab = lab_factory(extra=["-e", "lab_nccl_replay=passing", "-e", "nccl_gate_check_transport=false",
                              "-e", '{"nccl_gate_targets": [{"min_size": "1G", "min_busbw": 80}]}'])
-    _prepare(lab)
+    _prepare(lab, hosts=True)  # NICs never configured fail the baseline's counter evidence before any change
     proc = start_window(lab, "-e", lab.intent_with_new_ecn(), "-e", "change_window_localize=true", "-e", "change_window_settle_seconds=20")
     try:
         wait_until_pending(lab, proc)
