@@ -245,8 +245,11 @@ def _sonic_device(ctx: Ctx, raw: dict, path: str, platform: Any, ports: dict, ro
         return BAD
     ecn = roce.get("ecn") or {}
     ecn_ok = bool(ecn) and isinstance(ecn, dict) and _ok(*ecn.values())
+    mode = roce.get("mode", _schema.LOSSLESS)
+    if mode == _schema.PFC_ONLY:
+        ecn_ok = False  # no ECN thresholds on any port (issue 36)
     triples = {tuple(sorted(_port_ecn(roce, p["speed_gbps"], "sonic").items())) for p in ports.values() if ecn_ok and _ok(p["speed_gbps"])}
-    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples)
+    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples, lossless=mode != _schema.ECN_ONLY)
     if problem:
         ctx.error(f"{path}.release", problem)
         return BAD

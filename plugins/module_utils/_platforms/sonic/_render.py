@@ -102,9 +102,11 @@ def render(plan: dict) -> list[str]:
     classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
     default_tc = int(plan["default_traffic_class"])
     model = sonic.get("buffer_model", v.DEFAULT_BUFFER_MODEL)
+    # mode pfc_only (issue 36): ports without ECN thresholds get no WRED profile on the RoCE queue
     triples = {(int(p["ecn"]["min_threshold_bytes"]), int(p["ecn"]["max_threshold_bytes"]), int(p["ecn"]["max_probability_percent"]))
-               for p in ports.values()}
-    problem = v.plan_problem(release, hwsku, model, triples)
+               for p in ports.values() if p.get("ecn")}
+    lossless_plan = any(port["pfc_priorities"] for port in ports.values())
+    problem = v.plan_problem(release, hwsku, model, triples, lossless=lossless_plan)
     if problem:
         raise ValueError(problem)
     lines: list[str] = [header(release, hwsku)]
@@ -140,7 +142,9 @@ def render(plan: dict) -> list[str]:
     ecn_queue = int(plan["ecn_queue"])
     wred: dict[str, str] = {}
     for name in sorted(ports, key=_natural):
-        ecn = ports[name]["ecn"]
+        ecn = ports[name].get("ecn")
+        if not ecn or not classes.get(ecn_queue, {}).get("ecn"):
+            continue
         key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
         if release in v.WRED_GUARDED:
             # 202305-202505: GCU lets only the green thresholds of an existing profile change (AZURE_LOSSLESS up to
@@ -174,20 +178,25 @@ def render(plan: dict) -> list[str]:
         prios = sorted(int(p) for p in port["pfc_priorities"])
         for field in ("dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"):
             lines.append(_op(["PORT_QOS_MAP", name, field], MAP))
+        # mode ecn_only: pfc_enable "" (no PFC priority; sonic-port-qos-map.yang's pattern '([0-7](,[0-7])*)?' takes the
+        # empty list), and the watchdog's TC list emptied with it (nothing to watch); no PFC_WD entry is written
         lines.append(_op(["PORT_QOS_MAP", name, "pfc_enable"], ",".join(str(p) for p in prios)))
-        if watchdog["enabled"] and prios:
+        if not prios:
+            lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ""))
+        elif watchdog["enabled"]:
             # sonic-swss pfcwdorch.cpp (202205+) watches only the TCs of pfcwd_sw_enable (qosorch.cpp); the stock
             # qos_config.j2 writes it next to pfc_enable. Set with PFC, before the watchdog entries (pfcwd start).
             lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ",".join(str(p) for p in prios)))
         for tc in sorted(classes):
             lines.append(_op(["QUEUE", "%s|%d" % (name, tc), "scheduler"], schedulers[tc]))
-        lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
-        if watchdog["enabled"]:
+        if name in wred:
+            lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
+        if watchdog["enabled"] and prios:
             lines.append(_op(["PFC_WD", name, "action"], str(watchdog["action"])))
             lines.append(_op(["PFC_WD", name, "detection_time"], str(int(watchdog["detection_time_ms"]))))
             lines.append(_op(["PFC_WD", name, "restoration_time"], str(int(watchdog["restoration_time_ms"]))))
         lines.append(_op(["CABLE_LENGTH", v.CABLE_LENGTH_KEY, name], "%dm" % int(port["cable_length_m"])))
-        room = port["headroom"]
+        room = port.get("headroom") or {}
         if model == "traditional" and prios:
             # buffermgrd (sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask) points BUFFER_PG at
             # pg_lossless_<speed>_<cable>_profile on every PORT change and creates that profile only when absent:
