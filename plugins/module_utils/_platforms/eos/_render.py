@@ -23,7 +23,8 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos imp
 #   manual that the PFC watchdog needs guaranteed bandwidth; the syntax itself is AVD's
 #   (tx-queue / uc-tx-queue templates), the requirement and its platforms are not confirmed.
 # Fabric modes (issue 36, docs/vendor-eos.md "Fabric modes"): a port without PFC priorities (mode ecn_only) gets
-# 'no priority-flow-control' (AVD-T ethernet-interfaces.j2: priority_flow_control.enabled false) and no watchdog line;
+# 'no priority-flow-control' (AVD-T ethernet-interfaces.j2: priority_flow_control.enabled false), the 'no' form of
+# every priority's no-drop line (no priority is lossless: one left from a lossless plan would stay) and no watchdog line;
 # the RoCE queue of a class without ECN (mode pfc_only) gets the 'no' forms of the two ECN lines (EOS's 'no' form of
 # a command removes it; AVD-T renders no ECN lines for a queue without random_detect.ecn).
 # - 'hardware counter feature ecn out': whether a platform needs it for the ECN counters is
@@ -56,6 +57,9 @@ interface {{ ifname }}
 {% endif %}
 {% else %}
    no priority-flow-control
+{% for prio in range(8) %}
+   no priority-flow-control priority {{ prio }} no-drop
+{% endfor %}
 {% endif %}
 {% for queue, tc in plan.traffic_classes | by_number %}
    {{ plan.eos.queue_block | queue_block }} {{ queue }}

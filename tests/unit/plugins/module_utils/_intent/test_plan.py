@@ -372,6 +372,7 @@ def test_roce_plan_hosts_and_env():
     assert gpu1 == {
         "kind": "host",
         "transport": "roce",
+        "mode": "lossless",
         "trust": "dscp",
         "dscp_map": {"26": 3, "48": 6},
         "default_priority": 0,
