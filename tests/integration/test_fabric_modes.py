@@ -6,6 +6,7 @@ committed. switch_config runs in-process (as test_switch_config's hang tests do)
 from __future__ import annotations
 
 import copy
+import json
 import os
 import sys
 
@@ -66,6 +67,12 @@ def test_a_fabric_moves_lossless_to_ecn_only_and_back_with_a_rollback(switch_lab
         assert running["ecn_only", name] != running["lossless", name], name
         gathered = _gathered_pfc(lab, name, ecn_only[name])
         assert _config.drift(ecn_only[name], gathered["gathered"]) == [], (name, gathered)
+    # what the lossless plan left is gone: EOS no-drop priorities, SONiC's watchdog entries, lossless PG and pfc_enable
+    assert "no-drop" not in running["ecn_only", "sw-eos"] and "no-drop" in running["lossless", "sw-eos"]
+    db = json.loads(running["ecn_only", "sw-sonic"])
+    assert "PFC_WD" not in db or not set(db["PFC_WD"]) & set(ecn_only["sw-sonic"]["ports"]), db.get("PFC_WD")
+    assert not [key for key in db.get("BUFFER_PG", {}) if key.endswith("|3")], db.get("BUFFER_PG")
+    assert {db["PORT_QOS_MAP"][port]["pfc_enable"] for port in ecn_only["sw-sonic"]["ports"]} == {""}
     # the way back: pushed under the commit timer, a post-check fails, rolled back: the switch holds ecn_only again
     for name in SWITCHES:
         pending = _push(lab, name, lossless[name], confirm=False, confirm_timeout=600)
@@ -78,3 +85,19 @@ def test_a_fabric_moves_lossless_to_ecn_only_and_back_with_a_rollback(switch_lab
         assert not back.get("failed") and back["device_state"] == "committed", (name, back)
         gathered = _gathered_pfc(lab, name, lossless[name])
         assert _config.drift(lossless[name], gathered["gathered"]) == [], (name, gathered)
+    # second mode, second run: lossless -> pfc_only, read back without ECN
+    pfc_only = _plans(lab, "pfc_only")
+    for name in SWITCHES:
+        moved = _push(lab, name, pfc_only[name])
+        assert not moved.get("failed") and moved["device_state"] == "committed", (name, moved.get("msg"), moved.get("device_said"))
+        again = _push(lab, name, pfc_only[name])
+        assert not again.get("failed") and not again["changed"], (name, again.get("msg"))
+        gathered = _gathered_pfc(lab, name, pfc_only[name])
+        assert _config.drift(pfc_only[name], gathered["gathered"]) == [], (name, _config.drift(pfc_only[name], gathered["gathered"]))
+    assert "random-detect ecn minimum-threshold" not in lab.running("sw-eos")
+    db = json.loads(lab.running("sw-sonic"))
+    assert not [key for key, row in db["QUEUE"].items() if "wred_profile" in row], db["QUEUE"]
+    nxos_run, junos_run = lab.running("sw-nxos"), lab.running("sw-junos")
+    assert "random-detect" not in nxos_run, nxos_run
+    # Junos: the ports' scheduler map is the one without a drop profile (the lossless plan's ECN objects stay, unused)
+    assert "scheduler-map LF-ROCE-SM;" in junos_run and "scheduler-map LF-ROCE-SM-" not in junos_run, junos_run

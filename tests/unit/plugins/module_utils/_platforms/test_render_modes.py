@@ -28,14 +28,14 @@ NO_PFC = {
     "eos": (r"^\s*priority-flow-control (on|priority \d no-drop|pause watchdog)",),
     "nvue": (r"qos pfc \S+ ", r"qos pfc profile", r"pfc-watchdog (polling-interval|robustness|state)", r"traffic-pool lossless"),
     "junos": (r"no-loss", r"pfc-priority", r"congestion-notification-profile \S+ ", r"pfc-watchdog"),
-    "sonic": (r'"pfc_enable", "value": "\d', r"/PFC_WD/", r"/BUFFER_PG/", r"pg_lossless", r'pfcwd_sw_enable", "value": "\d'),
+    "sonic": (r'"pfc_enable", "value": "\d', r'"add", "path": "/PFC_WD/', r'"add", "path": "/BUFFER_PG/', r"pg_lossless", r'pfcwd_sw_enable", "value": "\d'),
     "nxos": (r"pause pfc-cos", r"watch-dog-interval", r"priority-flow-control mode on"),
 }
 NO_ECN = {
     "eos": (r"^\s*random-detect ecn minimum-threshold \d", r"^\s*random-detect ecn count"),
     "nvue": (r"congestion-control \S+ traffic-class", r"congestion-control profile"),
     "junos": (r"explicit-congestion-notification", r"drop-profile"),
-    "sonic": (r"/WRED_PROFILE/", r"wred_profile"),
+    "sonic": (r"/WRED_PROFILE/", r'"add", "path": "/QUEUE/[^"]*/wred_profile'),
     "nxos": (r"random-detect",),
 }
 
