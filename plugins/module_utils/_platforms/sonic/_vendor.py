@@ -175,3 +175,11 @@ def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples
                 f"only the green thresholds of the stock {STOCK_WRED_PROFILE} WRED profile change (GCU's validators refuse a new "
                 "WRED_PROFILE; ecnconfig changes existing profiles only): give every port of this switch the same ECN values")
     return None
+
+# lossless_fabric.roce.mode (issue 36) -> the source that SONiC runs it; _records.SONIC.roce_modes (docs/vendor-sonic.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "sonic-buildimage qos_config.j2 (PORT_QOS_MAP pfc_enable, QUEUE wred_profile, BUFFER_PG lossless profile)",
+    "ecn_only": "sonic-buildimage sonic-port-qos-map.yang (pfc_enable pattern '([0-7](,[0-7])*)?' takes the empty list) with "
+                "QUEUE wred_profile (sonic-queue.yang) on the RoCE queue; sonic-utilities pfcwd/main.py 'pfcwd stop'",
+    "pfc_only": "sonic-buildimage sonic-queue.yang (wred_profile is an optional leaf of a QUEUE entry) with PORT_QOS_MAP pfc_enable",
+}

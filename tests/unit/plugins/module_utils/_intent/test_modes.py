@@ -9,8 +9,9 @@ import copy
 
 import pytest
 
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _plan
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _devices, _plan, _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import IntentError
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _records
 
 PORT = {"eos": "Ethernet1/1", "nvue": "swp1", "junos": "et-0/0/1", "sonic": "Ethernet0", "nxos": "Ethernet1/1"}
 TARGETS = {"collectives": {"all_reduce_perf": [{"min_size": "1G", "min_busbw": 100}]}}
@@ -130,3 +131,20 @@ def test_build_plan_refuses_a_contradiction_with_every_error():
     with pytest.raises(IntentError) as err:
         _plan.build_plan(intent(mode="ecn_only", pfc={"priorities": [3], "watchdog": {"enabled": True}}), devices())
     assert len(err.value.errors) == 2
+
+
+def test_every_platform_runs_every_mode_with_a_source():
+    for name, record in _records.registry().items():
+        assert set(record.roce_modes) == set(_schema.ROCE_MODES), name
+        assert all(isinstance(source, str) and len(source) > 20 for source in record.roce_modes.values()), name
+
+
+def test_a_mode_a_platform_cannot_run_is_refused_naming_the_platform(monkeypatch):
+    relaxed = {name: record._replace(roce_modes={"lossless": "x", "pfc_only": "y"} if name == "junos" else record.roce_modes)
+               for name, record in _records.registry().items()}
+    monkeypatch.setattr(_devices, "platforms", lambda: relaxed)
+    errors, _warnings = _plan.validate(intent(mode="ecn_only"), devices())
+    assert [e for e in errors if "roce.mode" in e] == [
+        "sw-junos: lossless_fabric.roce.mode: 'ecn_only': platform junos cannot run it: no vendor source shows PFC and ECN set that "
+        "way on junos (the modes it runs, each with its source: ['lossless', 'pfc_only'])"], errors
+    assert _plan.validate(intent(mode="pfc_only"), devices())[0] == []
