@@ -182,7 +182,7 @@ LEAVES: tuple[Leaf, ...] = (
         what="a fabric mode",
         doc=(
             "`lossless`: PFC + ECN/DCQCN; `ecn_only`: lossy fabric, no PFC anywhere (no watchdog, no headroom), ECN/DCQCN and the CNP "
-            "class kept; `pfc_only`: PFC without ECN marking, DCQCN off ([Fabric modes](#fabric-modes-roce-mode))"
+            "class kept; `pfc_only`: PFC without ECN marking, DCQCN off ([Fabric modes](#fabric-modes-rocemode))"
         ),
     ),
     Leaf("roce.trust", "str", default="dscp", choices=("dscp",), what="a trust mode", doc="classify by DSCP (switches, NICs)"),
