@@ -57,8 +57,8 @@ def _push(sim, sh, driver, plan: dict) -> list[str]:
 
 @pytest.mark.parametrize("release", sonic_vendor.RELEASES)
 def test_a_sonic_fabric_moves_between_modes_and_rolls_back_on_every_release(tmp_path, release):
-    sim = Simulator({"time_scale": 0.002, "switches": [{"name": "leaf5", "platform": "sonic", "ports": PORTS, "version": release,
-                                                          "hwsku": MELLANOX}]}, str(tmp_path))
+    spec = {"name": "leaf5", "platform": "sonic", "ports": PORTS, "version": release, "hwsku": MELLANOX}
+    sim = Simulator({"time_scale": 0.002, "switches": [spec]}, str(tmp_path))
     try:
         sh = sim.devices["leaf5"].new_shell(None)
         driver = object.__new__(sonic_driver.Driver)  # split() and patch() read only their arguments

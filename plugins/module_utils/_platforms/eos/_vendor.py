@@ -148,6 +148,7 @@ def ecn_defaults(speed_gbps: int) -> dict[str, int]:
         raise ValueError("platform eos: no ECN default for %r Gb/s; set lossless_fabric.roce.ecn thresholds" % (speed_gbps,))
     return dict(entry)
 
+
 # lossless_fabric.roce.mode (issue 36) -> the source that EOS runs it; _records.EOS.roce_modes (docs/vendor-eos.md, "Fabric modes").
 ROCE_MODES = {
     "lossless": "AVD-T ethernet-interfaces.j2 ('priority-flow-control on', 'priority-flow-control priority N no-drop') and the "

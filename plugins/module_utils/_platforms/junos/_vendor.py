@@ -179,6 +179,7 @@ def fill_levels_error(min_bytes: int, max_bytes: int, queue_buffer_bytes: int) -
                 "levels low < high < 100" % (min_bytes, max_bytes, low, high, queue_buffer_bytes))
     return None
 
+
 # lossless_fabric.roce.mode (issue 36) -> the source that Junos runs it; _records.JUNOS.roce_modes (docs/vendor-junos.md, "Fabric modes").
 ROCE_MODES = {
     "lossless": "Juniper JVD AI/ML backend (no-loss forwarding class with pfc-priority, congestion-notification-profile, ECN drop profile)",

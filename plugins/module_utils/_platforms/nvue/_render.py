@@ -249,7 +249,8 @@ def _context(plan: dict) -> dict:
         "watchdog": {"enabled": bool(plan["watchdog"]["enabled"]), "detection_time_ms": int(plan["watchdog"]["detection_time_ms"])},
         "all_ports": _ports(ports),
         # Fabric modes (issue 36): a port without PFC priorities (ecn_only) / without ECN (pfc_only) has its profile
-        # binding unset (ecn_only: the port's pfc-watchdog state too, which NVUE refuses without PFC on the port), so a fabric moved from lossless keeps no PFC / ECN profile on it (docs/vendor-nvue.md "Fabric modes").
+        # binding unset (ecn_only: the port's pfc-watchdog state too, which NVUE refuses without PFC on the port), so a
+        # fabric moved from lossless keeps no PFC / ECN profile on it (docs/vendor-nvue.md "Fabric modes").
         "no_pfc_ports": _ports(name for name, port in ports.items() if not port["pfc_priorities"]),
         "no_ecn_ports": _ports(name for name, port in ports.items() if not port.get("ecn")),
         "mtu": int(plan["mtu"]),

@@ -176,6 +176,7 @@ def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples
                 "WRED_PROFILE; ecnconfig changes existing profiles only): give every port of this switch the same ECN values")
     return None
 
+
 # lossless_fabric.roce.mode (issue 36) -> the source that SONiC runs it; _records.SONIC.roce_modes (docs/vendor-sonic.md, "Fabric modes").
 ROCE_MODES = {
     "lossless": "sonic-buildimage qos_config.j2 (PORT_QOS_MAP pfc_enable, QUEUE wred_profile, BUFFER_PG lossless profile)",
