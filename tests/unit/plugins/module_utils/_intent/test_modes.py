@@ -9,6 +9,7 @@ import copy
 
 import pytest
 
+from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _devices, _plan, _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import IntentError
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _records
@@ -148,3 +149,17 @@ def test_a_mode_a_platform_cannot_run_is_refused_naming_the_platform(monkeypatch
         "sw-junos: lossless_fabric.roce.mode: 'ecn_only': platform junos cannot run it: no vendor source shows PFC and ECN set that "
         "way on junos (the modes it runs, each with its source: ['lossless', 'pfc_only'])"], errors
     assert _plan.validate(intent(mode="pfc_only"), devices())[0] == []
+
+
+@pytest.mark.parametrize("mode, pfc, dcqcn", [
+    ("lossless", [0, 0, 0, 1, 0, 0, 0, 0], {"3": 1}),
+    ("ecn_only", [0] * 8, {"3": 1}),
+    ("pfc_only", [0, 0, 0, 1, 0, 0, 0, 0], {"3": 0}),  # DCQCN switched off on the RoCE priority
+])
+def test_nic_qos_applies_each_mode_from_the_host_plan_alone(mode, pfc, dcqcn):
+    """The host side (nic_qos, _hosts/_nic.py, h/nicvendors' file) reads the mode only through the plan's fields."""
+    host = _plan.build_plan(intent(mode=mode), devices())["devices"]["gpu1"]
+    _nic.validate_plan(host)
+    want = _nic.wanted(host)
+    assert want["pfc"] == pfc and want["dcqcn"] == {"np": dcqcn, "rp": dcqcn}
+    assert want["cnp"] == {"dscp": 48, "priority": 6} and want["traffic_class"] == 106
