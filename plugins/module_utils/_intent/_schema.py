@@ -238,9 +238,9 @@ LEAVES: tuple[Leaf, ...] = (
         min_len=1,
         max_len=8,
         range_doc=", unique",
-        doc="lossless priorities (switch ports, NIC PFC bitmap)",
+        doc="lossless priorities (switch ports, NIC PFC bitmap); mode `ecn_only`: none (absent or `[]`)",
     ),
-    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches"),
+    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches; mode `ecn_only`: off (`true` is refused)"),
     Leaf("roce.pfc.watchdog.detection_time_ms", "int", default=200, low=100, high=5000, what="a detection time in ms", doc="storm detection time"),
     Leaf(
         "roce.pfc.watchdog.restoration_time_ms",
@@ -261,7 +261,7 @@ LEAVES: tuple[Leaf, ...] = (
         nullable=True,
         default=DERIVED,
         default_doc="per port speed and platform (null)",
-        doc="WRED/ECN Kmin on the data queue; null: per port speed",
+        doc="WRED/ECN Kmin on the data queue; null: per port speed; mode `pfc_only`: none (a value is refused)",
     ),
     Leaf(
         "roce.ecn.max_threshold_bytes",
@@ -286,7 +286,12 @@ LEAVES: tuple[Leaf, ...] = (
         default_doc="per platform, 20 on most (null)",
         doc="Pmax",
     ),
-    Leaf("roce.dcqcn.enabled", "bool", default=True, doc="DCQCN reaction + notification point on `data.priority` (NICs)"),
+    Leaf(
+        "roce.dcqcn.enabled",
+        "bool",
+        default=True,
+        doc="DCQCN reaction + notification point on `data.priority` (NICs); mode `pfc_only`: off (`true` is refused)",
+    ),
     Leaf(
         "roce.mtu.switch",
         "int",
