@@ -217,8 +217,9 @@ def render(plan: dict) -> list[str]:
         prios = sorted(int(p) for p in port["pfc_priorities"])
         for field in ("dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"):
             lines.append(_op(["PORT_QOS_MAP", name, field], MAP))
-        # mode ecn_only: pfc_enable "" (no PFC priority; sonic-port-qos-map.yang's pattern '([0-7](,[0-7])*)?' takes the
-        # empty list), and the watchdog's TC list emptied with it (nothing to watch); no PFC_WD entry is written
+        # mode ecn_only: pfc_enable "" and pfcwd_sw_enable "" (sonic-buildimage sonic-port-qos-map.yang, pattern
+        # '([0-7](,[0-7])*)?': "Empty string is allowed to disable PFC on all queues" / "... to disable watchdog on all
+        # queues"); no PFC_WD entry is written
         lines.append(_op(["PORT_QOS_MAP", name, "pfc_enable"], ",".join(str(p) for p in prios)))
         if not prios:
             lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ""))

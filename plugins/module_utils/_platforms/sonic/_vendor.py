@@ -180,7 +180,7 @@ def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples
 # lossless_fabric.roce.mode (issue 36) -> the source that SONiC runs it; _records.SONIC.roce_modes (docs/vendor-sonic.md, "Fabric modes").
 ROCE_MODES = {
     "lossless": "sonic-buildimage qos_config.j2 (PORT_QOS_MAP pfc_enable, QUEUE wred_profile, BUFFER_PG lossless profile)",
-    "ecn_only": "sonic-buildimage sonic-port-qos-map.yang (pfc_enable pattern '([0-7](,[0-7])*)?' takes the empty list) with "
+    "ecn_only": "sonic-buildimage sonic-port-qos-map.yang (pfc_enable: 'Empty string is allowed to disable PFC on all queues') with "
                 "QUEUE wred_profile (sonic-queue.yang) on the RoCE queue; sonic-utilities pfcwd/main.py 'pfcwd stop'",
     "pfc_only": "sonic-buildimage sonic-queue.yang (wred_profile is an optional leaf of a QUEUE entry) with PORT_QOS_MAP pfc_enable",
 }
