@@ -43,6 +43,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section, launch_hardware, resolve_auto
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
 _TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 
@@ -142,6 +143,8 @@ def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return
     for note in platforms()[device["platform"]].notes:
+        if note == _vendor_nxos.WATCHDOG_TIMES_NOTE and roce.get("mode") == _schema.ECN_ONLY:
+            continue  # mode ecn_only renders no watchdog: its times are not applied anywhere (issue 36)
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 
