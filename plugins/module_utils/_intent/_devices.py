@@ -210,6 +210,12 @@ def _roce_ok(ctx: Ctx, roce: dict, platform: Any, ports: dict, path: str) -> boo
     if platform.requires_ports and not ports:
         ctx.error(f"{path}.ports", f"empty: platform {platform.name} sets the lossless class per port and needs at least one")
         good = False
+    mode = roce.get("mode") if isinstance(roce, dict) else None
+    if isinstance(mode, str) and mode != _schema.LOSSLESS and mode not in (platform.roce_modes or {}):
+        # issue 36: a mode the platform's vendor source does not show it running (its record's roce_modes)
+        ctx.error("lossless_fabric.roce.mode", f"{mode!r}: platform {platform.name} cannot run it: no vendor source shows PFC and ECN "
+                  f"set that way on {platform.name} (the modes it runs, each with its source: {sorted(platform.roce_modes or {})})")
+        good = False
     for key, value, why in platform.roce_errors(roce) if platform.roce_errors else []:
         ctx.error(f"lossless_fabric.roce.{key}", f"{value!r}: platform {platform.name} cannot take it: {why}")
         good = False
@@ -245,8 +251,11 @@ def _sonic_device(ctx: Ctx, raw: dict, path: str, platform: Any, ports: dict, ro
         return BAD
     ecn = roce.get("ecn") or {}
     ecn_ok = bool(ecn) and isinstance(ecn, dict) and _ok(*ecn.values())
+    mode = roce.get("mode", _schema.LOSSLESS)
+    if mode == _schema.PFC_ONLY:
+        ecn_ok = False  # no ECN thresholds on any port (issue 36)
     triples = {tuple(sorted(_port_ecn(roce, p["speed_gbps"], "sonic").items())) for p in ports.values() if ecn_ok and _ok(p["speed_gbps"])}
-    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples)
+    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples, lossless=mode != _schema.ECN_ONLY)
     if problem:
         ctx.error(f"{path}.release", problem)
         return BAD

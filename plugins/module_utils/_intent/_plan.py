@@ -43,6 +43,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section, launch_hardware, resolve_auto
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
 _TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
 
@@ -142,6 +143,8 @@ def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return
     for note in platforms()[device["platform"]].notes:
+        if note == _vendor_nxos.WATCHDOG_TIMES_NOTE and roce.get("mode") == _schema.ECN_ONLY:
+            continue  # mode ecn_only renders no watchdog: its times are not applied anywhere (issue 36)
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 
@@ -227,11 +230,15 @@ def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int
 def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
     """Switch QoS: DSCP plan (reference 7.3), per-port headroom (7.1) and ECN (7.2)."""
     roce = intent["roce"]
+    mode = roce["mode"]
     data_prio, cnp_prio = roce["data"]["priority"], roce["cnp"]["priority"]
-    pfc = roce["pfc"]["priorities"]
-    classes: dict[int, dict[str, Any]] = {0: {"lossless": 0 in pfc, "ecn": data_prio == 0, "strict": False}}
+    pfc = roce["pfc"]["priorities"]  # [] in mode ecn_only (_roce)
+    marks = mode != _schema.PFC_ONLY  # pfc_only: no queue marks ECN
+    classes: dict[int, dict[str, Any]] = {0: {"lossless": 0 in pfc, "ecn": marks and data_prio == 0, "strict": False}}
     for prio in pfc:
-        classes[prio] = {"lossless": True, "ecn": prio == data_prio, "strict": False}
+        classes[prio] = {"lossless": True, "ecn": marks and prio == data_prio, "strict": False}
+    # the RoCE data class is a class of its own in every mode (ecn_only: lossy, marking ECN)
+    classes[data_prio] = {"lossless": data_prio in pfc, "ecn": marks, "strict": False}
     classes[cnp_prio] = {"lossless": False, "ecn": False, "strict": roce["cnp"]["strict"]}
     _share_bandwidth(classes, data_prio, roce["data"]["bandwidth_percent"])
     hr = roce["headroom"]
@@ -253,17 +260,22 @@ def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
             "cable_length_m": port["cable_length_m"],
             "description": port["description"],
             "pfc_priorities": list(pfc),
-            "ecn": _port_ecn(roce, port["speed_gbps"], device["platform"], device.get("queue_buffer_bytes")),
-            "headroom": {
+        }
+        if marks:
+            # pfc_only: the port carries no ECN thresholds (interfaces point 1)
+            ports[ifname]["ecn"] = _port_ecn(roce, port["speed_gbps"], device["platform"], device.get("queue_buffer_bytes"))
+        if pfc:
+            # ecn_only: no lossless priority, so no PFC headroom to reserve
+            ports[ifname]["headroom"] = {
                 "xoff_bytes": room["xoff_bytes"],
                 "xon_bytes": room["xon_bytes"],
                 "size_bytes": room["size_bytes"],
                 "total_bytes": room["size_bytes"] * len(pfc),
-            },
-        }
+            }
     plan: SwitchPlan = {
         "kind": "switch",
         "platform": device["platform"],
+        "mode": mode,
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_traffic_class": 0,
@@ -285,14 +297,16 @@ def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
         plan["release"] = device.get("release", _vendor_nvue.DEFAULT_RELEASE)
         # NVIDIA's QoS page ("Flow Control Buffers"): give the lossless pool its
         # memory share and the lossless priorities before PFC (_vendor_nvue).
-        plan["traffic_pool"] = {
-            "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
-            "lossless_priorities": list(pfc),
-            "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
-            "lossy_pool": _vendor_nvue.LOSSY_POOL,
-            "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
-            "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
-        }
+        # ecn_only: no lossless priority, so no lossless pool (NVIDIA ties the pool to PFC: docs/vendor-nvue.md, "Fabric modes").
+        if pfc:
+            plan["traffic_pool"] = {
+                "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
+                "lossless_priorities": list(pfc),
+                "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
+                "lossy_pool": _vendor_nvue.LOSSY_POOL,
+                "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
+                "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
+            }
         # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
         plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
     if "sonic" in device:
@@ -365,6 +379,8 @@ def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     return {
         "kind": "host",
         "transport": "roce",
+        # lossless | ecn_only (pfc_priorities [], bitmap all 0) | pfc_only (dcqcn off): interfaces point 1
+        "mode": roce["mode"],
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_priority": 0,
@@ -529,10 +545,12 @@ def _summary(intent: dict, devices: dict, plans: dict, warnings: list[str]) -> d
     }
     if intent["transport"] == "roce":
         roce = intent["roce"]
-        sizes = [p["headroom"]["size_bytes"] for plan in plans.values() if plan["kind"] == "switch" for p in plan["ports"].values()]
+        ports = [p for plan in plans.values() if plan["kind"] == "switch" for p in plan["ports"].values()]
+        sizes = [p["headroom"]["size_bytes"] for p in ports if "headroom" in p]
         summary.update(
             {
-                "ports": len(sizes),
+                "mode": roce["mode"],
+                "ports": len(ports),
                 "lossless_priorities": list(roce["pfc"]["priorities"]),
                 "data_dscp": roce["data"]["dscp"],
                 "cnp_dscp": roce["cnp"]["dscp"],

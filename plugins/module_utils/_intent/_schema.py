@@ -57,6 +57,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     UINT32_MAX,
 )
 
+# lossless_fabric.roce.mode (issue 36): the fabric's congestion design. Readers of a plan written before it use
+# plan.get("mode", "lossless") (interfaces point 1).
+LOSSLESS, ECN_ONLY, PFC_ONLY = "lossless", "ecn_only", "pfc_only"
+ROCE_MODES: tuple[str, ...] = (LOSSLESS, ECN_ONLY, PFC_ONLY)
+
 # The platform names, from the registry (_platforms): a new driver is listed with no edit here.
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
 _PLANNED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if not record.supported)
@@ -169,6 +174,17 @@ LEAVES: tuple[Leaf, ...] = (
         doc="the cabling pattern ([Cabling](#cabling-topology-port-and-nic-peer-nic-rail-optional))",
     ),
     # ---- roce: docs/intent.md table 'roce' (docs header: '| key | type | default | range | meaning / who gets it |')
+    Leaf(
+        "roce.mode",
+        "str",
+        default="lossless",
+        choices=ROCE_MODES,
+        what="a fabric mode",
+        doc=(
+            "`lossless`: PFC + ECN/DCQCN; `ecn_only`: lossy fabric, no PFC anywhere (no watchdog, no headroom), ECN/DCQCN and the CNP "
+            "class kept; `pfc_only`: PFC without ECN marking, DCQCN off ([Fabric modes](#fabric-modes-rocemode))"
+        ),
+    ),
     Leaf("roce.trust", "str", default="dscp", choices=("dscp",), what="a trust mode", doc="classify by DSCP (switches, NICs)"),
     Leaf("roce.data.dscp", "int", default=26, low=0, high=63, what="a DSCP", doc="DSCP of RoCE data"),
     Leaf(
@@ -222,9 +238,9 @@ LEAVES: tuple[Leaf, ...] = (
         min_len=1,
         max_len=8,
         range_doc=", unique",
-        doc="lossless priorities (switch ports, NIC PFC bitmap)",
+        doc="lossless priorities (switch ports, NIC PFC bitmap); mode `ecn_only`: none (absent or `[]`)",
     ),
-    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches"),
+    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches; mode `ecn_only`: off (`true` is refused)"),
     Leaf("roce.pfc.watchdog.detection_time_ms", "int", default=200, low=100, high=5000, what="a detection time in ms", doc="storm detection time"),
     Leaf(
         "roce.pfc.watchdog.restoration_time_ms",
@@ -245,7 +261,7 @@ LEAVES: tuple[Leaf, ...] = (
         nullable=True,
         default=DERIVED,
         default_doc="per port speed and platform (null)",
-        doc="WRED/ECN Kmin on the data queue; null: per port speed",
+        doc="WRED/ECN Kmin on the data queue; null: per port speed; mode `pfc_only`: none (a value is refused)",
     ),
     Leaf(
         "roce.ecn.max_threshold_bytes",
@@ -270,7 +286,12 @@ LEAVES: tuple[Leaf, ...] = (
         default_doc="per platform, 20 on most (null)",
         doc="Pmax",
     ),
-    Leaf("roce.dcqcn.enabled", "bool", default=True, doc="DCQCN reaction + notification point on `data.priority` (NICs)"),
+    Leaf(
+        "roce.dcqcn.enabled",
+        "bool",
+        default=True,
+        doc="DCQCN reaction + notification point on `data.priority` (NICs); mode `pfc_only`: off (`true` is refused)",
+    ),
     Leaf(
         "roce.mtu.switch",
         "int",
