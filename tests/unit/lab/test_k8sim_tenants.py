@@ -16,6 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
 
 from k8sim.client import K8sSim  # noqa: E402
+from k8sim.sim import Simulator  # noqa: E402
+from nccl import replay  # noqa: E402
 
 kubernetes = pytest.importorskip("kubernetes")
 from kubernetes import client as k8s  # noqa: E402
@@ -110,3 +112,19 @@ def test_a_nad_in_a_namespace_that_does_not_exist_is_refused(sim, onboarded):
         k8s.CustomObjectsApi(onboarded).create_namespaced_custom_object("k8s.cni.cncf.io", "v1", "team-c", "network-attachment-definitions", nad)
     assert err.value.status == 404
     assert json.loads(err.value.body)["message"] == 'namespaces "team-c" not found'
+
+
+def test_each_tenants_mpijobs_replay_the_tenants_log_from_the_lab_variables():
+    passing, failing = replay.resolve("passing")[0], replay.resolve("failing")[0]
+    config = replay.k8sim_config("passing", "passing", {"team-b": "failing", "team-a": ""})
+    assert config["replays"] == [{"selector": {"lossless.fabric/tenant": "team-b"}, "path": [failing]},
+                                 {"selector": {"lossless.fabric/phase": "post"}, "path": [passing]}]
+    sim = Simulator(config)
+
+    def job(name, labels):
+        return {"metadata": {"namespace": "x", "name": name, "labels": labels}}
+
+    assert sim.plan_for(job("b", {"lossless.fabric/tenant": "team-b"}))["replay_path"] == failing
+    assert sim.plan_for(job("a", {"lossless.fabric/tenant": "team-a"}))["replay_path"] == passing
+    with pytest.raises(replay.ReplayError, match="lab_nccl_replay_tenants.team-b"):
+        replay.k8sim_config(None, None, {"team-b": "no-such-log"})
