@@ -58,7 +58,6 @@ def k8s_tenant_isolation(objects, plan, transport):
         raise AnsibleFilterError("k8s_tenant_isolation: %s" % exc) from exc
 
 
-
 class FilterModule:
     """lossless.fabric filters."""
 

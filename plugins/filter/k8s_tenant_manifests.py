@@ -59,7 +59,6 @@ def k8s_tenant_manifests(plan, transport, resources=None, ipam=None, subjects=No
         raise AnsibleFilterError("k8s_tenant_manifests: %s" % exc) from exc
 
 
-
 class FilterModule:
     """lossless.fabric filters."""
 

@@ -44,8 +44,8 @@ def test_tenant_inconclusive_with_too_few_launches_or_another_transport():
     assert verdict["verdict"] == "inconclusive" and "transport changed: pre IB, post Socket" in verdict["text"]
 
 
-PARAMS = {"launcher": "kubernetes", "labels": {}, "kubernetes": {"namespace": "nccl-benchmark", "rdma_resource": "rdma/rdma_shared_device_a",
-                                                                  "kubeconfig": "/admin.kubeconfig", "image": "nccl:1"}}
+KUBE = {"namespace": "nccl-benchmark", "rdma_resource": "rdma/rdma_shared_device_a", "kubeconfig": "/admin.kubeconfig", "image": "nccl:1"}
+PARAMS = {"launcher": "kubernetes", "labels": {}, "kubernetes": KUBE}
 TENANT = {"name": "team-a", "namespace": "team-a", "kubeconfig": "/team-a.kubeconfig", "networks": "team-a-rdma",
           "rdma_resource": "mellanox.com/mlnx_sriov_rdma_ib"}
 
