@@ -174,7 +174,7 @@ def _networks(annotation: Any, own_ns: str) -> list[tuple[str, str]]:
         return out
     for item in text.split(","):
         item = item.strip().split("@", 1)[0]
-        ns, _, name = item.rpartition("/")
+        ns, _slash, name = item.rpartition("/")
         out.append((ns or own_ns, name))
     return out
 

@@ -65,7 +65,7 @@ class Authenticator:
     def identify(self, authorization: str | None) -> Identity | None:
         if not self.enabled:
             return None
-        scheme, _, token = (authorization or "").partition(" ")
+        scheme, _space, token = (authorization or "").partition(" ")
         ident = self.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
         if ident is None:
             raise unauthorized()

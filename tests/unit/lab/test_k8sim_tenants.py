@@ -47,7 +47,7 @@ def onboarded(sim):
     for ns in rendered["namespaces"]:
         k8s.CoreV1Api(admin).create_namespace(ns)
     for obj in rendered["tenants"]:
-        group, _, version = obj["apiVersion"].rpartition("/")
+        group, _slash, version = obj["apiVersion"].rpartition("/")
         plural = {"NetworkAttachmentDefinition": "network-attachment-definitions", "Role": "roles", "RoleBinding": "rolebindings"}[obj["kind"]]
         k8s.CustomObjectsApi(admin).create_namespaced_custom_object(group, version, obj["metadata"]["namespace"], plural, obj)
     return admin
