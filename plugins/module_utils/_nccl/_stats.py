@@ -398,7 +398,7 @@ def tenant_verdict(res: dict, tenant: str) -> dict:
         worst = min(sizes, key=lambda s: s['change_percent'])
         out.update(verdict='bare_metal', size=worst['size'])
         out['text'] = 'tenant %s at bare-metal speed (largest change %+.1f %% at %s, within %.1f %%)' % (
-            tenant, worst['change_percent'], worst['size_human'], worst['threshold_percent'])
+            tenant, worst['change_percent'] or 0.0, worst['size_human'], worst['threshold_percent'])  # no '-0.0'
     else:
         why = next((s.get('reason') for s in sizes if s.get('verdict') != 'ok'), None) or res.get('reason') or '; '.join(res.get('flags') or [])
         out['text'] = 'tenant %s: inconclusive against the host baseline: %s' % (tenant, why or 'nothing to compare')
