@@ -78,11 +78,14 @@ def group_name(tenant: str) -> str:
     return "lossless.fabric:tenant:%s" % tenant
 
 
-def base_pkey(pkey: str) -> str:
+def base_pkey(pkey: Any) -> str:
     """The 15-bit P_Key ib-kubernetes takes (IsPKeyValid: pkey == pkey & 0x7fff): 0x8002 -> 0x0002."""
-    if not isinstance(pkey, str) or not _PKEY_RE.fullmatch(pkey):
+    if isinstance(pkey, int) and not isinstance(pkey, bool) and 0 <= pkey <= 0xFFFF:
+        value = pkey & 0x7FFF  # YAML reads an unquoted 0x8002 as the number 32770
+    elif isinstance(pkey, str) and _PKEY_RE.fullmatch(pkey):
+        value = int(pkey, 16) & 0x7FFF
+    else:
         raise TenantError("P_Key %r is not 0x followed by 1-4 hex digits" % (pkey,))
-    value = int(pkey, 16) & 0x7FFF
     if value in (0, 0x7FFF):
         raise TenantError("P_Key %r is the default partition (0x7fff) or invalid: a tenant needs its own" % (pkey,))
     return "0x%04x" % value

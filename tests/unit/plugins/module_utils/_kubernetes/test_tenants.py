@@ -65,6 +65,12 @@ def test_refused_tenants(change, message):
         T.manifests(dict(IB, **change), "infiniband")
 
 
+def test_a_pkey_yaml_read_as_a_number_is_the_same_pkey():
+    assert T.base_pkey(0x8002) == T.base_pkey("0x8002") == "0x0002"
+    with pytest.raises(T.TenantError):
+        T.base_pkey(True)
+
+
 def test_plan_reader_and_filter_errors():
     assert T.plan_tenants({"devices": {}}) == {}
     assert T.plan_tenants({"tenants": IB}) is IB
