@@ -76,7 +76,8 @@ def tenants_section(ctx: Ctx, raw: Any, norm: dict, devices: dict, groups: dict 
     level_names = [level["name"] for level in levels] if _ok(levels) else None
     tenants = [_tenant(ctx, entry, f"{PATH}[{index}]", transport, devices, groups, level_names) for index, entry in enumerate(entries)]
     _check_together(ctx, tenants)
-    if ib is not None and _ok(ib["partitions"]) and all(_ok(p) for p in ib["partitions"]):
+    if ib is not None and _ok(ib["partitions"]):
+        # Partitions that failed their own checks are left out here; the others are still checked against the tenants.
         _add_partitions(ctx, ib, tenants, devices, level_names)
     if not all(_ok(t) for t in tenants):
         return BAD
@@ -283,8 +284,9 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
             ports[guid] = tenant["name"]
         made.append((tenant, guids))
     _check_shared(ctx, ib, ports)
-    names = {p["name"]: f"lossless_fabric.infiniband.partitions[{i}]" for i, p in enumerate(ib["partitions"])}
-    pkeys = {int(p["pkey"], 16) & 0x7FFF: (f"lossless_fabric.infiniband.partitions[{i}]", p["pkey"]) for i, p in enumerate(ib["partitions"])}
+    good = [(i, p) for i, p in enumerate(ib["partitions"]) if _ok(p)]
+    names = {p["name"]: f"lossless_fabric.infiniband.partitions[{i}]" for i, p in good}
+    pkeys = {int(p["pkey"], 16) & 0x7FFF: (f"lossless_fabric.infiniband.partitions[{i}]", p["pkey"]) for i, p in good}
     added = []
     for tenant, guids in made:
         want = tenant["partition"]
@@ -310,10 +312,11 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
         added.append(part)
     if not added:
         return
-    if not any(int(p["pkey"], 16) & 0x7FFF == DEFAULT_PKEY for p in ib["partitions"]):
+    if not any(_ok(p) and int(p["pkey"], 16) & 0x7FFF == DEFAULT_PKEY for p in ib["partitions"]):
         ib["partitions"].insert(0, _default_partition(ports))
     ib["partitions"] += added
-    check_compute_sl(ctx, ib, "lossless_fabric.infiniband")
+    if all(_ok(p) for p in ib["partitions"]) and ib["compute_partition"] in [p["name"] for p in added]:
+        check_compute_sl(ctx, ib, "lossless_fabric.infiniband")
 
 
 def _default_partition(ports: dict[str, str]) -> dict:
@@ -338,6 +341,8 @@ def _check_shared(ctx: Ctx, ib: dict, ports: dict[str, str]) -> None:
     """An intent partition must not let two tenants reach each other: refused when it makes ports of two
     tenants members and one of them is full (limited members reach only full members)."""
     for index, part in enumerate(ib["partitions"]):
+        if not _ok(part):
+            continue
         held: dict[str, tuple[str, int]] = {}
         for number, member in enumerate(part["members"]):
             if member.get("guid"):
