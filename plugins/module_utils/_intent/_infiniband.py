@@ -221,8 +221,8 @@ def _ib_section(ctx: Ctx, raw: Any, path: str, tenant_partitions: tuple[str, ...
         ctx.error(cpath, f"{compute!r} is not a partition name")
         compute = BAD
     elif _ok(partitions) and all(_ok(p) for p in partitions):
-        defined = [p["name"] for p in partitions]
-        if compute not in defined and compute not in tenant_partitions:
+        defined = [p["name"] for p in partitions] + list(tenant_partitions)
+        if compute not in defined:
             hint = _suggest(compute, defined) if defined else "no partitions are defined"
             ctx.error(cpath, f"{compute!r} is not a defined partition ({hint})")
             compute = BAD
