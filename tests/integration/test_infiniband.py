@@ -222,7 +222,13 @@ GPU3_0 = "0x0c42a10300030001"
 def test_two_tenants_are_apart_in_the_fabric(ib_lab):
     """inventories/lab-ib's two tenants: each port holds its own tenant's P_Key (full) and the default partition only as
     a limited member, the SA answers no PathRecord from team-a to team-b (for any P_Key), and a partitions.conf that
-    lets them meet fails the tenants check."""
+    lets them meet fails the tenants check. team-b is named by an inventory group here (fabric_plan resolves it)."""
+    with open(os.path.join(ib_lab.inventory, "hosts.yml"), "a", encoding="utf-8") as handle:
+        handle.write("    tenant_b:\n      hosts:\n        gpu3:\n        gpu4:\n")
+    data = ib_lab.intent()
+    del data["lossless_fabric"]["tenants"][1]["hosts"]
+    data["lossless_fabric"]["tenants"][1]["host_group"] = "tenant_b"
+    ib_lab.write_intent(data)
     first = ib_lab.playbook()        # configure, then verify: its tenants check ran and passed
     assert first.returncode == 0, first.stdout[-6000:] + first.stderr
     a, b = ib_lab.tool("smpquery", "-G", "pkeys", GPU1_0, "1"), ib_lab.tool("smpquery", "-G", "pkeys", GPU3_0, "1")
