@@ -291,8 +291,8 @@ def check_tenants(facts: dict, intent: dict, devices: dict, expect: dict) -> lis
             if other_key == key:
                 continue
             if own.get(other_key) not in (None, tenant):
-                out.append("tenants: %s holds P_Key %s (%s) of tenant %r's partition %s" % (who, other_key, other_membership, own[other_key],
-                                                                                          names.get(other_key)))
+                args = (who, other_key, other_membership, own[other_key], names.get(other_key))
+                out.append("tenants: %s holds P_Key %s (%s) of tenant %r's partition %s" % args)
             elif other_key not in own:
                 shared.setdefault(other_key, {}).setdefault(tenant, []).append((pg, other_membership))
     for key, by_tenant in sorted(shared.items()):
@@ -310,8 +310,8 @@ def check_tenants(facts: dict, intent: dict, devices: dict, expect: dict) -> lis
         out.append("tenants: no PathRecord was asked between two tenants (collect the tenants section with the intent's partitions)")
     for query in queries:
         how = "for pkey %s" % query["pkey"] if query.get("pkey") else "for any partition"
-        label = "tenants: %s (tenant %r) -> %s (tenant %r) %s" % (_port_name(facts, query["src"]), query.get("src_tenant"),
-                                                               _port_name(facts, query["dst"]), query.get("dst_tenant"), how)
+        ends = (_port_name(facts, query["src"]), query.get("src_tenant"), _port_name(facts, query["dst"]), query.get("dst_tenant"), how)
+        label = "tenants: %s (tenant %r) -> %s (tenant %r) %s" % ends
         if query.get("found") is None:
             out.append("%s: not asked (%s): the tenants' separation is not proved" % (label, query.get("error") or "no answer"))
         elif query["found"]:
