@@ -79,9 +79,14 @@ def tenants_section(ctx: Ctx, raw: Any, norm: dict, devices: dict, groups: dict 
     if ib is not None and _ok(ib["partitions"]):
         # Partitions that failed their own checks are left out here; the others are still checked against the tenants.
         _add_partitions(ctx, ib, tenants, devices, level_names)
-    if not all(_ok(t) for t in tenants):
+    if not all(_whole(t) for t in tenants):
         return BAD
     return [{key: value for key, value in tenant.items() if key != "_path"} for tenant in tenants]
+
+
+def _whole(tenant: Any) -> bool:
+    """A tenant whose every field passed its checks."""
+    return isinstance(tenant, dict) and _ok(*tenant.values())
 
 
 def _tenant(ctx: Ctx, entry: Any, path: str, transport: Any, devices: dict, groups: dict | None, level_names: list | None) -> Any:
@@ -124,8 +129,7 @@ def _tenant(ctx: Ctx, entry: Any, path: str, transport: Any, devices: dict, grou
         "partition": partition,
         "qos_level": qos_level,
     }
-    if not _ok(*tenant.values()):
-        return BAD
+    # Kept with its bad fields (BAD) so the rules across tenants still check the good ones ("validated whole").
     return dict(tenant, _path=path)
 
 
@@ -225,22 +229,24 @@ def _check_together(ctx: Ctx, tenants: list) -> None:
         if not _ok(tenant):
             continue
         path = tenant["_path"]
-        if tenant["name"] in names:
-            ctx.error(f"{path}.name", f"{tenant['name']!r} duplicates tenants[{names[tenant['name']]}].name")
-        names.setdefault(tenant["name"], index)
-        if tenant["vlan"] is not None:
+        if _ok(tenant["name"]):
+            if tenant["name"] in names:
+                ctx.error(f"{path}.name", f"{tenant['name']!r} duplicates tenants[{names[tenant['name']]}].name")
+            names.setdefault(tenant["name"], index)
+        if tenant["vlan"] is not None and _ok(tenant["vlan"]):
             if tenant["vlan"] in vlans:
                 other = vlans[tenant["vlan"]]
                 ctx.error(f"{path}.vlan", f"{tenant['vlan']!r} duplicates tenants[{other}].vlan: two tenants on one VLAN share a broadcast domain")
             vlans.setdefault(tenant["vlan"], index)
-        if tenant["namespace"] is not None:
+        if tenant["namespace"] is not None and _ok(tenant["namespace"], tenant["kubeconfig"]):
             cluster = (tenant["kubeconfig"], tenant["namespace"])
             if cluster in namespaces:
                 where = "its kubeconfig" if tenant["kubeconfig"] else "the fabric's cluster"
                 ctx.error(f"{path}.namespace", f"{tenant['namespace']!r} duplicates tenants[{namespaces[cluster]}].namespace in {where}")
             namespaces.setdefault(cluster, index)
+        # A partition or VLAN that failed its own check still makes the tenant's membership exclusive.
         exclusive = tenant["partition"] is not None or tenant["vlan"] is not None
-        for number, host in enumerate(tenant["hosts"]):
+        for number, host in enumerate(tenant["hosts"] if _ok(tenant["hosts"]) else []):
             other = owners.get(host)
             if other is None:
                 owners[host] = index
@@ -250,8 +256,8 @@ def _check_together(ctx: Ctx, tenants: list) -> None:
                 where = f"{path}.hosts[{number}]" if tenant["host_group"] is None else f"{path}.host_group"
                 ctx.error(
                     where,
-                    f"{host!r} is also in tenant {them['name']!r} (tenants[{other}]): a host belongs to one tenant where tenants have a "
-                    "partition or a VLAN (its ports would be members of both)",
+                    f"{host!r} is also in tenant {them['name'] if _ok(them['name']) else '?'!r} (tenants[{other}]): a host belongs to one tenant "
+                    "where tenants have a partition or a VLAN (its ports would be members of both)",
                 )
 
 
@@ -274,7 +280,7 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
     ports: dict[str, str] = {}  # tenant port GUID -> tenant name
     made = []
     for tenant in tenants:
-        if not _ok(tenant) or tenant["partition"] is None:
+        if not _whole(tenant) or tenant["partition"] is None:
             continue
         guids = _ports(ctx, tenant, devices)
         if guids is BAD:

@@ -13,6 +13,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan, _tables
 
 T = "lossless_fabric.tenants"
+EXCLUSIVE = "a host belongs to one tenant where tenants have a partition or a VLAN (its ports would be members of both)"
 GROUPS = {"all": ["ufm1", "gpu1", "gpu2", "gpu3", "gpu4"], "tenant_b": ["gpu3", "gpu4"], "sms": ["ufm1"]}
 
 
@@ -117,22 +118,33 @@ def test_roce_tenants_with_vlans_and_namespaces():
     bad = copy.deepcopy(intent)
     bad["tenants"][1].update(vlan=101, kubeconfig=None, hosts=["gpu1"], partition={"pkey": "0x8002"}, qos_level="rdma")
     bad["tenants"].append({"name": "c", "hosts": ["gpu2"], "kubeconfig": "relative/path", "vlan": 4095, "namespace": "Team_C"})
+    together = roce_together()
     assert errors(bad, devices) == [
         f"{T}[1].partition: a partition is InfiniBand only (a RoCE tenant may have a vlan)",
         f"{T}[1].qos_level: 'rdma': a QoS level is InfiniBand only (RoCE traffic classes come from lossless_fabric.roce)",
         f"{T}[2].namespace: 'Team_C' is not a namespace name (a DNS label: at most 63 of a-z 0-9 -)",
         f"{T}[2].kubeconfig: 'relative/path' is not an absolute path (/ then letters, digits and ._/+@=,- only)",
         f"{T}[2].vlan: 4095 is not a VLAN ID (1-4094)",
+        # the rules across tenants still check the fields that passed
+        *together,
     ]
     bad["tenants"] = bad["tenants"][:2]
     del bad["tenants"][1]["partition"], bad["tenants"][1]["qos_level"]
-    assert errors(bad, devices) == [
+    assert errors(bad, devices) == together
+
+
+def roce_together():
+    return [
         f"{T}[1].vlan: 101 duplicates tenants[0].vlan: two tenants on one VLAN share a broadcast domain",
         f"{T}[1].namespace: 'a' duplicates tenants[0].namespace in the fabric's cluster",
         f"{T}[1].hosts[0]: 'gpu1' is also in tenant 'a' (tenants[0]): a host belongs to one tenant where tenants have a partition or a VLAN "
         "(its ports would be members of both)",
     ]
+
+
+def test_kubernetes_only_tenants_may_share_hosts():
     # Kubernetes-only tenants (no VLAN) may share hosts: namespaces share nodes.
+    devices = {f"gpu{h}": {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]} for h in (1, 2)}
     shared = {"name": "r", "transport": "roce", "tenants": [{"name": "a", "hosts": ["gpu1"]}, {"name": "b", "hosts": ["gpu1", "gpu2"]}]}
     assert errors(shared, devices) == []
 
@@ -173,7 +185,10 @@ def test_infiniband_rules_name_their_key_paths():
         f"{T}[2].partition.pkey: '0xffff' is the default partition's P_Key (every port is in it): give the tenant a P_Key of its own",
         f"{T}[2].qos_level: 'rdmaa' is not a defined QoS level (did you mean 'rdma'?)",
         f"{T}[4].partition: required on InfiniBand: the partition (its P_Key) keeps the tenant's ports apart from the other tenants'",
+        f"{T}[2].hosts[0]: 'gpu2' is also in tenant 'team-a' (tenants[0]): {EXCLUSIVE}",
         f"{T}[3].name: 'team-a' duplicates tenants[0].name",
+        f"{T}[3].hosts[0]: 'gpu4' is also in tenant 'team-b' (tenants[1]): {EXCLUSIVE}",
+        f"{T}[4].hosts[0]: 'gpu4' is also in tenant 'team-b' (tenants[1]): {EXCLUSIVE}",
         f"{T}[3].partition.name: 'storage' duplicates lossless_fabric.infiniband.partitions[0]",
         f"{T}[3].partition.pkey: '0x0002' duplicates lossless_fabric.infiniband.partitions[0] pkey '0x0002' "
         "(bit 15 is the membership bit, not part of the key)",
