@@ -18,7 +18,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
     OPENSM_QOS_POLICY_FILE,
     OPENSM_ROOT_GUID_FILE,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _topology
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _tenants, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import (
     HostNic,
@@ -45,7 +45,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos i
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
-_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
+_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology", "tenants")
 
 
 def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
@@ -68,7 +68,7 @@ def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
     if transport == "roce" or (transport is BAD and src.get("roce") is not None):
         out["roce"] = _roce_section(ctx, src.get("roce"), f"{path}.roce")
     if transport == "infiniband" or (transport is BAD and src.get("infiniband") is not None):
-        out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband")
+        out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband", _tenants.partition_names(src.get("tenants")))
     out["targets"] = _targets_section(ctx, src.get("targets"), f"{path}.targets", transport)
     if src.get("kubernetes") is not None:
         out["kubernetes"] = _kubernetes_section(ctx, src["kubernetes"], f"{path}.kubernetes", transport, out.get("roce"))
@@ -80,7 +80,7 @@ def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
+def _normalize(intent: Any, devices: Any, groups: dict | None = None) -> tuple[dict, dict, Ctx]:
     ctx = Ctx()
     norm = _normalize_intent(ctx, intent)
     norm_devices: dict[str, Any] = {}
@@ -100,6 +100,9 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
+    if isinstance(intent, dict) and intent.get("tenants") is not None:
+        # After the devices: a tenant's hosts are inventory hosts, its partition's members their NICs' GUIDs.
+        norm["tenants"] = _tenants.tenants_section(ctx, intent["tenants"], norm, norm_devices, groups)
     ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
     hardware = launch_hardware(norm_devices)
     if "targets" in norm and (hardware is not None or all(_ok(d) for d in norm_devices.values())):
@@ -148,24 +151,25 @@ def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 
-def validate(intent: Any, devices: Any) -> tuple[list[str], list[str]]:
+def validate(intent: Any, devices: Any, groups: dict | None = None) -> tuple[list[str], list[str]]:
     """Validate the intent and every device description; return ``(errors, warnings)``.
 
     Every problem is reported, each naming its full key path and value;
-    device problems start with the inventory host name.
+    device problems start with the inventory host name. ``groups`` (inventory group -> hosts)
+    resolves a tenant's ``host_group``.
     """
-    _norm, _devices, ctx = _normalize(intent, devices)
+    _norm, _devices, ctx = _normalize(intent, devices, groups)
     return list(ctx.errors), list(ctx.warnings)
 
 
-def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
+def build_plan(intent: Any, devices: Any, groups: dict | None = None) -> dict[str, Any]:
     """Validate, then derive everything each device and benchmark needs.
 
     Raises ``IntentError`` with every error, the design check's included (_design.check).
-    Returns ``{'intent', 'devices', 'nccl_env', 'cabling', 'warnings', 'design', 'summary'}``;
-    see docs/intent.md for each shape.
+    Returns ``{'intent', 'devices', 'tenants', 'nccl_env', 'cabling', 'warnings', 'design', 'summary'}``;
+    see docs/intent.md for each shape. ``groups`` (inventory group -> hosts) resolves a tenant's ``host_group``.
     """
-    norm, norm_devices, ctx = _normalize(intent, devices)
+    norm, norm_devices, ctx = _normalize(intent, devices, groups)
     if ctx.errors:
         raise IntentError(ctx.errors)
     plans: dict[str, Any] = {}
@@ -173,12 +177,14 @@ def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
         if device["kind"] == "switch":
             plans[host] = _switch_plan(norm, device)
         elif device["kind"] == "host":
-            plans[host] = _roce_host_plan(norm, device) if norm["transport"] == "roce" else _ib_host_plan(norm, device)
+            plans[host] = _roce_host_plan(norm, device) if norm["transport"] == "roce" else _ib_host_plan(norm, device, host)
         else:
             plans[host] = _sm_plan(norm, device)
     result = {
         "intent": norm,
         "devices": plans,
+        # Tenants sharing the fabric (docs/tenants.md): {name: {hosts, namespace, kubeconfig, vlan, partition, qos_level}}.
+        "tenants": _tenants.plan(norm),
         "nccl_env": _nccl_env(norm, norm_devices),
         "cabling": _topology.plan(ctx.cabling, norm_devices),  # type: ignore[attr-defined]
         "warnings": list(ctx.warnings),
@@ -398,12 +404,25 @@ def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     }
 
 
-def _ib_host_plan(intent: dict, device: dict) -> IbHostPlan:
+def _ib_host_plan(intent: dict, device: dict, host: str) -> IbHostPlan:
     ib = intent["infiniband"]
     pkey = None
     for part in ib["partitions"]:
         if part["name"] == ib["compute_partition"]:
             pkey = part["pkey"]
+    tenant = _tenants.tenant_of(intent, host)
+    if tenant is not None:
+        # A tenant's host works in its tenant's partition (docs/tenants.md).
+        part = tenant["partition"]
+        return {
+            "kind": "host",
+            "transport": "infiniband",
+            "service_level": part["sl"],
+            "partition": part["name"],
+            "pkey": part["pkey"],
+            "gpus": device["gpus"],
+            "nics": _nic_list(device),
+        }
     return {
         "kind": "host",
         "transport": "infiniband",
