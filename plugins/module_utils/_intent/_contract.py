@@ -192,14 +192,23 @@ class SwitchPlan(SwitchQos, total=False):
 # ---------------------------------------------------------------------------
 
 
-class HostNic(TypedDict):
-    """One RDMA NIC of a host (``nics[]``), as the intent normalized it."""
+# The host NIC software stacks nic_qos and nic_counters drive (docs/hosts.md): mlx5 with NVIDIA's driver (mlnx) or the
+# kernel's (upstream), Broadcom bnxt_en/bnxt_re (bnxt), AMD ionic (ionic). Device data may name one per NIC (nics[].stack).
+NIC_STACKS = ("mlnx", "upstream", "bnxt", "ionic")
 
+
+class _HostNicRequired(TypedDict):
     name: str  # the RDMA device, mlx5_0
     netdev: str | None  # None on InfiniBand when not given
     speed: str
     speed_gbps: int
     guid: str | None
+
+
+class HostNic(_HostNicRequired, total=False):
+    """One RDMA NIC of a host (``nics[]``), as the intent normalized it."""
+
+    stack: str  # one of NIC_STACKS, only when the device data names it (else nic_qos detects it from the bound driver)
 
 
 class Dcqcn(TypedDict):

@@ -10,6 +10,7 @@ from typing import Any
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import NIC_STACKS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
@@ -38,7 +39,7 @@ _DEVICE_KEYS = {
     "subnet_manager": ("kind", "role"),
 }
 _PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC rail/peer: _topology
-_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer")
+_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack")
 
 
 def check_speed(ctx: Ctx, value: Any, path: str) -> Any:
@@ -497,6 +498,9 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
         speed = check_speed(ctx, src.get("speed"), f"{nic_path}.speed")
         guid = ctx.guid(src["guid"], f"{nic_path}.guid") if src.get("guid") is not None else None
         nic = {"name": name, "netdev": netdev, "speed": f"{speed}G" if _ok(speed) else BAD, "speed_gbps": speed, "guid": guid}
+        if src.get("stack") is not None:
+            # nic_qos/nic_counters take the device data's stack over the bound driver's (docs/hosts.md).
+            nic["stack"] = ctx.choice(src, "stack", nic_path, None, NIC_STACKS, "a NIC stack")
         nics.append(nic if _ok(*nic.values()) else BAD)
     if not _ok(gpus, *nics):
         return BAD

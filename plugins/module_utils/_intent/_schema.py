@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import NIC_STACKS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _MAX_RAILS,
     COLLECTIVES,
@@ -1285,6 +1286,14 @@ LEAVES: tuple[Leaf, ...] = (
         check=HAND,
         range_doc=", one NIC per rail on a host",
         doc="the NIC's rail (host): orders the host's `nccl_ib_hca`; with the pattern, the NIC of rail r",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].stack",
+        "str",
+        ABSENT,
+        choices=NIC_STACKS,
+        check=HAND,
+        doc="the NIC's software stack (host), over the one nic_qos detects from the bound driver (docs/hosts.md)",
     ),
     Leaf(
         "lossless_fabric_device.nics[].peer",
