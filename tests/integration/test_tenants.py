@@ -4,9 +4,10 @@ limited to its namespace): both onboarded (namespace, NAD with the tenant's VLAN
 benchmark run with the tenant's own credentials and compared with the host baseline of the same hosts (team-a replays
 the baseline's log: at bare-metal speed; team-b a slower real log: slower by N %), and tenant A's credentials refused
 in tenant B's namespace with the API server's 403 text (no change window: tenant_change_window=false). Then the
-window path on the InfiniBand lab (ibsim + OpenSM): a change of OpenSM's files pending under the rollback timer,
-judged by the tenant's checks as the window's post-checks - the tenant is slower, so the window rolls back, the
-report says why, and the new tenant's Kubernetes objects are removed again."""
+window path on the InfiniBand lab (ibsim + OpenSM): a tenant added to the intent, its partition written into OpenSM's
+files pending under the rollback timer, judged by the tenants' checks as the window's post-checks (the fabric's P_Key
+tables and cross-tenant PathRecords, its Kubernetes objects, its benchmark) - a slower tenant is rolled back (files,
+P_Key tables and Kubernetes objects as before), a tenant at bare-metal speed is kept; one report each."""
 
 from __future__ import annotations
 
@@ -159,6 +160,7 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     # the window's change was the tenant's partition (partitions.conf, qos-policy.conf), not opensm.conf
     diffs = {os.path.basename(f["path"]): f for f in window["devices"]["ufm1"]["files"]}
     assert diffs["partitions.conf"]["changed"] and "team-c=0x8005" in diffs["partitions.conf"]["diff"], diffs["partitions.conf"]
+    assert diffs["qos-policy.conf"]["changed"] and "0x8005" in diffs["qos-policy.conf"]["diff"], diffs["qos-policy.conf"]
     assert not diffs["opensm.conf"]["changed"], diffs["opensm.conf"]
     assert slow["files"] == before  # byte for byte
     assert slow["pkeys"] == ({"0xffff"}, {"0xffff", "0x0002"})  # OpenSM took 0x8005 out of the tables again
