@@ -62,7 +62,8 @@ class ActionModule(ControllerAction):
             return result
 
         try:
-            plan = _plan.build_plan(intent, devices)
+            # The inventory's groups resolve a tenant's host_group.
+            plan = _plan.build_plan(intent, devices, task_vars.get("groups"))
             unrenderable = _switch_config.render_errors(plan["devices"])
             if unrenderable:
                 raise _tables.IntentError(unrenderable)
@@ -83,6 +84,7 @@ class ActionModule(ControllerAction):
         result.update(
             intent=plan["intent"],
             devices=plan["devices"],
+            tenants=plan["tenants"],
             nccl_env=plan["nccl_env"],
             cabling=plan["cabling"],
             summary=plan["summary"],

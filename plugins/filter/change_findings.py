@@ -39,7 +39,7 @@ description:
     C(no_ib_counters) (a snapshot of the phase is missing or failed); warnings C(ib_port_unread) (a port read at the start
     was not read at the end) and C(counter_reset); informational C(ib_xmit_wait) (C(PortXmitWait) grew - congestion, not
     an error).
-positional: before, plans, phase, nic_before, nic_after, ib_before, ib_after, evidence
+positional: before, plans, phase, nic_before, nic_after, ib_before, ib_after, evidence, baseline_mode
 options:
   _input:
     description:
@@ -80,6 +80,14 @@ options:
         a percent above 1; default 0.95), C(min_bytes) (below this a port or NIC is not judged; default 1000000000) and
         C(max_drops) (the C(ecn_only) bound; default 1000). Null - no benchmark, no traffic rules.
     type: dict
+  baseline_mode:
+    description:
+      - The fabric mode (C(lossless), C(ecn_only), C(pfc_only)) the fabric runs before the change, when the change moves it
+        to the plans' mode. The V(pre) phase was counted before anything changed, so it is judged in this mode (no PFC
+        priorities in C(ecn_only); the plan's, or its RoCE priority, otherwise); V(post) in the plans' own. Null - the
+        plans' mode for both.
+    type: str
+    choices: [lossless, ecn_only, pfc_only]
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
@@ -146,10 +154,10 @@ _value:
 
 
 def change_findings(after, before, plans, phase, nic_before=None, nic_after=None, ib_before=None, ib_after=None,  # pylint: disable=too-many-arguments
-                    evidence=None):
+                    evidence=None, baseline_mode=None):
     try:
         return counter_findings(dict(before or {}), dict(after or {}), dict(plans or {}), phase, nic_before, nic_after, ib_before, ib_after,
-                                dict(evidence) if evidence else None)
+                                dict(evidence) if evidence else None, baseline_mode or None)
     except (ValueError, TypeError, KeyError) as exc:
         raise AnsibleFilterError("change_findings: %s" % exc) from exc
 

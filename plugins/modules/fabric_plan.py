@@ -118,6 +118,16 @@ lock_holder:
   description: The run that holds the fabric's lock, when the task failed because of it.
   returned: failure
   type: dict
+tenants:
+  description:
+    - The tenants sharing the fabric (C(lossless_fabric.tenants)), keyed by tenant name - C(hosts) (inventory hosts, a
+      C(host_group) resolved), C(namespace), C(kubeconfig), C(vlan) (RoCE), C(partition) (InfiniBand - C(name), C(pkey),
+      C(membership), C(ipoib), C(sl) the SL its PathRecords carry) and C(qos_level). Empty without tenants.
+      C(docs/tenants.md) documents the model.
+  returned: success
+  type: dict
+  sample: {"team-a": {"hosts": ["gpu1", "gpu2"], "namespace": "team-a", "kubeconfig": null, "vlan": null,
+           "partition": {"name": "team-a", "pkey": "0x8001", "membership": "full", "ipoib": true, "sl": 3}, "qos_level": "rdma"}}
 nccl_env:
   description: The NCCL environment variables the intent implies for benchmarks.
   returned: success

@@ -15,7 +15,9 @@ description:
   - "Sections: C(topology) (C(ibnetdiscover): nodes, links, LIDs; always read), C(ports) (C(iblinkinfo): state, width,
     speed of every port), C(sm) (C(sminfo): the master SM), C(sl2vl) and C(vlarb) (C(smpquery sl2vl) / C(smpquery vlarb)
     on every linked port), C(pkeys) (C(smpquery pkeys) on every CA port), C(paths) (C(saquery -p --pkey) between the
-    pairs of O(paths) and one pair per partition of O(partitions)), C(counters) (C(perfquery) on every linked port)."
+    pairs of O(paths) and one pair per partition of O(partitions)), C(counters) (C(perfquery) on every linked port),
+    C(tenants) (C(saquery -p) from a port of each tenant to a port of each other tenant - the tenants are the partitions of
+    O(partitions) marked C(tenant) - asked with no P_Key and with each of the two tenants' P_Keys)."
   - A command that fails is listed in RV(ib_fabric.errors) and its reading is absent; only a failed C(ibnetdiscover)
     (or no master SM within O(wait_timeout) when O(wait=true)) fails the task.
   - Never changes the fabric; the task never reports a change.
@@ -35,8 +37,8 @@ options:
     description: What to read besides the topology.
     type: list
     elements: str
-    choices: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters]
-    default: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters]
+    choices: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters, tenants]
+    default: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters, tenants]
   paths:
     description: Port pairs whose PathRecord (SL, MTU, rate) to read for a P_Key.
     type: list
@@ -160,6 +162,12 @@ ib_fabric:
     counters:
       description: Port key -> perfquery PortCounters field -> value.
       type: dict
+    tenants:
+      description:
+        - One entry per cross-tenant PathRecord query - C(src), C(dst) (port GUIDs), C(src_tenant), C(dst_tenant), C(pkey)
+          (V(null) - any partition the two share), C(found) (V(null) when the query could not be made), C(record_pkey), C(sl).
+      type: list
+      elements: dict
     errors:
       description: Commands that failed - C(command), C(rc), C(stderr).
       type: list

@@ -16,7 +16,10 @@ description:
     of the plan present; C(ports) - every linked port Active, none below O(expect.min_width) / O(expect.min_speed); C(sm) - a
     master SM with the intent's C(sm.priority); C(sl2vl) / C(vlarb) - the tables of the intent's C(qos) on CA and switch
     ports; C(pkeys) - every partition member holds its P_Key with the right membership and no other CA port holds it;
-    C(paths) - PathRecord SL per partition as the QoS policy sets it; C(counters) - error counters under O(expect.counters)."
+    C(paths) - PathRecord SL per partition as the QoS policy sets it; C(counters) - error counters under O(expect.counters);
+    C(tenants) - every tenant port holds its tenant's P_Key with the tenant's membership and no other tenant's, no partition
+    lets ports of two tenants reach each other (both members, one full), and the SA returns no PathRecord between two
+    tenants (C(docs/tenants.md))."
   - With O(files), also checks the rendered OpenSM files offline (the opensm role does this before writing anything) -
     opensm.conf keys and values, partitions.conf grammar, unique P_Keys, member GUIDs present in the fabric (when O(facts)
     has the topology), qos-policy.conf grammar with a DEFAULT level. With O(installed_files) it reports which files differ
@@ -61,7 +64,7 @@ options:
     description: Checks to run (default all whose data is present).
     type: list
     elements: str
-    choices: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters]
+    choices: [topology, ports, sm, sl2vl, vlarb, pkeys, paths, counters, tenants]
   expect:
     description: What the fabric should look like beyond the intent.
     type: dict
@@ -119,6 +122,12 @@ EXAMPLES = r"""
       min_width: 4X
       min_speed: HDR
       counters: {SymbolErrorCounter: 10, PortXmitDiscards: 0}
+
+- name: The tenants are apart - each port in its own partition only, no path between two tenants
+  lossless.fabric.ib_fabric_verify:
+    intent: "{{ fabric_plan_result.intent }}"
+    facts: "{{ ib.ib_fabric }}"
+    checks: [tenants]
 
 - name: Check rendered OpenSM files before writing them
   lossless.fabric.ib_fabric_verify:

@@ -106,6 +106,32 @@ options:
         its RV(launches[].status) so that a report can still be written, and later repeats still run.
     type: bool
     default: true
+  tenant:
+    description:
+      - Run as a tenant of the fabric (C(docs/tenants.md)) - its entry in C(fabric_plan_result.tenants) plus its
+        network. The launch then uses the tenant's C(kubeconfig) (its own credentials, in place of O(kubernetes.kubeconfig)),
+        its C(namespace), its C(networks) (its NetworkAttachmentDefinition, C(<name>-rdma)) and C(rdma_resource), and
+        labels its MPIJobs C(lossless.fabric/tenant=<name>).
+      - Refused with another launcher than V(kubernetes), with a O(kubernetes) value that contradicts the tenant's, and
+        with a network of another namespace. The namespace is neither read nor created (onboarding made it; a tenant's
+        credentials reach its own namespace only).
+    type: dict
+    suboptions:
+      name:
+        description: The tenant's name.
+        type: str
+      namespace:
+        description: The tenant's namespace.
+        type: str
+      kubeconfig:
+        description: The tenant's kubeconfig.
+        type: path
+      networks:
+        description: The tenant's network attachment(s), in the form of O(kubernetes.networks).
+        type: str
+      rdma_resource:
+        description: The RDMA resource the tenant's pods request, in the form of O(kubernetes.rdma_resource).
+        type: str
   name_prefix:
     description:
       - Prefix of the job names, a DNS-1035 label of at most 30 characters. Each launch is named
@@ -293,11 +319,11 @@ ARGUMENT_SPEC = _nccl_jobs.argument_spec({
     "repeats": {"type": "int", "default": 1},
     "fail_on_error": {"type": "bool", "default": True},
     "name_prefix": {"type": "str"},
+    "tenant": {"type": "dict", "options": {k: {"type": "path" if k == "kubeconfig" else "str"} for k in _nccl_launch.TENANT_KEYS}},
 }, (env_fallback, ["K8S_AUTH_KUBECONFIG"]))
 
 
-def _run_kubernetes(module: AnsibleModule, spec: dict, rendered: dict, result: dict) -> list:
-    params = module.params
+def _run_kubernetes(module: AnsibleModule, params: dict, spec: dict, rendered: dict, result: dict) -> list:
     runner = _nccl_jobs.kubernetes_runner(spec, params)
     launches = result["launches"]
     try:
@@ -334,7 +360,11 @@ def _finish(result: dict) -> None:
 def main() -> None:
     # AnsibleModule fills suboption defaults into a dict default in place: keep the module-level spec pristine
     module = AnsibleModule(argument_spec=_nccl_jobs.argument_spec(ARGUMENT_SPEC), supports_check_mode=True)
-    spec, errors = _nccl_launch.validate(module.params, _nccl_launch.LAUNCHERS + (_nccl_launch.LOCAL,))
+    params, errors = _nccl_launch.with_tenant(module.params)
+    spec, more = _nccl_launch.validate(params, _nccl_launch.LAUNCHERS + (_nccl_launch.LOCAL,))
+    errors += more
+    if params.get("tenant"):
+        spec["tenant"] = params["tenant"]["name"]
     if errors:
         module.fail_json(msg="\n".join(errors), errors=errors)
 
@@ -345,7 +375,7 @@ def main() -> None:
         module.exit_json(**result)
 
     if spec["launcher"] == "kubernetes":
-        launches = _run_kubernetes(module, spec, rendered, result)
+        launches = _run_kubernetes(module, params, spec, rendered, result)
     else:
         launches = _run_command(module, rendered, result)
     _finish(result)

@@ -72,6 +72,13 @@ options:
       - A C(regressed) size fails either way.
     type: bool
     default: false
+  tenant:
+    description:
+      - Name of a tenant of the fabric. O(pre) is then the host baseline (the bare-metal launches on the tenant's hosts)
+        and O(post) the tenant's own launches (M(lossless.fabric.nccl_benchmark) with its O(lossless.fabric.nccl_benchmark#module:tenant)),
+        and the result gains RV(tenant_verdict) - C(tenant NAME at bare-metal speed) or C(tenant NAME slower by N %) - from
+        the same statistics. A slower tenant fails the task as a regression does.
+    type: str
 seealso:
   - module: lossless.fabric.nccl_result
 author:
@@ -247,6 +254,13 @@ gate:
       description: Every requirement checked, each with C(requirement), C(passed) and C(measured).
       type: list
       elements: dict
+tenant_verdict:
+  description:
+    - With O(tenant) - C(verdict) (C(bare_metal), C(slower) or C(inconclusive)), C(slower_percent) (the largest
+      Hodges-Lehmann drop among the regressed sizes), C(size) and C(text).
+  returned: when O(tenant) is set
+  type: dict
+  sample: {tenant: team-a, verdict: slower, slower_percent: 33.6, size: 1073741824, text: "tenant team-a slower by 33.6 % ..."}
 unmet:
   description: Every reason the task fails, one line each; the same lines form C(msg).
   returned: success
@@ -269,6 +283,7 @@ ARGUMENT_SPEC = {
     "tolerance_percent": {"type": "float"},
     "alpha": {"type": "float", "default": 0.05},
     "allow_inconclusive": {"type": "bool", "default": False},
+    "tenant": {"type": "str"},
     **_nccl_gate.GATE_ARG_SPEC,
 }
 
@@ -304,6 +319,9 @@ def main() -> None:
     for warning in result["notes"]:
         module.warn(warning)
     result["changed"] = False
+    if params["tenant"]:
+        result["tenant_verdict"] = _nccl_stats.tenant_verdict(result, params["tenant"])
+        result["unmet"] = [result["tenant_verdict"]["text"]] + result["unmet"] if result["unmet"] else []
     if result["unmet"]:
         module.fail_json(msg="\n".join(result["unmet"]), **result)
     module.exit_json(**result)

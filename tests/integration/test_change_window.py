@@ -79,13 +79,18 @@ class Lab:
     def playbook(self, playbook, *args):
         return run(self.argv(playbook, *args), timeout=900)
 
-    def intent_with_new_ecn(self, cnp_dscp=None):
-        """-e @file: the lab's intent with the new ECN thresholds (and a new CNP DSCP, which the NICs get too)."""
+    def intent_with_new_ecn(self, cnp_dscp=None, mode=None):
+        """-e @file: the lab's intent with the new ECN thresholds (and a new CNP DSCP, which the NICs get too; and a
+        new fabric mode, roce.mode, issue 36: ecn_only drops the intent's PFC section, which that mode refuses)."""
         with open(os.path.join(self.inventory, "group_vars", "all", "lossless_fabric.yml"), encoding="utf-8") as handle:
             intent = yaml.safe_load(handle)["lossless_fabric"]
         intent["roce"].setdefault("ecn", {}).update(ECN)
         if cnp_dscp is not None:
             intent["roce"].setdefault("cnp", {})["dscp"] = cnp_dscp
+        if mode is not None:
+            intent["roce"]["mode"] = mode
+            if mode == "ecn_only":
+                intent["roce"].pop("pfc", None)
         path = self.tmp / "change.yml"
         path.write_text(yaml.safe_dump({"lossless_fabric": intent}))
         return "@%s" % path
@@ -272,7 +277,10 @@ def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_facto
     before = _prepare(lab, hosts=True)
     trees = lab.nic_trees()
 
-    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP))
+    # The change moves the fabric to another mode (lossless -> ecn_only: PFC off end to end, issue 36) with new ECN
+    # thresholds and CNP DSCP; the post benchmark rejects it and every switch and NIC goes back to lossless.
+    # The baseline runs the old mode (change_window_baseline_mode): its pauses are lossless PFC at work, not ecn_only faults.
+    out = lab.playbook("change_window.yml", "-e", lab.intent_with_new_ecn(cnp_dscp=CNP_DSCP, mode="ecn_only"), "-e", "change_window_baseline_mode=lossless")
     assert out.returncode != 0, out.stdout
     assert "Change window rolled back" in out.stdout
     report = lab.report()
@@ -282,6 +290,7 @@ def test_a_change_the_benchmark_rejects_is_rolled_back_on_every_switch(lab_facto
     assert {h: e["outcome"] for h, e in report["hosts"].items()} == {h: "restored" for h in HOSTS}
     for host in HOSTS:
         assert '+ mlx5_0 (eth2) cnp: {"dscp": 40' in report["hosts"][host]["diff"]
+        assert "mlx5_0 (eth2) pfc: " in report["hosts"][host]["diff"] and "mlx5_0 (eth2) pfc: " in report["hosts"][host]["restore_diff"]
         assert '+ mlx5_0 (eth2) cnp: {"dscp": 48' in report["hosts"][host]["restore_diff"]
         assert "restored from " in report["hosts"][host]["detail"] and "not restored" not in report["hosts"][host]["detail"]
     assert lab.nic_trees() == trees

@@ -61,7 +61,8 @@ class IbWindow(IbLab):
         ib = data["lossless_fabric"]["infiniband"]
         ib["qos"]["vlarb_low"][1]["weight"] = vlarb_weight
         if drop_from_storage:
-            ib["partitions"][1]["members"] = [m for m in ib["partitions"][1]["members"] if m != drop_from_storage]
+            storage = next(p for p in ib["partitions"] if p["name"] == "storage")
+            storage["members"] = [m for m in storage["members"] if m != drop_from_storage]
         if routing_engine:
             ib["sm"]["routing_engine"] = routing_engine
         path = self.tmp / ("change-%d-%s.yml" % (vlarb_weight, "-".join(routing_engine or ["same"])))

@@ -124,14 +124,13 @@ def test_opensm_configures_verifies_and_catches_drift(ib_lab):
     assert second.returncode == 0, second.stdout[-6000:]
     assert recap(second)["ufm1"]["changed"] == 0, second.stdout
     pkeys = ib_lab.tool("smpquery", "-G", "pkeys", GPU2_1, "1")
-    assert "0x8001" in pkeys and "0x0002" in pkeys     # gpu full, storage limited
+    assert "0x8001" in pkeys and "0x0002" in pkeys     # tenant team-a full, storage limited
 
-    # 2. A changed QoS level and a changed partition reach the fabric, and verify passes.
+    # 2. A changed QoS level (team-a's partition) and a changed partition reach the fabric, and verify passes.
     data = ib_lab.intent()
     ib = data["lossless_fabric"]["infiniband"]
     ib["qos"]["levels"][1]["sl"] = 5
-    ib["partitions"][0]["sl"] = 5
-    ib["partitions"][1]["members"] = [m for m in ib["partitions"][1]["members"] if m != GPU2_1]
+    ib["partitions"][0]["members"] = [m for m in ib["partitions"][0]["members"] if m != GPU2_1]
     ib_lab.write_intent(data)
     policy = ib_lab.read("lab_opensm_qos_policy_file")
     check = ib_lab.playbook("--check", "--diff")                   # a real dry run: the diff, nothing written
@@ -154,7 +153,8 @@ def test_opensm_configures_verifies_and_catches_drift(ib_lab):
         handle.write(text)
     ib_lab.tool("opensm-reload")
     drift = ib_lab.playbook(*VERIFY_ONLY)
-    _fails_with(drift, "partition gpu (pkey 0x8001): member \\\"gpu2 mlx5_0\\\" (%s) does not hold it (expected full)" % GPU2_0)
+    _fails_with(drift, "partition team-a (pkey 0x8001): member \\\"gpu2 mlx5_0\\\" (%s) does not hold it (expected full)" % GPU2_0,
+                "tenants: tenant 'team-a' port \\\"gpu2 mlx5_0\\\" (%s) is not in its partition team-a (pkey 0x0001)" % GPU2_0)
     assert recap(ib_lab.playbook())["ufm1"]["changed"] >= 1       # the role puts the file back
     assert ib_lab.playbook(*VERIFY_ONLY).returncode == 0
 
@@ -177,22 +177,28 @@ def test_bad_input_fails_before_any_file_is_written(ib_lab):
     data = ib_lab.intent()
     ib = data["lossless_fabric"]["infiniband"]
     # A member GUID that is not a port of the fabric: found by the role's preflight, which read the fabric.
-    ib["partitions"][1]["members"].append("0x0c42a103000fffff")
+    ib["partitions"][0]["members"].append("0x0c42a103000fffff")
     ib_lab.write_intent(data)
     out = ib_lab.playbook()
-    _fails_with(out, "partitions.conf line 4: member 0x0c42a103000fffff is not a port in the fabric")
+    _fails_with(out, "partitions.conf line 3: member 0x0c42a103000fffff is not a port in the fabric")
     assert {key: ib_lab.read(key) for key in files} == before
 
     # Intent errors: all reported at once by fabric_plan, before the role runs.
-    ib["partitions"][1]["members"].pop()
-    ib["partitions"][0]["pkey"] = "0x8000"
-    ib["partitions"].append(dict(ib["partitions"][1], name="storage2"))
+    ib["partitions"][0]["members"].pop()
+    ib["partitions"].append(dict(ib["partitions"][0], name="storage2"))
+    ib["partitions"].insert(0, dict(ib["partitions"][0], name="bad", pkey="0x8000"))
     ib["sm"]["routing_engine"] = ["ar_updn"]
     ib["qos"]["sl2vl"]["ca"] = [0, 1, 2]
+    # The tenants: a P_Key taken twice, and a shared partition through which team-a (full) reaches team-b.
+    tenants = data["lossless_fabric"]["tenants"]
+    tenants[1]["partition"]["pkey"] = "0x0001"
+    ib["partitions"][1]["members"][1] = {"guid": GPU1_1, "membership": "full"}
     ib_lab.write_intent(data)
     out = ib_lab.playbook()
     _fails_with(out, "partitions[0].pkey: '0x8000' is not a P_Key", "partitions[2].pkey: 2 duplicates partitions[1] pkey 2",
-                "'ar_updn' is not an OpenSM 3.3.23 routing engine", "an SL2VL map of the wrong length (3 entries")
+                "'ar_updn' is not an OpenSM 3.3.23 routing engine", "an SL2VL map of the wrong length (3 entries",
+                "lossless_fabric.tenants[1].partition.pkey: '0x0001' duplicates lossless_fabric.tenants[0].partition pkey 32769",
+                "lossless_fabric.infiniband.partitions[1].members[1]: %s=full makes tenant 'team-a' a full member of partition 'storage'" % GPU1_1)
     assert "Configure - install" not in out.stdout
     assert {key: ib_lab.read(key) for key in files} == before
 
@@ -208,3 +214,45 @@ def test_a_role_variable_with_a_newline_never_reaches_opensm_conf(ib_lab, tmp_pa
     assert "Preflight - render the three files" not in out.stdout
     assert {key: ib_lab.read(key) for key in files} == before
     assert "evil" not in ib_lab.read("lab_opensm_conf_file")
+
+
+GPU3_0 = "0x0c42a10300030001"
+
+
+def test_two_tenants_are_apart_in_the_fabric(ib_lab):
+    """inventories/lab-ib's two tenants: each port holds its own tenant's P_Key (full) and the default partition only as
+    a limited member, the SA answers no PathRecord from team-a to team-b (for any P_Key), and a partitions.conf that
+    lets them meet fails the tenants check. team-b is named by an inventory group here (fabric_plan resolves it)."""
+    with open(os.path.join(ib_lab.inventory, "hosts.yml"), "a", encoding="utf-8") as handle:
+        handle.write("    tenant_b:\n      hosts:\n        gpu3:\n        gpu4:\n")
+    data = ib_lab.intent()
+    del data["lossless_fabric"]["tenants"][1]["hosts"]
+    data["lossless_fabric"]["tenants"][1]["host_group"] = "tenant_b"
+    ib_lab.write_intent(data)
+    first = ib_lab.playbook()        # configure, then verify: its tenants check ran and passed
+    assert first.returncode == 0, first.stdout[-6000:] + first.stderr
+    a, b = ib_lab.tool("smpquery", "-G", "pkeys", GPU1_0, "1"), ib_lab.tool("smpquery", "-G", "pkeys", GPU3_0, "1")
+    assert a.split()[1:3] == ["0x7fff", "0x8001"] and "0xffff" not in a and "0x8003" not in a, a   # team-a; default limited
+    assert b.split()[1:3] == ["0x7fff", "0x8003"] and "0xffff" not in b and "0x8001" not in b, b   # team-b; default limited
+    lids = {guid: _lid(ib_lab, guid) for guid in (GPU1_0, GPU2_0, GPU3_0)}
+    cross = "%s:%s" % (lids[GPU1_0], lids[GPU3_0])
+    for pkey in ([], ["--pkey", "0x8001"], ["--pkey", "0x8003"], ["--pkey", "0x7fff"]):
+        assert ib_lab.tool("saquery", "-p", *pkey, "--src-to-dst", cross).strip() == "", pkey     # no PathRecord
+    inside = "%s:%s" % (lids[GPU1_0], lids[GPU2_0])
+    found = ib_lab.tool("saquery", "-p", "--src-to-dst", inside)
+    assert re.search(r"pkey\.+0x8001\b", found), found      # asked for any partition: the SA picks team-a's own
+    found = ib_lab.tool("saquery", "-p", "--pkey", "0x8001", "--src-to-dst", inside)
+    assert re.search(r"sl\.+0x3\b", found), found           # with its P_Key: the SL of its QoS level rdma
+
+    # partitions.conf edited behind our back: gpu3's port joins team-a's partition as a full member.
+    text = ib_lab.read("lab_opensm_partitions_file")
+    line = next(x for x in text.splitlines() if x.startswith("team-a="))
+    with open(ib_lab.vars["lab_opensm_partitions_file"], "w", encoding="utf-8") as handle:
+        handle.write(text.replace(line, line.replace(" ;", ", %s=full ;" % GPU3_0)))
+    ib_lab.tool("opensm-reload")
+    breach = ib_lab.playbook(*VERIFY_ONLY)
+    _fails_with(breach, "tenants: tenant 'team-b' port \\\"gpu3 mlx5_0\\\" (%s) holds P_Key 0x0001 (full) of tenant 'team-a''s partition team-a"
+                % GPU3_0, "(tenant 'team-a') -> \\\"gpu3 mlx5_0\\\" (%s) (tenant 'team-b') for any partition: the SA returned a PathRecord "
+                "(pkey 0x8001): the tenants reach each other" % GPU3_0)
+    assert recap(ib_lab.playbook())["ufm1"]["changed"] >= 1       # the role puts the file back; verify passes again
+    assert ib_lab.tool("saquery", "-p", "--src-to-dst", cross).strip() == ""

@@ -121,6 +121,20 @@ def mode_of(plan: dict | None) -> str:
     return mode if mode in MODES else "lossless"
 
 
+def in_mode(plan: dict | None, mode: str) -> dict | None:
+    """The plan as the fabric ran it in another mode, for judging counters taken before a change that moves the mode
+    (a change window's baseline): ``mode`` set, and the PFC priorities that mode has - none in ecn_only; the plan's
+    own, or else its RoCE priority (the one priority a mode with PFC makes lossless in this collection), otherwise."""
+    if plan is None or mode not in MODES or mode_of(plan) == mode:
+        return plan
+    out = dict(plan, mode=mode)
+    if mode == "ecn_only":
+        out["pfc_priorities"] = []
+    elif not plan.get("pfc_priorities") and roce_priority(plan) is not None:
+        out["pfc_priorities"] = [int(roce_priority(plan))]
+    return out
+
+
 def lossless_priorities(plan: dict | None) -> list[str]:
     return [str(p) for p in (plan or {}).get("pfc_priorities") or []]
 

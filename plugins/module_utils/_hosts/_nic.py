@@ -46,7 +46,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent import _co
 
 Runner = Callable[[list], tuple]
 
-STACKS = ("mlnx", "upstream", "bnxt", "ionic")
+STACKS = _contract.NIC_STACKS
 # The driver a netdev is bound to (the basename of /sys/class/net/IF/device/driver, the kernel's
 # driver-model link) -> its stack; mlx5_core is told apart by the vendor driver's sysfs (detect_stack).
 DRIVER_STACKS = {"mlx5_core": None, "bnxt_en": "bnxt", "ionic": "ionic"}

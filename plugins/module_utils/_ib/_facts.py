@@ -10,6 +10,8 @@ injects the function that runs a command).
     smpquery sl2vl/vlarb     -> per active port: SL->VL rows, VL arbitration tables
     smpquery pkeys           -> per CA port: the P_Key table
     saquery -p --pkey        -> PathRecord SL between chosen pairs, per partition
+    saquery -p (tenants)     -> between ports of two tenants: PathRecords asked with no P_Key and with
+                                each tenant's P_Key (none may come back: the tenants share no partition)
     perfquery                -> per active port: PMA error/traffic counters
 
 Output shapes are the ones of host-ib-k8s.md b.4 and of the real tools
@@ -23,7 +25,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-SECTIONS: tuple[str, ...] = ("topology", "ports", "sm", "sl2vl", "vlarb", "pkeys", "paths", "counters")
+SECTIONS: tuple[str, ...] = ("topology", "ports", "sm", "sl2vl", "vlarb", "pkeys", "paths", "counters", "tenants")
 
 # Per-lane signalling rate (iblinkinfo "Gbps") -> IBTA speed name, slowest first.
 SPEEDS: dict[str, float] = {
@@ -328,7 +330,7 @@ class Collector:
         facts["summary"] = summary(topo)
         active = self._active_ports(topo)
         steps = (("ports", self._ports), ("sm", self._sm), ("sl2vl", self._sl2vl), ("vlarb", self._vlarb),
-                 ("pkeys", self._pkeys), ("paths", self._paths), ("counters", self._counters))
+                 ("pkeys", self._pkeys), ("paths", self._paths), ("counters", self._counters), ("tenants", self._tenants))
         for name, step in steps:
             if name in self.sections:
                 facts[name] = step(topo, active)
@@ -416,6 +418,46 @@ class Collector:
                 entry.update(found=True, sl=rec.get("sl"), mtu=rec.get("mtu"), rate=rec.get("rate"),
                              record_pkey="0x%04x" % rec["pkey"] if isinstance(rec.get("pkey"), int) else None)
             out.append(entry)
+        return out
+
+    def _path_record(self, src: str, dst: str, lids: dict[str, int], pkey: str | None) -> dict[str, Any]:
+        """Ask the SA for a PathRecord from ``src`` to ``dst`` (port GUIDs), for ``pkey`` or, with None, for any
+        partition the two share (the SA picks one in which at least one of them is a full member)."""
+        entry: dict[str, Any] = {"src": src, "dst": dst, "pkey": pkey}
+        if src not in lids or dst not in lids:
+            entry.update(found=None, error="port not in the fabric")
+            return entry
+        argv = ["saquery", "-p"] + (["--pkey", pkey] if pkey else []) + ["--src-to-dst", "%d:%d" % (lids[src], lids[dst])]
+        records = self._cmd(argv, parse_path_records)
+        if records is None:
+            entry.update(found=None, error="saquery failed")
+        else:
+            # An empty answer (rc 0, no "PathRecord dump") is the SA's "no path": verified against ibsim + OpenSM 3.3.23.
+            entry["found"] = bool(records)
+            if records:
+                pk = records[0].get("pkey")
+                entry.update(record_pkey="0x%04x" % pk if isinstance(pk, int) else None, sl=records[0].get("sl"))
+        return entry
+
+    def _tenants(self, topo: dict, _active: list) -> list[dict[str, Any]]:
+        """For every two tenants (partitions of ``partitions`` marked ``tenant``): from the first port of one in
+        the fabric to the first of the other, a PathRecord asked with no P_Key, with the first tenant's and
+        with the second's; the verification expects none of them (ib_fabric_verify check ``tenants``)."""
+        lids = port_lids(topo)
+        firsts = []
+        for part in self.partitions:
+            if not part.get("tenant"):
+                continue
+            ports = [guid(m["guid"]) for m in part.get("members") or [] if m.get("guid")]
+            present = [g for g in ports if g in lids]
+            firsts.append((part["tenant"], pkey_text(part["pkey"]), present[0] if present else (ports[0] if ports else None)))
+        out = []
+        for index, (tenant_a, pkey_a, port_a) in enumerate(firsts):
+            for tenant_b, pkey_b, port_b in firsts[index + 1:]:
+                if port_a is None or port_b is None:
+                    continue
+                for pkey in (None, pkey_a, pkey_b):
+                    out.append(dict(self._path_record(port_a, port_b, lids, pkey), src_tenant=tenant_a, dst_tenant=tenant_b))
         return out
 
     def _counters(self, _topo: dict, active: list) -> dict[str, Any]:

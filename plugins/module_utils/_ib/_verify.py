@@ -11,7 +11,15 @@ the expectations follow (verified against the lab's ibsim + OpenSM):
   qos-level's SL, and the DEFAULT level's for a P_Key no rule names; a
   partition's own ``sl=`` then does not show (it only counts without QoS).
 - partitions.conf without a 0x7fff rule gets ``Default=0x7fff, ipoib : ALL=full``
-  from the plan (_intent/_plan.py _partitions_conf), so every CA port holds 0xffff.
+  from the plan (_intent/_plan.py _partitions_conf), so every CA port holds 0xffff;
+  with tenants the plan writes that rule itself, the tenants' ports ``limited`` (0x7fff).
+- A port named twice for one P_Key keeps the last membership given: ``osm_prtn_add_port``
+  (linux-rdma/opensm opensm/osm_prtn.c) removes it from the full and the limited table before
+  inserting it (``allow_both_pkeys FALSE``, the default); ``ALL=full, <port>=limited`` leaves
+  the port limited (verified against ibsim).
+- Two ports reach each other in a partition when both are members and one is full; the SA
+  answers a PathRecord query between ports that share no such partition with no record
+  (``saquery`` prints nothing, rc 0; verified against ibsim), which the ``tenants`` check reads.
 - VLArb tables are written in the order of ``qos_vlarb_*``, padded with
   weight-0 entries up to the port's capacity; SL2VL rows of a switch's
   external ports follow ``qos_swe_sl2vl``, CA ports ``qos_ca_sl2vl``.
@@ -154,7 +162,7 @@ def expected_pkeys(intent: dict, ca_ports: list[str], sm_guid: str | None) -> di
         holders = out.setdefault(key, {})
         for member in part["members"]:
             for pg in _member_ports(member, ca_ports, sm_guid):
-                holders[pg] = _merge(holders.get(pg), member["membership"])
+                holders[pg] = member["membership"]  # the last one given wins (osm_prtn_add_port, module docstring)
     return out
 
 
@@ -170,7 +178,7 @@ def _member_ports(member: dict, ca_ports: list[str], sm_guid: str | None) -> lis
 
 
 def _merge(old: str | None, new: str) -> str:
-    # Several rules naming one port: full wins over limited (OpenSM keeps the full bit).
+    # One port's table holding a P_Key twice (0x8001 and 0x0001): both memberships.
     if old is None or old == new:
         return new
     return "full" if "full" in (old, new) else "both"
@@ -241,6 +249,76 @@ def check_paths(facts: dict, intent: dict, devices: dict, expect: dict) -> list[
     return out
 
 
+def _tenant_ports(intent: dict) -> dict[str, tuple[str, str, str, str]]:
+    """Tenant port GUID -> (tenant, its P_Key without bit 15, its membership, its partition's name)."""
+    out = {}
+    for part in intent["infiniband"]["partitions"]:
+        if part.get("tenant"):
+            key = "0x%04x" % (int(part["pkey"], 16) & 0x7FFF)
+            for member in part["members"]:
+                if member.get("guid"):
+                    out[_ib.guid(member["guid"])] = (part["tenant"], key, member["membership"], part["name"])
+    return out
+
+
+def check_tenants(facts: dict, intent: dict, devices: dict, expect: dict) -> list[str]:
+    """Each tenant port in its own partition and in no other tenant's; no partition through which ports of two
+    tenants reach each other (both members, one full); no PathRecord between two tenants (the collector's queries)."""
+    ports = _tenant_ports(intent)
+    if not ports:
+        return []
+    tables = facts.get("pkeys")
+    if tables is None:
+        return ["tenants: no P_Key tables in the snapshot (collect the pkeys section too)"]
+    names = {"0x%04x" % (int(p["pkey"], 16) & 0x7FFF): p["name"] for p in intent["infiniband"]["partitions"]}
+    own = {key: tenant for tenant, key, _m, _n in ports.values()}
+    ca_ports = _ca_ports(facts)
+    out = []
+    shared: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for pg, (tenant, key, membership, part_name) in sorted(ports.items()):
+        who = "tenant %r port %s" % (tenant, _port_name(facts, pg))
+        if pg not in tables:
+            if pg in ca_ports:
+                out.append("tenants: %s: no P_Key table read" % who)
+            continue  # not in the fabric: a topology finding
+        held = _held(tables[pg]["pkeys"])
+        got = held.get(key)
+        if got is None:
+            out.append("tenants: %s is not in its partition %s (pkey %s)" % (who, part_name, key))
+        elif got != membership and membership != "both":
+            out.append("tenants: %s holds its partition %s (pkey %s) as %s, expected %s" % (who, part_name, key, got, membership))
+        for other_key, other_membership in sorted(held.items()):
+            if other_key == key:
+                continue
+            if own.get(other_key) not in (None, tenant):
+                args = (who, other_key, other_membership, own[other_key], names.get(other_key))
+                out.append("tenants: %s holds P_Key %s (%s) of tenant %r's partition %s" % args)
+            elif other_key not in own:
+                shared.setdefault(other_key, {}).setdefault(tenant, []).append((pg, other_membership))
+    for key, by_tenant in sorted(shared.items()):
+        full = [(tenant, pg) for tenant, held in sorted(by_tenant.items()) for pg, membership in held if membership != "limited"]
+        if len(by_tenant) < 2 or not full:
+            continue
+        tenant, pg = full[0]
+        other = next(t for t in sorted(by_tenant) if t != tenant)
+        label = "the default partition" if int(key, 16) == 0x7FFF else "partition %s" % names.get(key, "(not in the intent)")
+        out.append("tenants: tenant %r port %s is a full member of %s (pkey %s), which tenant %r's port %s is also in: the tenants reach "
+                   "each other through it" % (tenant, _port_name(facts, pg), label, key, other, _port_name(facts, by_tenant[other][0][0])))
+    tenants_present = {ports[pg][0] for pg in ports if pg in ca_ports}
+    queries = facts.get("tenants") or []
+    if len(tenants_present) > 1 and not queries:
+        out.append("tenants: no PathRecord was asked between two tenants (collect the tenants section with the intent's partitions)")
+    for query in queries:
+        how = "for pkey %s" % query["pkey"] if query.get("pkey") else "for any partition"
+        ends = (_port_name(facts, query["src"]), query.get("src_tenant"), _port_name(facts, query["dst"]), query.get("dst_tenant"), how)
+        label = "tenants: %s (tenant %r) -> %s (tenant %r) %s" % ends
+        if query.get("found") is None:
+            out.append("%s: not asked (%s): the tenants' separation is not proved" % (label, query.get("error") or "no answer"))
+        elif query["found"]:
+            out.append("%s: the SA returned a PathRecord (pkey %s): the tenants reach each other" % (label, query.get("record_pkey")))
+    return out
+
+
 def check_counters(facts: dict, intent: dict, devices: dict, expect: dict) -> list[str]:
     thresholds = expect.get("counters")
     if thresholds is None:
@@ -290,7 +368,7 @@ def _port_name(facts: dict, pg: str) -> str:
 
 _CHECKERS = {
     "topology": check_topology, "ports": check_ports, "sm": check_sm, "sl2vl": check_sl2vl, "vlarb": check_vlarb,
-    "pkeys": check_pkeys, "paths": check_paths, "counters": check_counters,
+    "pkeys": check_pkeys, "paths": check_paths, "counters": check_counters, "tenants": check_tenants,
 }
 
 

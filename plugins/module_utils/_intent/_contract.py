@@ -105,13 +105,16 @@ class _PortSpeed(TypedDict, total=False):
 class _PortRequired(_PortSpeed):
     cable_length_m: int
     description: str
-    pfc_priorities: list[int]
-    ecn: PortEcn
+    pfc_priorities: list[int]  # [] in mode ecn_only
 
 
 class SwitchPort(_PortRequired, total=False):
-    """One switch port in scope (``ports[ifname]``, the platform's canonical interface name)."""
+    """One switch port in scope (``ports[ifname]``, the platform's canonical interface name).
 
+    ``ecn`` is in every plan but one of mode ``pfc_only`` (no ECN marking); ``headroom`` in every plan with
+    PFC priorities (not in mode ``ecn_only``)."""
+
+    ecn: PortEcn
     headroom: PortHeadroom
 
 
@@ -132,6 +135,7 @@ class SwitchQos(_SwitchQosRequired, total=False):
 
     kind: str  # "switch"
     platform: str
+    mode: str  # lossless | ecn_only | pfc_only (lossless_fabric.roce.mode); absent: lossless (a plan from before issue 36)
     cnp: Cnp
     queue_buffer_bytes: int | None  # the RoCE queue's buffer, for platforms that set ECN in percent of it
 
@@ -188,14 +192,23 @@ class SwitchPlan(SwitchQos, total=False):
 # ---------------------------------------------------------------------------
 
 
-class HostNic(TypedDict):
-    """One RDMA NIC of a host (``nics[]``), as the intent normalized it."""
+# The host NIC software stacks nic_qos and nic_counters drive (docs/hosts.md): mlx5 with NVIDIA's driver (mlnx) or the
+# kernel's (upstream), Broadcom bnxt_en/bnxt_re (bnxt), AMD ionic (ionic). Device data may name one per NIC (nics[].stack).
+NIC_STACKS = ("mlnx", "upstream", "bnxt", "ionic")
 
+
+class _HostNicRequired(TypedDict):
     name: str  # the RDMA device, mlx5_0
     netdev: str | None  # None on InfiniBand when not given
     speed: str
     speed_gbps: int
     guid: str | None
+
+
+class HostNic(_HostNicRequired, total=False):
+    """One RDMA NIC of a host (``nics[]``), as the intent normalized it."""
+
+    stack: str  # one of NIC_STACKS, only when the device data names it (else nic_qos detects it from the bound driver)
 
 
 class Dcqcn(TypedDict):
@@ -224,13 +237,18 @@ class NicQos(TypedDict):
     nics: list[HostNic]
 
 
-class RoceHostPlan(NicQos):
-    """A RoCE host's plan (``kind`` host, ``transport`` roce)."""
-
+class _RoceHostRequired(NicQos):
     kind: str  # "host"
     transport: str  # "roce"
-    pfc_bitmap: str  # mlnx_qos --pfc, priority 0 first: "0,0,0,1,0,0,0,0"
+    pfc_bitmap: str  # mlnx_qos --pfc, priority 0 first: "0,0,0,1,0,0,0,0" ("0,0,0,0,0,0,0,0" in mode ecn_only)
     gpus: int
+
+
+class RoceHostPlan(_RoceHostRequired, total=False):
+    """A RoCE host's plan (``kind`` host, ``transport`` roce). ``mode`` is in every plan build_plan makes;
+    a plan without it (written before issue 36) reads as ``lossless``: ``plan.get("mode", "lossless")``."""
+
+    mode: str  # lossless | ecn_only (pfc_priorities [], pfc_bitmap all 0) | pfc_only (dcqcn.enabled false)
 
 
 class IbHostPlan(TypedDict):

@@ -39,6 +39,11 @@ The rules and where each comes from (docs/design-check.md says the same for user
   the weighted shares sum to 100 %; on Junos the RoCE queue's transmit-rate is above 0 %. Source:
   reference 1.5, 3.6, 7.3 (RoCE class ~50 % DWRR).
 
+The fabric's mode (``roce.mode``, issue 36) takes rules out of the design, each record saying so
+(``not_applicable`` with a note): ``ecn_only`` has no PFC, so ``watchdog`` checks instead that nothing is
+paused anywhere and the watchdog is off, and ``headroom`` has no subject; ``pfc_only`` marks no ECN, so
+``ecn_below_pause`` checks instead that no queue marks, no port carries thresholds and no host runs DCQCN.
+
 Imports only the intent's own derivation (``_derive.headroom``) and the platform registry (``_tables``).
 """
 
@@ -47,6 +52,7 @@ from __future__ import annotations
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import ECN_ONLY, LOSSLESS, PFC_ONLY
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import platforms
 
 RULES: tuple[tuple[str, str], ...] = (
@@ -78,6 +84,8 @@ class _Findings:
         self.checked: dict[str, int] = {rule: 0 for rule in RULE_NAMES}
         self.notes: dict[str, list[str]] = {rule: [] for rule in RULE_NAMES}
         self.intent_warned: set[str] = set()
+        # rules the fabric's mode leaves without a subject (issue 36): not_applicable unless the plan contradicts the mode
+        self.not_applicable: dict[str, str] = {}
 
     def error(self, rule: str, where: str, message: str) -> None:
         self.errors[rule].append(f"design {rule}: {where}: {message}")
@@ -107,15 +115,24 @@ def check(plan: dict[str, Any]) -> dict[str, Any]:
         return {"errors": found.errors["dscp_map"], "warnings": [], "rules": [_record(rule, text, found) for rule, text in RULES]}
     switches = {h: p for h, p in devices.items() if isinstance(p, dict) and p.get("kind") == "switch"}
     hosts = {h: p for h, p in devices.items() if isinstance(p, dict) and p.get("kind") == "host" and p.get("transport") == "roce"}
+    mode = roce.get("mode", LOSSLESS)
+    _mode_notes(found, mode)
     for name in sorted(switches):
         sw = switches[name]
-        _watchdog(found, name, sw)
-        _ecn(found, name, sw)
+        _mode(found, name, sw, mode)
+        if mode == ECN_ONLY:
+            _no_pfc(found, name, sw)
+        else:
+            _watchdog(found, name, sw)
+        if mode == PFC_ONLY:
+            _no_ecn(found, name, sw)
+        else:
+            _ecn(found, name, sw)
         _headroom(found, name, sw, roce)
         _cnp(found, name, sw, roce)
         _dscp(found, name, sw, roce)
         _share(found, name, sw)
-    _hosts(found, hosts, roce)
+    _hosts(found, hosts, roce, mode)
     rules = [_record(rule, text, found) for rule, text in RULES]
     errors = [e for rule in RULE_NAMES for e in found.errors[rule]]
     warnings = [w for rule in RULE_NAMES for w in found.warnings[rule]]
@@ -125,6 +142,8 @@ def check(plan: dict[str, Any]) -> dict[str, Any]:
 def _record(rule: str, text: str, found: _Findings, status: str | None = None) -> dict[str, Any]:
     if status is None:
         status = "error" if found.errors[rule] else "warning" if found.warnings[rule] or rule in found.intent_warned else "ok"
+        if status == "ok" and rule in found.not_applicable:
+            status = "not_applicable"
     out = {"rule": rule, "text": text, "status": status, "checked": found.checked[rule], "source": SOURCES[rule]}
     if found.notes[rule]:
         out["notes"] = list(found.notes[rule])
@@ -143,6 +162,67 @@ def _classes(sw: dict) -> dict[int, dict]:
 
 def _prios(value: Any) -> list:
     return sorted(value) if isinstance(value, (list, tuple)) else []
+
+
+# -- fabric mode (issue 36) ----------------------------------------------------------------------------
+
+# What each mode takes out of the design, said in the rule's record (plan.md's design check table).
+_NOT_APPLICABLE = {
+    ECN_ONLY: {
+        "watchdog": "mode ecn_only: no PFC priority, so no pause for a watchdog to watch (checked instead: no switch, port, class or "
+                    "host has a PFC priority, and the watchdog is off)",
+        "headroom": "mode ecn_only: no lossless priority, so no PFC headroom to reserve",
+    },
+    PFC_ONLY: {
+        "ecn_below_pause": "mode pfc_only: no ECN marking, so no marking band below the pause point (checked instead: no queue marks "
+                           "ECN, no port carries thresholds, no host runs DCQCN)",
+    },
+}
+
+
+def _mode_notes(found: _Findings, mode: Any) -> None:
+    for rule, why in _NOT_APPLICABLE.get(mode, {}).items():
+        found.not_applicable[rule] = why
+        found.notes[rule].append(why)
+    if mode == ECN_ONLY:
+        found.notes["ecn_below_pause"].append("mode ecn_only: no PFC pause point; ECN marks on the RoCE queue with Kmin < Kmax, checked")
+
+
+def _mode(found: _Findings, name: str, sw: dict, mode: Any) -> None:
+    """The switch plan's own mode (absent: lossless, a plan from before issue 36) is the intent's."""
+    have = sw.get("mode", LOSSLESS)
+    if have != mode:
+        found.error("watchdog" if ECN_ONLY in (have, mode) else "ecn_below_pause", name,
+                    f"the switch plan's mode {have!r} is not the fabric's {mode!r}")
+
+
+def _no_pfc(found: _Findings, name: str, sw: dict) -> None:
+    """Mode ecn_only: nothing is paused anywhere and no watchdog runs."""
+    rule = "watchdog"
+    found.checked[rule] += 1
+    pfc = _prios(sw.get("pfc_priorities"))
+    lossless = sorted(tc for tc, cls in _classes(sw).items() if cls.get("lossless"))
+    if pfc or lossless:
+        found.error(rule, name, f"mode ecn_only but PFC priorities {pfc} / lossless classes {lossless}: PFC must be off end to end")
+    for ifname, port in sorted((sw.get("ports") or {}).items()):
+        found.checked[rule] += 1
+        if _prios(port.get("pfc_priorities")):
+            found.error(rule, f"{name} {ifname}", f"mode ecn_only but pfc_priorities {_prios(port.get('pfc_priorities'))}")
+    if (sw.get("watchdog") or {}).get("enabled"):
+        found.error(rule, name, "mode ecn_only but the PFC watchdog is enabled: there is no PFC to watch")
+
+
+def _no_ecn(found: _Findings, name: str, sw: dict) -> None:
+    """Mode pfc_only: no queue marks ECN and no port carries ECN thresholds."""
+    rule = "ecn_below_pause"
+    found.checked[rule] += 1
+    marked = sorted(tc for tc, cls in _classes(sw).items() if cls.get("ecn"))
+    if marked:
+        found.error(rule, name, f"mode pfc_only but traffic classes {marked} mark ECN")
+    for ifname, port in sorted((sw.get("ports") or {}).items()):
+        found.checked[rule] += 1
+        if port.get("ecn"):
+            found.error(rule, f"{name} {ifname}", f"mode pfc_only but the port carries ECN thresholds {port['ecn']}")
 
 
 # -- watchdog ---------------------------------------------------------------------------------------
@@ -204,7 +284,7 @@ def _ecn(found: _Findings, name: str, sw: dict) -> None:
                     found.error(rule, where, f"in {sw.get('platform')}'s units: {why}")
         elif in_percent:
             found.error(rule, where, f"{sw.get('platform')} sets ECN in percent of the queue buffer and the plan has no queue_buffer_bytes")
-    if not (_is_int(qbuf) and qbuf > 0) and sw.get("ports"):
+    if not (_is_int(qbuf) and qbuf > 0) and sw.get("ports") and _prios(sw.get("pfc_priorities")):
         found.notes[rule].append(
             f"{name}: the PFC pause point on {sw.get('platform')} is the switch's own ingress buffer threshold (dynamic or the vendor's "
             "default), not in the plan: Kmax against it is not checked (Kmin < Kmax and the ECN queues are)"
@@ -385,13 +465,20 @@ def _share(found: _Findings, name: str, sw: dict) -> None:
 # -- hosts ----------------------------------------------------------------------------------------------
 
 
-def _hosts(found: _Findings, hosts: dict, roce: dict) -> None:
-    """Each RoCE host against the intent the switches were planned from: PFC priorities and bitmap, CNP, DSCP map."""
+def _hosts(found: _Findings, hosts: dict, roce: dict, mode: Any = LOSSLESS) -> None:
+    """Each RoCE host against the intent the switches were planned from: PFC priorities and bitmap, CNP, DSCP map, the mode."""
     pfc = _prios(roce["pfc"]["priorities"])
     bitmap = ",".join("1" if prio in pfc else "0" for prio in range(8))
     want_map = {str(roce["data"]["dscp"]): roce["data"]["priority"], str(roce["cnp"]["dscp"]): roce["cnp"]["priority"]}
     for name in sorted(hosts):
         host = hosts[name]
+        if host.get("mode", LOSSLESS) != mode:
+            found.error("watchdog" if mode == ECN_ONLY else "ecn_below_pause", name,
+                        f"the host plan's mode {host.get('mode', LOSSLESS)!r} is not the fabric's {mode!r}")
+        if mode == PFC_ONLY:
+            found.checked["ecn_below_pause"] += 1
+            if (host.get("dcqcn") or {}).get("enabled"):
+                found.error("ecn_below_pause", name, "mode pfc_only but the NIC runs DCQCN: no switch marks ECN, so no CNP ever comes")
         found.checked["watchdog"] += 1
         if _prios(host.get("pfc_priorities")) != pfc or host.get("pfc_bitmap") != bitmap:
             found.error("watchdog", name, f"NIC PFC priorities {host.get('pfc_priorities')!r} (bitmap {host.get('pfc_bitmap')!r}) "

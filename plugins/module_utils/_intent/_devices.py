@@ -10,6 +10,7 @@ from typing import Any
 from ansible_collections.lossless.fabric.plugins.module_utils._common._text import unsafe_reason
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _schema
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _natural_key, _ok, _suggest, key_repr, type_name
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import NIC_STACKS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, _platform_ecn_defaults, parse_speed
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _ECN_KEYS, _port_ecn
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._schema import value as leaf
@@ -38,7 +39,7 @@ _DEVICE_KEYS = {
     "subnet_manager": ("kind", "role"),
 }
 _PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC rail/peer: _topology
-_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer")
+_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack")
 
 
 def check_speed(ctx: Ctx, value: Any, path: str) -> Any:
@@ -210,6 +211,12 @@ def _roce_ok(ctx: Ctx, roce: dict, platform: Any, ports: dict, path: str) -> boo
     if platform.requires_ports and not ports:
         ctx.error(f"{path}.ports", f"empty: platform {platform.name} sets the lossless class per port and needs at least one")
         good = False
+    mode = roce.get("mode") if isinstance(roce, dict) else None
+    if isinstance(mode, str) and mode != _schema.LOSSLESS and mode not in (platform.roce_modes or {}):
+        # issue 36: a mode the platform's vendor source does not show it running (its record's roce_modes)
+        ctx.error("lossless_fabric.roce.mode", f"{mode!r}: platform {platform.name} cannot run it: no vendor source shows PFC and ECN "
+                  f"set that way on {platform.name} (the modes it runs, each with its source: {sorted(platform.roce_modes or {})})")
+        good = False
     for key, value, why in platform.roce_errors(roce) if platform.roce_errors else []:
         ctx.error(f"lossless_fabric.roce.{key}", f"{value!r}: platform {platform.name} cannot take it: {why}")
         good = False
@@ -245,8 +252,11 @@ def _sonic_device(ctx: Ctx, raw: dict, path: str, platform: Any, ports: dict, ro
         return BAD
     ecn = roce.get("ecn") or {}
     ecn_ok = bool(ecn) and isinstance(ecn, dict) and _ok(*ecn.values())
+    mode = roce.get("mode", _schema.LOSSLESS)
+    if mode == _schema.PFC_ONLY:
+        ecn_ok = False  # no ECN thresholds on any port (issue 36)
     triples = {tuple(sorted(_port_ecn(roce, p["speed_gbps"], "sonic").items())) for p in ports.values() if ecn_ok and _ok(p["speed_gbps"])}
-    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples)
+    problem = _vendor_sonic.plan_problem(release, hwsku, value, triples, lossless=mode != _schema.ECN_ONLY)
     if problem:
         ctx.error(f"{path}.release", problem)
         return BAD
@@ -488,6 +498,9 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
         speed = check_speed(ctx, src.get("speed"), f"{nic_path}.speed")
         guid = ctx.guid(src["guid"], f"{nic_path}.guid") if src.get("guid") is not None else None
         nic = {"name": name, "netdev": netdev, "speed": f"{speed}G" if _ok(speed) else BAD, "speed_gbps": speed, "guid": guid}
+        if src.get("stack") is not None:
+            # nic_qos/nic_counters take the device data's stack over the bound driver's (docs/hosts.md).
+            nic["stack"] = ctx.choice(src, "stack", nic_path, None, NIC_STACKS, "a NIC stack")
         nics.append(nic if _ok(*nic.values()) else BAD)
     if not _ok(gpus, *nics):
         return BAD

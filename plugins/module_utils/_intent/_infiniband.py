@@ -104,7 +104,9 @@ def _member(ctx: Ctx, value: Any, path: str, default_membership: Any) -> Any:
     return {"keyword": keyword, "membership": membership} if _ok(membership) else BAD
 
 
-def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
+def _ib_section(ctx: Ctx, raw: Any, path: str, tenant_partitions: tuple[str, ...] = ()) -> dict:
+    """``tenant_partitions``: the names of the partitions the tenants will add (_tenants), which
+    ``compute_partition`` may name too."""
     src = ctx.mapping(raw, path, _IB_KEYS)
     out: dict[str, Any] = {}
 
@@ -202,10 +204,10 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
     parts_raw = ctx.sequence(src.get("partitions", copy.deepcopy(_DEFAULT_PARTITIONS)), f"{path}.partitions")
     partitions: Any = []
     if parts_raw is not BAD:
-        names: dict[str, int] = {}
-        pkeys: dict[int, int] = {}
+        names: dict[str, str] = {}
+        pkeys: dict[int, tuple[str, Any]] = {}
         for index, entry in enumerate(parts_raw):
-            partitions.append(_partition(ctx, entry, f"{path}.partitions[{index}]", level_names, names, pkeys, index, parts_raw))
+            partitions.append(_partition(ctx, entry, f"{path}.partitions[{index}]", level_names, names, pkeys, f"partitions[{index}]"))
     else:
         partitions = BAD
     out["partitions"] = partitions
@@ -219,7 +221,7 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
         ctx.error(cpath, f"{compute!r} is not a partition name")
         compute = BAD
     elif _ok(partitions) and all(_ok(p) for p in partitions):
-        defined = [p["name"] for p in partitions]
+        defined = [p["name"] for p in partitions] + list(tenant_partitions)
         if compute not in defined:
             hint = _suggest(compute, defined) if defined else "no partitions are defined"
             ctx.error(cpath, f"{compute!r} is not a defined partition ({hint})")
@@ -229,30 +231,35 @@ def _ib_section(ctx: Ctx, raw: Any, path: str) -> dict:
     return out
 
 
-def _partition(ctx: Ctx, entry: Any, item_path: str, level_names: list | None, names: dict, pkeys: dict, index: int, raw: list) -> Any:
+def _partition(ctx: Ctx, entry: Any, item_path: str, level_names: list | None, names: dict, pkeys: dict, label: str) -> Any:
+    """One partition, checked and normalized: an ``infiniband.partitions`` entry, or one a tenant generates (_tenants).
+
+    ``names`` (name -> label) and ``pkeys`` (P_Key without bit 15 -> (label, the value as given)) hold the
+    partitions checked so far; ``label`` names this one in their messages ("partitions[1]",
+    "lossless_fabric.tenants[0].partition")."""
     psrc = ctx.mapping(entry, item_path, _PARTITION_KEYS, required=("name", "pkey", "members"))
     if not isinstance(entry, dict):
         return BAD
     name = ctx.name(psrc["name"], f"{item_path}.name") if psrc.get("name") is not None else BAD
     if _ok(name):
         if name in names:
-            ctx.error(f"{item_path}.name", f"{name!r} duplicates partitions[{names[name]}]")
+            ctx.error(f"{item_path}.name", f"{name!r} duplicates {names[name]}")
             name = BAD
         else:
-            names[name] = index
+            names[name] = label
     pkey: Any = BAD
     if psrc.get("pkey") is not None:
         number = _pkey(psrc["pkey"])
         if number is None:
             ctx.error(f"{item_path}.pkey", f"{psrc['pkey']!r} is not a P_Key (an integer or '0x' hex string, 0x0001-0x7fff after masking bit 15)")
         elif number & 0x7FFF in pkeys:
-            other = pkeys[number & 0x7FFF]
+            other, given = pkeys[number & 0x7FFF]
             ctx.error(
                 f"{item_path}.pkey",
-                f"{psrc['pkey']!r} duplicates partitions[{other}] pkey {raw[other].get('pkey')!r} (bit 15 is the membership bit, not part of the key)",
+                f"{psrc['pkey']!r} duplicates {other} pkey {given!r} (bit 15 is the membership bit, not part of the key)",
             )
         else:
-            pkeys[number & 0x7FFF] = index
+            pkeys[number & 0x7FFF] = (label, psrc["pkey"])
             pkey = f"0x{number:04x}"
     mtu_row = _schema.BY_PATH["infiniband.partitions[].mtu"]
     mtu = psrc.get("mtu", mtu_row.default)
@@ -311,10 +318,15 @@ def _compute_sl(ib: dict) -> Any:
         return None
     for part in ib["partitions"]:
         if part["name"] == ib["compute_partition"]:
-            if ib["qos"]["enabled"] or part["sl"] is None:
-                return _level_sl(ib, part["qos_level"])
-            return part["sl"]
+            return partition_sl(ib, part)
     return None
+
+
+def partition_sl(ib: dict, part: dict) -> Any:
+    """The SL the SA puts in ``part``'s PathRecords: its QoS level's with QoS on (or without an sl=), else its sl=."""
+    if ib["qos"]["enabled"] or part["sl"] is None:
+        return _level_sl(ib, part["qos_level"])
+    return part["sl"]
 
 
 def _ib_cross_checks(ctx: Ctx, ib: dict, path: str) -> None:
@@ -334,6 +346,11 @@ def _ib_cross_checks(ctx: Ctx, ib: dict, path: str) -> None:
                         else f"PathRecords and NCCL_IB_SL use {part['sl']}"
                     ),
                 )
+    check_compute_sl(ctx, ib, path)
+
+
+def check_compute_sl(ctx: Ctx, ib: dict, path: str) -> None:
+    """The compute partition's SL must not be dropped (VL 15) by an SL2VL map."""
     sl = _compute_sl(ib)
     if sl is None or not _ok(sl):
         return

@@ -18,7 +18,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
     OPENSM_QOS_POLICY_FILE,
     OPENSM_ROOT_GUID_FILE,
 )
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _topology
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _tenants, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import (
     HostNic,
@@ -43,8 +43,9 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._targets import _targets_section, launch_hardware, resolve_auto
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.junos import _vendor as _vendor_junos
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nvue import _vendor as _vendor_nvue
+from ansible_collections.lossless.fabric.plugins.module_utils._platforms.nxos import _vendor as _vendor_nxos
 
-_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology")
+_TOP_KEYS = ("name", "transport", "roce", "infiniband", "targets", "kubernetes", "topology", "tenants")
 
 
 def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
@@ -67,7 +68,7 @@ def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
     if transport == "roce" or (transport is BAD and src.get("roce") is not None):
         out["roce"] = _roce_section(ctx, src.get("roce"), f"{path}.roce")
     if transport == "infiniband" or (transport is BAD and src.get("infiniband") is not None):
-        out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband")
+        out["infiniband"] = _ib_section(ctx, src.get("infiniband"), f"{path}.infiniband", _tenants.partition_names(src.get("tenants")))
     out["targets"] = _targets_section(ctx, src.get("targets"), f"{path}.targets", transport)
     if src.get("kubernetes") is not None:
         out["kubernetes"] = _kubernetes_section(ctx, src["kubernetes"], f"{path}.kubernetes", transport, out.get("roce"))
@@ -79,7 +80,7 @@ def _normalize_intent(ctx: Ctx, intent: Any) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
+def _normalize(intent: Any, devices: Any, groups: dict | None = None) -> tuple[dict, dict, Ctx]:
     ctx = Ctx()
     norm = _normalize_intent(ctx, intent)
     norm_devices: dict[str, Any] = {}
@@ -99,6 +100,9 @@ def _normalize(intent: Any, devices: Any) -> tuple[dict, dict, Ctx]:
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
+    if isinstance(intent, dict) and intent.get("tenants") is not None:
+        # After the devices: a tenant's hosts are inventory hosts, its partition's members their NICs' GUIDs.
+        norm["tenants"] = _tenants.tenants_section(ctx, intent["tenants"], norm, norm_devices, groups)
     ctx.cabling = _topology.check(ctx, intent, devices, norm, norm_devices)  # type: ignore[attr-defined]
     hardware = launch_hardware(norm_devices)
     if "targets" in norm and (hardware is not None or all(_ok(d) for d in norm_devices.values())):
@@ -142,27 +146,30 @@ def _platform_notes(ctx: Ctx, host: str, device: dict, intent: dict) -> None:
     if not roce or not _ok(roce["data"]["dscp"], roce["data"]["priority"]):
         return
     for note in platforms()[device["platform"]].notes:
+        if note == _vendor_nxos.WATCHDOG_TIMES_NOTE and roce.get("mode") == _schema.ECN_ONLY:
+            continue  # mode ecn_only renders no watchdog: its times are not applied anywhere (issue 36)
         ctx.warnings.append(note.format(host=host, dscp=roce["data"]["dscp"], priority=roce["data"]["priority"]))
 
 
-def validate(intent: Any, devices: Any) -> tuple[list[str], list[str]]:
+def validate(intent: Any, devices: Any, groups: dict | None = None) -> tuple[list[str], list[str]]:
     """Validate the intent and every device description; return ``(errors, warnings)``.
 
     Every problem is reported, each naming its full key path and value;
-    device problems start with the inventory host name.
+    device problems start with the inventory host name. ``groups`` (inventory group -> hosts)
+    resolves a tenant's ``host_group``.
     """
-    _norm, _devices, ctx = _normalize(intent, devices)
+    _norm, _devices, ctx = _normalize(intent, devices, groups)
     return list(ctx.errors), list(ctx.warnings)
 
 
-def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
+def build_plan(intent: Any, devices: Any, groups: dict | None = None) -> dict[str, Any]:
     """Validate, then derive everything each device and benchmark needs.
 
     Raises ``IntentError`` with every error, the design check's included (_design.check).
-    Returns ``{'intent', 'devices', 'nccl_env', 'cabling', 'warnings', 'design', 'summary'}``;
-    see docs/intent.md for each shape.
+    Returns ``{'intent', 'devices', 'tenants', 'nccl_env', 'cabling', 'warnings', 'design', 'summary'}``;
+    see docs/intent.md for each shape. ``groups`` (inventory group -> hosts) resolves a tenant's ``host_group``.
     """
-    norm, norm_devices, ctx = _normalize(intent, devices)
+    norm, norm_devices, ctx = _normalize(intent, devices, groups)
     if ctx.errors:
         raise IntentError(ctx.errors)
     plans: dict[str, Any] = {}
@@ -170,12 +177,14 @@ def build_plan(intent: Any, devices: Any) -> dict[str, Any]:
         if device["kind"] == "switch":
             plans[host] = _switch_plan(norm, device)
         elif device["kind"] == "host":
-            plans[host] = _roce_host_plan(norm, device) if norm["transport"] == "roce" else _ib_host_plan(norm, device)
+            plans[host] = _roce_host_plan(norm, device) if norm["transport"] == "roce" else _ib_host_plan(norm, device, host)
         else:
             plans[host] = _sm_plan(norm, device)
     result = {
         "intent": norm,
         "devices": plans,
+        # Tenants sharing the fabric (docs/tenants.md): {name: {hosts, namespace, kubeconfig, vlan, partition, qos_level}}.
+        "tenants": _tenants.plan(norm),
         "nccl_env": _nccl_env(norm, norm_devices),
         "cabling": _topology.plan(ctx.cabling, norm_devices),  # type: ignore[attr-defined]
         "warnings": list(ctx.warnings),
@@ -227,11 +236,15 @@ def _share_bandwidth(classes: dict[int, dict], data_prio: int, data_percent: int
 def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
     """Switch QoS: DSCP plan (reference 7.3), per-port headroom (7.1) and ECN (7.2)."""
     roce = intent["roce"]
+    mode = roce["mode"]
     data_prio, cnp_prio = roce["data"]["priority"], roce["cnp"]["priority"]
-    pfc = roce["pfc"]["priorities"]
-    classes: dict[int, dict[str, Any]] = {0: {"lossless": 0 in pfc, "ecn": data_prio == 0, "strict": False}}
+    pfc = roce["pfc"]["priorities"]  # [] in mode ecn_only (_roce)
+    marks = mode != _schema.PFC_ONLY  # pfc_only: no queue marks ECN
+    classes: dict[int, dict[str, Any]] = {0: {"lossless": 0 in pfc, "ecn": marks and data_prio == 0, "strict": False}}
     for prio in pfc:
-        classes[prio] = {"lossless": True, "ecn": prio == data_prio, "strict": False}
+        classes[prio] = {"lossless": True, "ecn": marks and prio == data_prio, "strict": False}
+    # the RoCE data class is a class of its own in every mode (ecn_only: lossy, marking ECN)
+    classes[data_prio] = {"lossless": data_prio in pfc, "ecn": marks, "strict": False}
     classes[cnp_prio] = {"lossless": False, "ecn": False, "strict": roce["cnp"]["strict"]}
     _share_bandwidth(classes, data_prio, roce["data"]["bandwidth_percent"])
     hr = roce["headroom"]
@@ -253,17 +266,22 @@ def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
             "cable_length_m": port["cable_length_m"],
             "description": port["description"],
             "pfc_priorities": list(pfc),
-            "ecn": _port_ecn(roce, port["speed_gbps"], device["platform"], device.get("queue_buffer_bytes")),
-            "headroom": {
+        }
+        if marks:
+            # pfc_only: the port carries no ECN thresholds (interfaces point 1)
+            ports[ifname]["ecn"] = _port_ecn(roce, port["speed_gbps"], device["platform"], device.get("queue_buffer_bytes"))
+        if pfc:
+            # ecn_only: no lossless priority, so no PFC headroom to reserve
+            ports[ifname]["headroom"] = {
                 "xoff_bytes": room["xoff_bytes"],
                 "xon_bytes": room["xon_bytes"],
                 "size_bytes": room["size_bytes"],
                 "total_bytes": room["size_bytes"] * len(pfc),
-            },
-        }
+            }
     plan: SwitchPlan = {
         "kind": "switch",
         "platform": device["platform"],
+        "mode": mode,
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_traffic_class": 0,
@@ -285,14 +303,16 @@ def _switch_plan(intent: dict, device: dict) -> SwitchPlan:
         plan["release"] = device.get("release", _vendor_nvue.DEFAULT_RELEASE)
         # NVIDIA's QoS page ("Flow Control Buffers"): give the lossless pool its
         # memory share and the lossless priorities before PFC (_vendor_nvue).
-        plan["traffic_pool"] = {
-            "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
-            "lossless_priorities": list(pfc),
-            "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
-            "lossy_pool": _vendor_nvue.LOSSY_POOL,
-            "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
-            "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
-        }
+        # ecn_only: no lossless priority, so no lossless pool (NVIDIA ties the pool to PFC: docs/vendor-nvue.md, "Fabric modes").
+        if pfc:
+            plan["traffic_pool"] = {
+                "lossless_pool": _vendor_nvue.LOSSLESS_POOL,
+                "lossless_priorities": list(pfc),
+                "lossless_memory_percent": _vendor_nvue.LOSSLESS_POOL_PERCENT,
+                "lossy_pool": _vendor_nvue.LOSSY_POOL,
+                "lossy_priorities": [prio for prio in range(8) if prio not in pfc],
+                "lossy_memory_percent": 100 - _vendor_nvue.LOSSLESS_POOL_PERCENT,
+            }
         # The application-priority TLV NVIDIA's RoCE mode advertises (UDP 4791 at the RoCE priority).
         plan["lldp_app_tlv"] = {"udp_port": _vendor_nvue.ROCE_UDP_PORT, "priority": data_prio}
     if "sonic" in device:
@@ -365,6 +385,8 @@ def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     return {
         "kind": "host",
         "transport": "roce",
+        # lossless | ecn_only (pfc_priorities [], bitmap all 0) | pfc_only (dcqcn off): interfaces point 1
+        "mode": roce["mode"],
         "trust": roce["trust"],
         "dscp_map": _dscp_map(roce),
         "default_priority": 0,
@@ -382,12 +404,25 @@ def _roce_host_plan(intent: dict, device: dict) -> RoceHostPlan:
     }
 
 
-def _ib_host_plan(intent: dict, device: dict) -> IbHostPlan:
+def _ib_host_plan(intent: dict, device: dict, host: str) -> IbHostPlan:
     ib = intent["infiniband"]
     pkey = None
     for part in ib["partitions"]:
         if part["name"] == ib["compute_partition"]:
             pkey = part["pkey"]
+    tenant = _tenants.tenant_of(intent, host)
+    if tenant is not None:
+        # A tenant's host works in its tenant's partition (docs/tenants.md).
+        part = tenant["partition"]
+        return {
+            "kind": "host",
+            "transport": "infiniband",
+            "service_level": part["sl"],
+            "partition": part["name"],
+            "pkey": part["pkey"],
+            "gpus": device["gpus"],
+            "nics": _nic_list(device),
+        }
     return {
         "kind": "host",
         "transport": "infiniband",
@@ -529,10 +564,12 @@ def _summary(intent: dict, devices: dict, plans: dict, warnings: list[str]) -> d
     }
     if intent["transport"] == "roce":
         roce = intent["roce"]
-        sizes = [p["headroom"]["size_bytes"] for plan in plans.values() if plan["kind"] == "switch" for p in plan["ports"].values()]
+        ports = [p for plan in plans.values() if plan["kind"] == "switch" for p in plan["ports"].values()]
+        sizes = [p["headroom"]["size_bytes"] for p in ports if "headroom" in p]
         summary.update(
             {
-                "ports": len(sizes),
+                "mode": roce["mode"],
+                "ports": len(ports),
                 "lossless_priorities": list(roce["pfc"]["priorities"]),
                 "data_dscp": roce["data"]["dscp"],
                 "cnp_dscp": roce["cnp"]["dscp"],

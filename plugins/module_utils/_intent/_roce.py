@@ -16,7 +16,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
 # RoCE
 # ---------------------------------------------------------------------------
 
-_ROCE_KEYS = ("trust", "data", "cnp", "pfc", "ecn", "dcqcn", "mtu", "rdma_cm_tos", "gid_index", "cable_length_m", "headroom")
+_ROCE_KEYS = ("mode", "trust", "data", "cnp", "pfc", "ecn", "dcqcn", "mtu", "rdma_cm_tos", "gid_index", "cable_length_m", "headroom")
 _ECN_KEYS = ("min_threshold_bytes", "max_threshold_bytes", "max_probability_percent")
 _WATCHDOG_KEYS = ("enabled", "detection_time_ms", "restoration_time_ms", "action")
 _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "pipeline_latency_bytes", "mac_phy_delay_bytes")
@@ -24,7 +24,8 @@ _HEADROOM_KEYS = ("cell_bytes", "small_packet_percent", "lossless_mtu_bytes", "p
 
 def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
     src = ctx.mapping(raw, path, _ROCE_KEYS)
-    out: dict[str, Any] = {"trust": leaf(ctx, src, "roce.trust", path)}
+    mode = leaf(ctx, src, "roce.mode", path)
+    out: dict[str, Any] = {"mode": mode, "trust": leaf(ctx, src, "roce.trust", path)}
 
     data_path = f"{path}.data"
     data = ctx.mapping(src.get("data"), data_path, ("dscp", "priority", "bandwidth_percent"))
@@ -44,7 +45,10 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
     pfc_path = f"{path}.pfc"
     pfc = ctx.mapping(src.get("pfc"), pfc_path, ("priorities", "watchdog"))
     row = _schema.BY_PATH["roce.pfc.priorities"]
-    priorities = ctx.sequence(pfc.get("priorities", list(row.default)), f"{pfc_path}.priorities", min_len=row.min_len, max_len=row.max_len)
+    if mode == _schema.ECN_ONLY:
+        priorities = _ecn_only_priorities(ctx, pfc.get("priorities"), f"{pfc_path}.priorities")
+    else:
+        priorities = ctx.sequence(pfc.get("priorities", list(row.default)), f"{pfc_path}.priorities", min_len=row.min_len, max_len=row.max_len)
     if priorities is not BAD:
         checked = []
         for index, raw_prio in enumerate(priorities):
@@ -60,10 +64,18 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
         priorities = sorted(p for p in checked if p is not BAD) if _ok(*checked) else BAD
     wd_path = f"{pfc_path}.watchdog"
     watchdog = ctx.mapping(pfc.get("watchdog"), wd_path, _WATCHDOG_KEYS)
+    if mode == _schema.ECN_ONLY:
+        # no PFC, so nothing to watch: the watchdog is off (and no driver renders it); asking for it is a contradiction
+        enabled = leaf(ctx, watchdog, "roce.pfc.watchdog.enabled", wd_path, default=False)
+        if enabled is True:
+            ctx.error(f"{wd_path}.enabled", "true: mode ecn_only has no PFC, so there is no pause for a watchdog to watch (remove it)")
+            enabled = BAD
+    else:
+        enabled = leaf(ctx, watchdog, "roce.pfc.watchdog.enabled", wd_path)
     out["pfc"] = {
         "priorities": priorities,
         "watchdog": {
-            "enabled": leaf(ctx, watchdog, "roce.pfc.watchdog.enabled", wd_path),
+            "enabled": enabled,
             "detection_time_ms": leaf(ctx, watchdog, "roce.pfc.watchdog.detection_time_ms", wd_path),
             "restoration_time_ms": leaf(ctx, watchdog, "roce.pfc.watchdog.restoration_time_ms", wd_path),
             "action": leaf(ctx, watchdog, "roce.pfc.watchdog.action", wd_path),
@@ -78,7 +90,19 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
         "max_probability_percent": leaf(ctx, ecn, "roce.ecn.max_probability_percent", ecn_path),
     }
     dcqcn = ctx.mapping(src.get("dcqcn"), f"{path}.dcqcn", ("enabled",))
-    out["dcqcn"] = {"enabled": leaf(ctx, dcqcn, "roce.dcqcn.enabled", f"{path}.dcqcn")}
+    if mode == _schema.PFC_ONLY:
+        # no switch marks ECN, so no NIC receives a mark to answer with a CNP: DCQCN off on the hosts
+        for key in _ECN_KEYS:
+            if out["ecn"][key] is not None and out["ecn"][key] is not BAD:
+                ctx.error(f"{ecn_path}.{key}", f"{out['ecn'][key]!r}: mode pfc_only marks no ECN (remove the ECN thresholds)")
+                out["ecn"][key] = BAD
+        enabled = leaf(ctx, dcqcn, "roce.dcqcn.enabled", f"{path}.dcqcn", default=False)
+        if enabled is True:
+            ctx.error(f"{path}.dcqcn.enabled", "true: mode pfc_only marks no ECN, so DCQCN never gets a congestion notification (remove it)")
+            enabled = BAD
+        out["dcqcn"] = {"enabled": enabled}
+    else:
+        out["dcqcn"] = {"enabled": leaf(ctx, dcqcn, "roce.dcqcn.enabled", f"{path}.dcqcn")}
     mtu = ctx.mapping(src.get("mtu"), f"{path}.mtu", ("switch", "host"))
     out["mtu"] = {
         "switch": leaf(ctx, mtu, "roce.mtu.switch", f"{path}.mtu"),
@@ -102,6 +126,14 @@ def _roce_section(ctx: Ctx, raw: Any, path: str) -> dict:
     return out
 
 
+def _ecn_only_priorities(ctx: Ctx, raw: Any, path: str) -> Any:
+    """Mode ecn_only: no PFC priority anywhere (absent or [] in the intent; [] in the plan)."""
+    if raw is None or raw == []:
+        return []
+    ctx.error(path, f"{raw!r}: mode ecn_only has no PFC (remove pfc.priorities, or choose mode lossless or pfc_only)")
+    return BAD
+
+
 def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
     data, cnp, pfc, ecn = roce["data"], roce["cnp"], roce["pfc"], roce["ecn"]
     prios = pfc["priorities"]
@@ -111,7 +143,8 @@ def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
         ctx.error(f"{path}.cnp.priority", f"{cnp['priority']!r} equals data.priority: CNPs must not share the lossless data class")
     elif _ok(cnp["priority"], prios) and cnp["priority"] in prios:
         ctx.error(f"{path}.cnp.priority", f"{cnp['priority']!r} is in pfc.priorities {prios!r}: CNPs must stay lossy, a paused CNP cannot slow a sender")
-    if _ok(data["priority"], prios) and data["priority"] not in prios:
+    mode = roce.get("mode", _schema.LOSSLESS)
+    if mode != _schema.ECN_ONLY and _ok(data["priority"], prios) and data["priority"] not in prios:
         ctx.error(f"{path}.data.priority", f"{data['priority']!r} is not in pfc.priorities {prios!r}: RoCE data would be lossy")
     low, high = ecn["min_threshold_bytes"], ecn["max_threshold_bytes"]
     if _ok(low, high) and low is not None and high is not None and low >= high:
@@ -136,7 +169,7 @@ def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
             f"{path}.pfc.priorities",
             f"{prios!r}: {len(prios)} lossless priorities; headroom is reserved per priority on every port, keep one (at most two)",
         )
-    if pfc["watchdog"]["enabled"] is False:
+    if pfc["watchdog"]["enabled"] is False and mode != _schema.ECN_ONLY:
         ctx.warn(f"{path}.pfc.watchdog.enabled", "false: a PFC storm or deadlock can freeze the lossless class fabric-wide")
     if cnp["strict"] is False:
         ctx.warn(f"{path}.cnp.strict", "false: CNPs queue behind other traffic and DCQCN reacts late")
@@ -144,6 +177,8 @@ def _roce_cross_checks(ctx: Ctx, roce: dict, path: str) -> None:
         ctx.warn(f"{path}.data.priority", "0 is also the class of every unmapped DSCP: all that traffic becomes lossless")
     if _ok(cnp["priority"]) and cnp["priority"] == 0:
         ctx.warn(f"{path}.cnp.priority", "0 is also the class of every unmapped DSCP: CNPs lose their own queue")
+    if mode == _schema.PFC_ONLY:
+        ctx.warn(f"{path}.mode", "pfc_only: no ECN marking and no DCQCN, PFC alone stops the senders: congestion spreads upstream as pauses")
     tos = roce["rdma_cm_tos"]
     if _ok(tos, data["dscp"]) and tos is not None and tos >> 2 != data["dscp"]:
         if tos == 0:

@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import IB_MTU_CODES, MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import NIC_STACKS
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import (
     _MAX_RAILS,
     COLLECTIVES,
@@ -56,6 +57,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables im
     TRANSPORTS,
     UINT32_MAX,
 )
+
+# lossless_fabric.roce.mode (issue 36): the fabric's congestion design. Readers of a plan written before it use
+# plan.get("mode", "lossless") (interfaces point 1).
+LOSSLESS, ECN_ONLY, PFC_ONLY = "lossless", "ecn_only", "pfc_only"
+ROCE_MODES: tuple[str, ...] = (LOSSLESS, ECN_ONLY, PFC_ONLY)
 
 # The platform names, from the registry (_platforms): a new driver is listed with no edit here.
 _SUPPORTED = tuple(f"`{name}`" for name, record in PLATFORMS.items() if record.supported)
@@ -161,6 +167,15 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf("infiniband", "map", {}, check=HAND, default_doc="(all defaults)", range_is=ANY, doc="OpenSM policy (subnet managers, hosts)"),
     Leaf("targets", "map", {}, check=HAND, default_doc="(all defaults)", range_is=ANY, doc="NCCL benchmark gate"),
     Leaf(
+        "tenants",
+        "list",
+        (),
+        check=HAND,
+        range_is=RULE,
+        range_doc="names unique; a host in one tenant only where a tenant has a partition or a VLAN (below)",
+        doc="tenants sharing the fabric: their hosts, InfiniBand partition, RoCE VLAN, Kubernetes namespace (docs/tenants.md)",
+    ),
+    Leaf(
         "topology",
         "map",
         ABSENT,
@@ -169,6 +184,17 @@ LEAVES: tuple[Leaf, ...] = (
         doc="the cabling pattern ([Cabling](#cabling-topology-port-and-nic-peer-nic-rail-optional))",
     ),
     # ---- roce: docs/intent.md table 'roce' (docs header: '| key | type | default | range | meaning / who gets it |')
+    Leaf(
+        "roce.mode",
+        "str",
+        default="lossless",
+        choices=ROCE_MODES,
+        what="a fabric mode",
+        doc=(
+            "`lossless`: PFC + ECN/DCQCN; `ecn_only`: lossy fabric, no PFC anywhere (no watchdog, no headroom), ECN/DCQCN and the CNP "
+            "class kept; `pfc_only`: PFC without ECN marking, DCQCN off ([Fabric modes](#fabric-modes-rocemode))"
+        ),
+    ),
     Leaf("roce.trust", "str", default="dscp", choices=("dscp",), what="a trust mode", doc="classify by DSCP (switches, NICs)"),
     Leaf("roce.data.dscp", "int", default=26, low=0, high=63, what="a DSCP", doc="DSCP of RoCE data"),
     Leaf(
@@ -222,9 +248,9 @@ LEAVES: tuple[Leaf, ...] = (
         min_len=1,
         max_len=8,
         range_doc=", unique",
-        doc="lossless priorities (switch ports, NIC PFC bitmap)",
+        doc="lossless priorities (switch ports, NIC PFC bitmap); mode `ecn_only`: none (absent or `[]`)",
     ),
-    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches"),
+    Leaf("roce.pfc.watchdog.enabled", "bool", default=True, doc="PFC watchdog on switches; mode `ecn_only`: off (`true` is refused)"),
     Leaf("roce.pfc.watchdog.detection_time_ms", "int", default=200, low=100, high=5000, what="a detection time in ms", doc="storm detection time"),
     Leaf(
         "roce.pfc.watchdog.restoration_time_ms",
@@ -245,7 +271,7 @@ LEAVES: tuple[Leaf, ...] = (
         nullable=True,
         default=DERIVED,
         default_doc="per port speed and platform (null)",
-        doc="WRED/ECN Kmin on the data queue; null: per port speed",
+        doc="WRED/ECN Kmin on the data queue; null: per port speed; mode `pfc_only`: none (a value is refused)",
     ),
     Leaf(
         "roce.ecn.max_threshold_bytes",
@@ -270,7 +296,12 @@ LEAVES: tuple[Leaf, ...] = (
         default_doc="per platform, 20 on most (null)",
         doc="Pmax",
     ),
-    Leaf("roce.dcqcn.enabled", "bool", default=True, doc="DCQCN reaction + notification point on `data.priority` (NICs)"),
+    Leaf(
+        "roce.dcqcn.enabled",
+        "bool",
+        default=True,
+        doc="DCQCN reaction + notification point on `data.priority` (NICs); mode `pfc_only`: off (`true` is refused)",
+    ),
     Leaf(
         "roce.mtu.switch",
         "int",
@@ -1057,6 +1088,108 @@ LEAVES: tuple[Leaf, ...] = (
             "(we ship no list: unverified which names a given ibdiagnet knows)"
         ),
     ),
+    # ---- tenants: docs/intent.md table 'tenants' (docs header: '| key | type | default | range / values | meaning |').
+    # Checked in _tenants (after the devices: hosts are inventory hosts, partition members their NICs' GUIDs); the
+    # ranges and choices here are the ones its checks enforce.
+    Leaf("tenants[].name", "str", REQUIRED, check=HAND, range_is=RULE, range_doc="name pattern; unique", doc="the tenant's name"),
+    Leaf(
+        "tenants[].hosts",
+        "list of str",
+        ABSENT,
+        check=HAND,
+        min_len=1,
+        range_doc="; inventory hosts of kind `host`; exactly one of `hosts` / `host_group`",
+        doc="the tenant's GPU hosts",
+    ),
+    Leaf(
+        "tenants[].host_group",
+        "str",
+        ABSENT,
+        check=HAND,
+        range_is=RULE,
+        range_doc="an inventory group holding at least one host of kind `host`",
+        doc="the tenant's GPU hosts as an inventory group (its hosts of kind `host`)",
+    ),
+    Leaf(
+        "tenants[].namespace",
+        "str or null",
+        None,
+        nullable=True,
+        check=HAND,
+        range_is=RULE,
+        range_doc="a DNS label; unique among the tenants of one cluster (one `kubeconfig`)",
+        doc="Kubernetes: the tenant's namespace",
+    ),
+    Leaf(
+        "tenants[].kubeconfig",
+        "str or null",
+        None,
+        nullable=True,
+        check=HAND,
+        range_is=RULE,
+        range_doc="an absolute path",
+        doc="Kubernetes: the tenant's own kubeconfig (a virtual cluster's); null: the fabric's cluster",
+    ),
+    Leaf(
+        "tenants[].vlan",
+        "int or null",
+        None,
+        low=1,
+        high=4094,
+        what="a VLAN ID",
+        nullable=True,
+        check=HAND,
+        range_doc="; RoCE only; unique",
+        doc="RoCE: the tenant's VLAN",
+    ),
+    Leaf(
+        "tenants[].partition",
+        "map",
+        ABSENT,
+        check=HAND,
+        range_is=ANY,
+        range_doc="InfiniBand: required; RoCE: absent",
+        doc="InfiniBand: the tenant's partition, generated as an `infiniband.partitions` entry whose members are the tenant hosts' NIC GUIDs",
+    ),
+    Leaf(
+        "tenants[].partition.name",
+        "str",
+        DERIVED,
+        check=HAND,
+        default_doc="the tenant's name",
+        range_is=RULE,
+        range_doc="name pattern; unique among all partitions",
+        doc="partition name in partitions.conf",
+    ),
+    Leaf(
+        "tenants[].partition.pkey",
+        "int or hex str",
+        REQUIRED,
+        check=HAND,
+        range_is=RULE,
+        range_doc="0x0001-0x7ffe after masking bit 15; unique among the tenants and `infiniband.partitions`",
+        doc="the tenant's P_Key (not the default partition's 0x7fff)",
+    ),
+    Leaf(
+        "tenants[].partition.membership",
+        "str",
+        "full",
+        choices=("full", "limited"),
+        what="a tenant membership",
+        doc="membership of the tenant's ports in its partition (`limited`: they reach only full members, such as the SM port, not each other)",
+    ),
+    Leaf("tenants[].partition.ipoib", "bool", default=True, doc="`ipoib` flag: create the partition's IPoIB broadcast group"),
+    Leaf(
+        "tenants[].qos_level",
+        "str or null",
+        None,
+        nullable=True,
+        check=HAND,
+        default_doc="(= `default`)",
+        range_is=RULE,
+        range_doc="InfiniBand only; a defined `infiniband.qos.levels` name",
+        doc="the QoS level (and so the SL) of the tenant's partition",
+    ),
     # ---- device: lossless_fabric_device, one per inventory host (the kinds table and the notes below it say which kind takes what)
     Leaf(
         "lossless_fabric_device.kind",
@@ -1155,6 +1288,14 @@ LEAVES: tuple[Leaf, ...] = (
         doc="the NIC's rail (host): orders the host's `nccl_ib_hca`; with the pattern, the NIC of rail r",
     ),
     Leaf(
+        "lossless_fabric_device.nics[].stack",
+        "str",
+        ABSENT,
+        choices=NIC_STACKS,
+        check=HAND,
+        doc="the NIC's software stack (host), over the one nic_qos detects from the bound driver (docs/hosts.md)",
+    ),
+    Leaf(
         "lossless_fabric_device.nics[].peer",
         "`{host, port}`",
         ABSENT,
@@ -1186,6 +1327,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "targets": ("targets.", "| key | type | default | range | meaning |"),
     "kubernetes": ("kubernetes.", "| key | type | default | range / values | meaning |"),
     "topology": ("topology.", "| key | type | default | range / values | meaning |"),
+    "tenants": ("tenants[].", "| key | type | default | range / values | meaning |"),
     "device": ("lossless_fabric_device.", "| key | type | default | range / values | meaning |"),
 }
 

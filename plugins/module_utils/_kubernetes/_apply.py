@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-# The order components are applied in: the CRDs first (the role waits for them to be Established).
-ORDER = ("multi_nic_cni_crds", "device_plugin", "multi_nic_cni", "multinicnetwork", "nicclusterpolicy")
+# The order components are applied in: the CRDs first (the role waits for them to be Established); the tenants'
+# networks and RBAC last (_tenants.py), once the cluster-wide pieces exist.
+ORDER = ("multi_nic_cni_crds", "device_plugin", "multi_nic_cni", "multinicnetwork", "nicclusterpolicy", "tenants")
 
 
 def _label(obj: dict, namespace: bool = True) -> str:

@@ -46,13 +46,14 @@ ONE_RANK_ZERO_BUSBW = {'all_reduce': '2(n-1)/n', 'all_gather': '(n-1)/n', 'reduc
 # The efficiency: NVIDIA's maintainers give the peak per NIC as 24 GB/s per 200G NIC and 12 GB/s per 100G
 # (sjeaugey, NVIDIA/nccl-tests#119: 96 % of the line rate), 192 GB/s all_reduce busbw on 8 x 200G HDR
 # (AddyLaddy, quoted in NVIDIA/nccl#1576: 96 %) and "up to 48-49GB/s per NIC" for CX-7 at NDR
-# (AddyLaddy, nccl-tests#267: 96-98 %); issue 34 cites 46-48 GB/s per NDR NIC for Ring on two nodes
-# (nccl-tests#290, not in the corpus read here). A gate target is a floor, not the peak: 92 % (46 GB/s per
+# (AddyLaddy, nccl-tests#267: 96-98 %), "around 48GB/s from each CX7 NIC at 400Gbps" with NCCL_ALGO=RING on two
+# nodes (AddyLaddy, nccl-tests#319). Issue 34 cites nccl-tests#290 for 46-48 GB/s; that thread was not found in
+# the issue corpus searched (2026-12-05), so #319 stands for it. A gate target is a floor, not the peak: 92 % (46 GB/s per
 # 400G NIC), the low end of those numbers and of the 90-97 % the reference sees on healthy rings.
 # Other collectives have no cited method: ``auto`` is refused for them (set min_busbw by hand).
 AUTO_EFFICIENCY = 0.92
 AUTO_EFFICIENCY_SOURCE = ('NVIDIA/nccl-tests#119 (24 GB/s per 200G NIC), #267 (48-49 GB/s per NDR NIC), '
-                          'NVIDIA/nccl#1576 (192 GB/s on 8 x 200G); issue 34: 46-48 GB/s per NDR NIC (nccl-tests#290)')
+                          'NVIDIA/nccl#1576 (192 GB/s on 8 x 200G), nccl-tests#319 (about 48 GB/s per CX-7 400G NIC, Ring, 2 nodes)')
 AUTO_METHODS = {
     'all_reduce': ('ring_nic_aggregate', 'Ring', 'NVIDIA/nccl-tests doc/PERFORMANCE.md; nccl-tests#160 (ring busbw = what the NICs carry)'),
     'all_gather': ('ring_nic_aggregate', 'Ring', 'NVIDIA/nccl-tests doc/PERFORMANCE.md; nccl-tests#160 (ring busbw = what the NICs carry)'),

@@ -704,3 +704,49 @@ def launcher_selector(name: str) -> str:
 
 def log_tail(text: str, lines: int = 20) -> str:
     return "\n".join((text or "").rstrip("\n").splitlines()[-lines:])
+
+
+# ---------------------------------------------------------------------------- tenant
+TENANT_LABEL = "lossless.fabric/tenant"
+TENANT_KEYS = ("name", "namespace", "kubeconfig", "networks", "rdma_resource")
+
+
+def with_tenant(params: dict) -> tuple[dict, list[str]]:
+    """Module parameters with the ``tenant`` option folded into ``kubernetes`` and ``labels``: the launch runs as
+    the tenant - its kubeconfig (its own credentials), its namespace, its network attachment and RDMA resource.
+
+    Refused: another launcher than kubernetes (mpirun/srun run on the hosts, outside any tenant's credentials), a
+    ``kubernetes`` value that contradicts the tenant's, a network of another namespace (a tenant's pods attach only
+    to its own namespace's networks). Returns (params, errors); params unchanged without a tenant."""
+    tenant = params.get("tenant")
+    if not tenant:
+        return params, []
+    errors = _Errors()
+    name = _string(errors, "tenant.name", tenant.get("name"), _DNS1123, "a tenant name (RFC 1123 label)")
+    namespace = _string(errors, "tenant.namespace", tenant.get("namespace"), _DNS1123, "a namespace name (RFC 1123 label)")
+    if name is None or namespace is None:
+        errors.append("tenant: needs name and namespace (the tenant's own namespace, from the plan's tenants)")
+        return params, list(errors)
+    if (params.get("launcher") or "kubernetes") != "kubernetes":
+        errors.bad("launcher", params.get("launcher"), "must be kubernetes with tenant (mpirun and srun run outside the tenant's credentials)")
+    kube = dict(params.get("kubernetes") or {})
+    for key in ("namespace", "kubeconfig", "networks", "rdma_resource"):
+        value = tenant.get(key)
+        if value is None:
+            continue
+        given = kube.get(key)
+        default = {"namespace": DEFAULT_NAMESPACE, "rdma_resource": DEFAULT_RDMA_RESOURCE}.get(key)
+        # the tenant's kubeconfig replaces the admin's (which K8S_AUTH_KUBECONFIG may have filled in)
+        if key != "kubeconfig" and given not in (None, value, default):
+            errors.bad("kubernetes.%s" % key, given, "contradicts tenant %s's %s %r" % (name, key, value))
+        kube[key] = value
+    for item in (kube.get("networks") or "").split(","):
+        net_ns = item.strip().split("@", 1)[0].rpartition("/")[0]
+        if net_ns and net_ns != namespace:
+            errors.bad("kubernetes.networks", kube.get("networks"), "names network %s of namespace %s, not tenant %s's namespace %s"
+                       % (item.strip(), net_ns, name, namespace))
+    labels = dict(params.get("labels") or {})
+    if labels.get(TENANT_LABEL) not in (None, name):
+        errors.bad("labels.%s" % TENANT_LABEL, labels[TENANT_LABEL], "contradicts tenant %s" % name)
+    labels[TENANT_LABEL] = name
+    return dict(params, kubernetes=kube, labels=labels), list(errors)

@@ -392,7 +392,8 @@ class KubernetesRunner:
         """
         self.connect()
         self.preflight(rendered["manifests"][1])
-        created = self.ensure_namespace(rendered["manifests"][0])
+        # A tenant's namespace exists (onboarding made it), and its credentials may neither read nor create namespaces.
+        created = False if self.spec.get("tenant") else self.ensure_namespace(rendered["manifests"][0])
         for name, manifest in zip(rendered["names"], rendered["manifests"][1:]):
             launches.append(self.launch(name, manifest, timeout, keep))
             if launches[-1]["status"] != "succeeded" and fail_on_error:

@@ -377,3 +377,29 @@ def _ci_text(ent):
     if ent.get('ci_low') is None:
         return 'no interval'
     return '%.0f%% CI %.3f..%.3f' % (100 * ent['ci_level'], ent['ci_low'], ent['ci_high'])
+
+
+def tenant_verdict(res: dict, tenant: str) -> dict:
+    """A tenant's launches (``post``) held against the host baseline of the same hosts (``pre``), in words.
+
+    ``res`` is ``compare``'s (or ``compare_report``'s) result. 'tenant X at bare-metal speed' when every size is ok;
+    'tenant X slower by N %' when a size regressed (N: the largest Hodges-Lehmann drop among the regressed sizes,
+    the statistic the regression verdict rests on); otherwise 'inconclusive' with the first size's reason.
+    Returns {'tenant', 'verdict': bare_metal|slower|inconclusive, 'slower_percent', 'size', 'text'}."""
+    sizes = res.get('sizes') or []
+    out = {'tenant': tenant, 'verdict': 'inconclusive', 'slower_percent': None, 'size': None}
+    regressed = [s for s in sizes if s.get('verdict') == 'regressed' and s.get('change_percent') is not None]
+    if regressed:
+        worst = min(regressed, key=lambda s: s['change_percent'])
+        out.update(verdict='slower', slower_percent=round(-worst['change_percent'], 1), size=worst['size'])
+        out['text'] = 'tenant %s slower by %.1f %% than the host baseline (at %s: %.2f vs %.2f GB/s, p=%.3g)' % (
+            tenant, -worst['change_percent'], worst['size_human'], worst['post_median'], worst['pre_median'], worst['p_value'])
+    elif sizes and all(s.get('verdict') == 'ok' for s in sizes) and not res.get('flags'):
+        worst = min(sizes, key=lambda s: s['change_percent'])
+        out.update(verdict='bare_metal', size=worst['size'])
+        out['text'] = 'tenant %s at bare-metal speed (largest change %+.1f %% at %s, within %.1f %%)' % (
+            tenant, worst['change_percent'] or 0.0, worst['size_human'], worst['threshold_percent'])  # no '-0.0'
+    else:
+        why = next((s.get('reason') for s in sizes if s.get('verdict') != 'ok'), None) or res.get('reason') or '; '.join(res.get('flags') or [])
+        out['text'] = 'tenant %s: inconclusive against the host baseline: %s' % (tenant, why or 'nothing to compare')
+    return out

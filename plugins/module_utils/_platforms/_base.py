@@ -71,6 +71,10 @@ class Platform(NamedTuple):
     # With ecn_in_percent_of_queue_buffer: (min_bytes, max_bytes, queue_buffer_bytes) -> why the OS cannot carry a
     # port's ECN thresholds as fill levels of that buffer, or None (the intent refuses by it; so does the renderer).
     ecn_of_buffer_error: Any = None
+    # lossless_fabric.roce.mode (issue 36) -> the vendor source that the OS runs it (PFC off end to end for ecn_only, ECN
+    # off on a queue for pfc_only), from its _vendor_<os>.py ROCE_MODES. The intent refuses a mode not listed, naming
+    # the platform (_intent/_devices.py). None: no mode but lossless is claimed.
+    roce_modes: Any = None
 
 
 def watchdog_intent_errors(roce: Any, rule: Any) -> list[tuple[str, Any, str]]:

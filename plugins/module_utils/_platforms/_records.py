@@ -31,10 +31,12 @@ EOS = Platform(
     # timer would need a day field the command has no form for (the EOS range itself is unverified).
     commit_timer_s=(1, 24 * 3600 - 1),
     roce_errors=_vendor_eos.roce_errors,
+    roce_modes=_vendor_eos.ROCE_MODES,
 )
 
 # requires_ports: the NVUE renderer sets the lossless class on the plan's ports and refuses a plan without any.
-NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults, requires_ports=True)
+NVUE = Platform("nvue", r"swp[0-9]+(s[0-9]+)?", "swp1s0", ecn_defaults=_vendor_nvue.ecn_defaults, requires_ports=True,
+                roce_modes=_vendor_nvue.ROCE_MODES)
 
 
 def _no_ecn_bytes(speed_gbps: int) -> dict[str, int]:
@@ -67,6 +69,7 @@ JUNOS = Platform(
     commit_timer_s=(60, 65535 * 60),
     roce_errors=_vendor_junos.roce_errors,
     ecn_of_buffer_error=_vendor_junos.fill_levels_error,
+    roce_modes=_vendor_junos.ROCE_MODES,
 )
 
 SONIC = Platform(
@@ -86,6 +89,7 @@ SONIC = Platform(
     ),
     # the SONiC renderer writes PORT_QOS_MAP, QUEUE and BUFFER_PG per port and refuses a plan without any
     requires_ports=True,
+    roce_modes=_vendor_sonic.ROCE_MODES,
 )
 
 NXOS = Platform(
@@ -107,6 +111,7 @@ NXOS = Platform(
     requires_ports=True,
     # The PFC watchdog is only switched on or off: its times have no sourced CLI syntax (docs/vendor-nxos.md).
     notes=(_vendor_nxos.WATCHDOG_TIMES_NOTE,),
+    roce_modes=_vendor_nxos.ROCE_MODES,
 )
 
 # Platforms with a driver, in the registry's order; each name is also its module under _platforms.

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _text
-from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _contract, _devices, _tables
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _checks, _contract, _devices, _schema, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms import _base, _channel, _drivers
 from ansible_collections.lossless.fabric.plugins.module_utils._platforms._connection import (
     CONNECTION_SPEC,
@@ -141,6 +141,8 @@ def check_plan(plan: dict, platform: str, device: str) -> tuple[dict, list[str]]
         ctx.error(path + ".platform", "%r is not the switch's platform %r" % (plan.get("platform"), platform))
     if "trust" in known:
         ctx.choice(known, "trust", path, None, ("dscp",), "a trust mode")
+    if "mode" in known:
+        ctx.choice(known, "mode", path, None, _schema.ROCE_MODES, "a fabric mode")
     if "dscp_map" in known:
         _check_index_map(ctx, known["dscp_map"], path + ".dscp_map", 63, "a DSCP", lambda v, p: ctx.check_int(v, p, 0, 7, "a traffic class"))
     for key in ("default_traffic_class", "ecn_queue"):
@@ -214,7 +216,8 @@ def _check_class(ctx: Any, value: Any, path: str) -> None:
 
 
 def _check_priorities(ctx: Any, value: Any, path: str) -> None:
-    if ctx.sequence(value, path, min_len=1, max_len=8) is _tables.BAD:
+    # [] in mode ecn_only (no PFC anywhere, issue 36)
+    if ctx.sequence(value, path, min_len=0, max_len=8) is _tables.BAD:
         return
     for index, prio in enumerate(value):
         checked = ctx.check_int(prio, "%s[%d]" % (path, index), 0, 7, "a priority")
@@ -677,9 +680,14 @@ def drift(plan: dict, gathered: dict) -> list[str]:
         if plan["cnp"]["strict"] and have.get("strict_queues") is not None and plan["cnp"]["queue"] not in have["strict_queues"]:
             found.append("%s: queue %d is not strict on the device" % (ifname, plan["cnp"]["queue"]))
         ecn = (have.get("ecn") or {}).get(str(plan["ecn_queue"]))
-        if ecn is None and have.get("ecn") is not None:
+        if "ecn" not in port:
+            # mode pfc_only: the port marks no ECN
+            if ecn is not None:
+                found.append("%s: ECN on queue %d, the plan (mode %s) marks none" % (ifname, plan["ecn_queue"], plan.get("mode", "lossless")))
+            ecn = None
+        elif ecn is None and have.get("ecn") is not None:
             found.append("%s: no ECN on queue %d" % (ifname, plan["ecn_queue"]))
-        for key, want in port["ecn"].items():
+        for key, want in (port.get("ecn") or {}).items():
             differ(ifname, "ecn[%d].%s" % (plan["ecn_queue"], key), (ecn or {}).get(key), want)
         if plan["watchdog"]["enabled"]:
             differ(ifname, "watchdog", have.get("watchdog"), True)

@@ -86,16 +86,24 @@ def _usable(value: Any) -> bool:
 
 
 def counter_findings(before: dict, after: dict, plans: dict, phase: str, nic_before: dict | None = None,  # pylint: disable=too-many-arguments,too-many-locals
-                     nic_after: dict | None = None, ib_before: Any = None, ib_after: Any = None, evidence: dict | None = None) -> list[dict]:
+                     nic_after: dict | None = None, ib_before: Any = None, ib_after: Any = None, evidence: dict | None = None,
+                     baseline_mode: str | None = None) -> list[dict]:
     """Findings of one phase. ``before``/``after``: {device: snapshot (or a registered switch_counters result)}
     with a key for every switch in scope (a None, failed or skipped value is a ``no_counters`` finding);
     ``plans``: {device: switch plan}; ``nic_*``: the same for host NICs (optional; their CNP counters answer the ECN marks);
     ``ib_*``: the InfiniBand fabric's snapshots (ib_fabric_facts results; optional, see ib_counter_findings);
     ``evidence``: the evidence settings (_evidence.settings: share, min_bytes, max_drops) when the phase ran a
     benchmark - then the traffic rules run too (the RoCE share of every switch port and NIC, CNPs on the CNP
-    priority); None: only the rules that hold without a benchmark (drops, storms, pauses, the mode's rules, ECN/CNP)."""
+    priority); None: only the rules that hold without a benchmark (drops, storms, pauses, the mode's rules, ECN/CNP).
+    ``baseline_mode``: the fabric mode the fabric runs before the change, when the change moves it to the plans' mode;
+    the pre phase (counted before anything changed) is judged in that mode (_evidence.in_mode), the post phase in the
+    plans' own."""
     if phase not in ("pre", "post"):
         raise ValueError("phase: %r is not pre or post" % (phase,))
+    if baseline_mode is not None and baseline_mode not in _evidence.MODES:
+        raise ValueError("baseline_mode: %r is not one of %s" % (baseline_mode, ", ".join(_evidence.MODES)))
+    if phase == "pre" and baseline_mode is not None:
+        plans = {device: _evidence.in_mode(plan, baseline_mode) for device, plan in plans.items()}
     opts = _evidence.settings(evidence or {})
     found: list[dict] = []
     deltas = {}

@@ -20,7 +20,7 @@ import aiohttp.web
 import kmock
 from kmock._internal import parsing, rendering
 
-from . import crds
+from . import auth, crds
 from .store import ApiError, Res, Store
 
 log = logging.getLogger("k8sim")
@@ -129,6 +129,8 @@ class K8sEmulator(kmock.KubernetesEmulator):
         try:
             if path.startswith("/_k8sim/") or path == "/_k8sim":
                 return await self._control(request)
+            # who is asking (401 for an unknown token once users are configured); discovery needs no more
+            self._identity(request)
             if path in ("/api/", "/apis/", "/version/"):  # the apiserver serves these too (kmock 0.8: 404)
                 serve = {"/api/": self._serve_api, "/apis/": self._serve_apis,
                          "/version/": self._serve_server_version}[path]
@@ -156,6 +158,15 @@ class K8sEmulator(kmock.KubernetesEmulator):
         params = dict(request.params.items())
         method = request.method.value if hasattr(request.method, "value") else str(request.method)
         method = method.upper()
+        ident = self._identity(request)
+        if ident is not None:
+            # authorization comes before any lookup, as in the apiserver's handler chain (WithAuthorization):
+            # a forbidden user learns nothing of what exists. For namespaces, the namespace is the object's name.
+            ns_attr = name if (res.group == "" and res.plural == "namespaces" and name) else ns
+            verb = auth.verb_of(method, name, params)
+            resource = res.plural + ("/" + sub if sub else "")
+            if not auth.allowed(store, ident, res.group, resource, verb, ns_attr, name):
+                raise auth.forbidden(ident, res.group, res.plural, sub, verb, ns_attr, name)
         if sub and sub not in res.subresources:
             raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         if sub == "log":
@@ -195,6 +206,11 @@ class K8sEmulator(kmock.KubernetesEmulator):
         for key, value in headers:
             resp.headers.add(key, value)
         return resp
+
+    def _identity(self, request: rendering.Request) -> auth.Identity | None:
+        """The caller, from its bearer token (None while no users are configured); 401 for an unknown token."""
+        header = next((v for k, v in request.headers.items() if k.lower() == "authorization"), None)
+        return self.sim.auth.identify(header)
 
     @staticmethod
     def _json(request: rendering.Request) -> Any:

@@ -16,7 +16,10 @@ group vars: ``lab_k8sim_time_scale`` (default 0.1), ``lab_nccl_replay`` and
 tests/lab/nccl/README.md: the launcher log of every MPIJob, and of those
 labelled ``lossless.fabric/phase: post``), ``lab_k8sim_replay`` (a log path,
 used when ``lab_nccl_replay`` is not set), per host
-``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``.
+``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``; ``lab_k8sim_users``
+([{token, user, groups}]: the tenants' tokens, k8sim then authorizes with RBAC; their kubeconfigs come
+back as ``lab_k8sim_user_kubeconfigs`` {user: path}) and ``lab_nccl_replay_tenants`` ({tenant: choice}: the
+log of the MPIJobs labelled ``lossless.fabric/tenant: <tenant>``).
 
 The cluster keeps its API objects between lab runs, as a real one does:
 ``before_stop`` saves every object to ``<run_dir>/k8sim.objects.json``, and
@@ -72,7 +75,12 @@ class Kubernetes:
             config["replay"] = os.path.join(ctx.inventory_dir, replay) if not os.path.isabs(replay) else replay
         # ReplayError (a RuntimeError) names the variable and the value; the launcher reports it before anything starts
         config.update(nccl_replay.k8sim_config(self._first(ctx, "lab_nccl_replay", None),
-                                               self._first(ctx, "lab_nccl_replay_post", None)))
+                                               self._first(ctx, "lab_nccl_replay_post", None),
+                                               self._first(ctx, "lab_nccl_replay_tenants", None)))
+        # lab_k8sim_users: the tenants' tokens (auth.py); with them the emulator authorizes with RBAC
+        users = self._first(ctx, "lab_k8sim_users", None)
+        if users:
+            config["users"] = list(users)
         # lab_perf_faults: MPIJob launcher logs come from the performance model while <run_dir>/perf.json has faults
         # (read at each MPIJob, so perfmodel.py RUN_DIR FAULTS changes them without a restart)
         config["perf_run_dir"] = ctx.run_dir
@@ -91,7 +99,7 @@ class Kubernetes:
                 "--state-file", state_path, "--kubeconfig", kubeconfig]
         state = ctx.start_server(self.name, argv, state_path)
         return {"all": {"lab_kubeconfig": state["kubeconfig"], "lab_k8sim_control": state["control"],
-                        "lab_k8sim_url": state["url"]}}
+                        "lab_k8sim_url": state["url"], "lab_k8sim_user_kubeconfigs": state.get("user_kubeconfigs") or {}}}
 
     def before_stop(self, run_dir: str) -> None:
         """Keep a snapshot of every object (k8sim.objects.json): for the post-mortem, and the next run starts with it."""

@@ -25,21 +25,22 @@ if __package__ in (None, ""):  # run as a script: make the package importable
 
 import kmock  # noqa: E402
 
+from .auth import ADMIN_TOKEN  # noqa: E402
 from .emulator import K8sEmulator  # noqa: E402
 from .restore import RestoreError  # noqa: E402
 from .sim import Simulator  # noqa: E402
 
 log = logging.getLogger("k8sim")
 
-TOKEN = "k8sim-dummy-token"
+TOKEN = ADMIN_TOKEN
 
 
-def kubeconfig(url: str) -> dict:
+def kubeconfig(url: str, token: str = TOKEN, user: str = "k8sim") -> dict:
     return {
         "apiVersion": "v1", "kind": "Config", "preferences": {},
         "clusters": [{"name": "k8sim", "cluster": {"server": url}}],
-        "users": [{"name": "k8sim", "user": {"token": TOKEN}}],
-        "contexts": [{"name": "k8sim", "context": {"cluster": "k8sim", "user": "k8sim", "namespace": "default"}}],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": "k8sim", "context": {"cluster": "k8sim", "user": user, "namespace": "default"}}],
         "current-context": "k8sim",
     }
 
@@ -68,8 +69,15 @@ async def serve(config: dict, base_dir: str, state_file: str | None, kubeconfig_
             kubeconfig_file = os.path.join(os.path.dirname(os.path.abspath(state_file)), "k8sim.kubeconfig")
         if kubeconfig_file:
             _write_atomic(kubeconfig_file, kubeconfig(url), 0o600)
+        # One kubeconfig per configured user (its own token): what a tenant is handed.
+        user_kubeconfigs = {}
+        for index, row in enumerate(config.get("users") or []):
+            if kubeconfig_file:
+                path = "%s.user%d" % (kubeconfig_file, index)
+                _write_atomic(path, kubeconfig(url, row["token"], row["user"]), 0o600)
+                user_kubeconfigs[row["user"]] = path
         state = {"pid": os.getpid(), "url": url, "port": server.port, "kubeconfig": kubeconfig_file,
-                 "control": url + "/_k8sim", "token": TOKEN}
+                 "control": url + "/_k8sim", "token": TOKEN, "user_kubeconfigs": user_kubeconfigs}
         if state_file:
             _write_atomic(state_file, state)
         log.warning("k8sim listening on %s (control %s/_k8sim)", url, url)

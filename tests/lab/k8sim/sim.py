@@ -10,7 +10,7 @@ import logging
 import os
 from typing import Any
 
-from . import crds, restore
+from . import auth, crds, restore
 from .controllers import Cluster
 from .store import ApiError, Store, now_rfc3339
 
@@ -33,6 +33,8 @@ class Simulator:
         self.base_dir = base_dir
         self.time_scale = float(config.get("time_scale", 1.0))
         self.delays = dict(DEFAULT_DELAYS, **(config.get("delays") or {}))
+        # Static tokens + RBAC when the config has users (auth.py); otherwise every caller is the admin.
+        self.auth = auth.Authenticator(auth.ADMIN_TOKEN, config.get("users"))
         self.store = Store(kube_version=str(config.get("kubernetes_version", "1.30.0")), seed=int(config.get("seed", 0)))
         self.logs: dict[tuple[str | None, str, str], bytes] = {}
         self.nodes: dict[str, dict] = {}

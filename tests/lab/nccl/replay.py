@@ -25,6 +25,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "failing": ("deepops_k8s_sriov_roce_2node.txt",),
 }
 PHASE_LABEL = "lossless.fabric/phase"
+TENANT_LABEL = "lossless.fabric/tenant"  # _nccl/_launch.py TENANT_LABEL
 
 
 class ReplayError(RuntimeError):
@@ -55,11 +56,18 @@ def resolve(choice: str, key: str = "lab_nccl_replay") -> list[str]:
     raise ReplayError("%s: %r is not passing, failing or a recorded log (known: %s)" % (key, choice, ", ".join(available())))
 
 
-def k8sim_config(default: str | None, post: str | None) -> dict:
-    """The k8sim config keys for these choices: ``replay`` and per-phase ``replays`` (first match wins)."""
+def k8sim_config(default: str | None, post: str | None, tenants: dict | None = None) -> dict:
+    """The k8sim config keys for these choices: ``replay`` and per-phase ``replays`` (first match wins).
+
+    ``tenants``: tenant name -> choice, for the MPIJobs nccl_benchmark labels ``lossless.fabric/tenant: <name>``
+    (its tenant option): each tenant's benchmark replays its own log (lab_nccl_replay_tenants)."""
     config: dict = {}
     if default:
         config["replay"] = resolve(default, "lab_nccl_replay")
+    rules = [{"selector": {TENANT_LABEL: name}, "path": resolve(choice, "lab_nccl_replay_tenants.%s" % name)}
+             for name, choice in sorted((tenants or {}).items()) if choice]
     if post:
-        config["replays"] = [{"selector": {PHASE_LABEL: "post"}, "path": resolve(post, "lab_nccl_replay_post")}]
+        rules.append({"selector": {PHASE_LABEL: "post"}, "path": resolve(post, "lab_nccl_replay_post")})
+    if rules:
+        config["replays"] = rules
     return config

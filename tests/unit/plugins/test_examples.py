@@ -8,6 +8,7 @@ defines ARGUMENT_SPEC at module level; main() passes it to AnsibleModule.
 
 from __future__ import annotations
 
+import copy
 import glob
 import importlib
 import os
@@ -86,6 +87,8 @@ def test_examples_validate_against_argument_spec(name):
             assert not unknown, "%s EXAMPLES task %r uses unknown options %s" % (name, task.get("name"), unknown)
             # A Jinja2 value is only known at run time: stand in a value of the documented type.
             concrete = {k: (_STAND_IN[spec[k].get("type", "str")] if _templated(v) else v) for k, v in args.items()}
-            result = ArgumentSpecValidator(spec).validate(concrete)
+            # A module process builds its spec anew for every task; the validator fills a dict default in
+            # place, so one task's defaults must not leak into the next.
+            result = ArgumentSpecValidator(copy.deepcopy(spec)).validate(concrete)
             assert not result.error_messages, "%s EXAMPLES task %r: %s" % (name, task.get("name"), result.error_messages)
     assert used, "%s: EXAMPLES never call the module" % name

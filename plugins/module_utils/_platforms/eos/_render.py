@@ -22,6 +22,11 @@ from ansible_collections.lossless.fabric.plugins.module_utils._platforms.eos imp
 # - 'bandwidth guaranteed percent N' on the watched queue: only a third party quotes Arista's
 #   manual that the PFC watchdog needs guaranteed bandwidth; the syntax itself is AVD's
 #   (tx-queue / uc-tx-queue templates), the requirement and its platforms are not confirmed.
+# Fabric modes (issue 36, docs/vendor-eos.md "Fabric modes"): a port without PFC priorities (mode ecn_only) gets
+# 'no priority-flow-control' (AVD-T ethernet-interfaces.j2: priority_flow_control.enabled false), the 'no' form of
+# every priority's no-drop line (no priority is lossless: one left from a lossless plan would stay) and no watchdog line;
+# the RoCE queue of a class without ECN (mode pfc_only) gets the 'no' forms of the two ECN lines (EOS's 'no' form of
+# a command removes it; AVD-T renders no ECN lines for a queue without random_detect.ecn).
 # - 'hardware counter feature ecn out': whether a platform needs it for the ECN counters is
 #   not in any Arista text we could read; 'random-detect ecn count' (rendered) is.
 TEMPLATE = """\
@@ -40,6 +45,7 @@ interface {{ ifname }}
 {% endif %}
    mtu {{ plan.mtu }}
    qos trust {{ plan.trust }}
+{% if port.pfc_priorities %}
    priority-flow-control on
 {% for prio in port.pfc_priorities %}
    priority-flow-control priority {{ prio }} no-drop
@@ -49,6 +55,12 @@ interface {{ ifname }}
 {% else %}
    no priority-flow-control pause watchdog
 {% endif %}
+{% else %}
+   no priority-flow-control
+{% for prio in range(8) %}
+   no priority-flow-control priority {{ prio }} no-drop
+{% endfor %}
+{% endif %}
 {% for queue, tc in plan.traffic_classes | by_number %}
    {{ plan.eos.queue_block | queue_block }} {{ queue }}
 {% if tc.strict %}
@@ -57,10 +69,13 @@ interface {{ ifname }}
       no priority
       bandwidth percent {{ tc.bandwidth_percent }}
 {% endif %}
-{% if queue == plan.ecn_queue %}
+{% if queue == plan.ecn_queue and tc.ecn %}
       random-detect ecn minimum-threshold {{ port.ecn.min_threshold_bytes | threshold }} \
 maximum-threshold {{ port.ecn.max_threshold_bytes | threshold }} max-mark-probability {{ port.ecn.max_probability_percent }}
       random-detect ecn count
+{% elif queue == plan.ecn_queue %}
+      no random-detect ecn minimum-threshold
+      no random-detect ecn count
 {% endif %}
 {% endfor %}
 {% endfor %}

@@ -147,3 +147,13 @@ def ecn_defaults(speed_gbps: int) -> dict[str, int]:
     if entry is None:
         raise ValueError("platform eos: no ECN default for %r Gb/s; set lossless_fabric.roce.ecn thresholds" % (speed_gbps,))
     return dict(entry)
+
+
+# lossless_fabric.roce.mode (issue 36) -> the source that EOS runs it; _records.EOS.roce_modes (docs/vendor-eos.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "AVD-T ethernet-interfaces.j2 ('priority-flow-control on', 'priority-flow-control priority N no-drop') and the "
+                "tx-queue templates ('random-detect ecn minimum-threshold ... maximum-threshold ...')",
+    "ecn_only": "AVD-T ethernet-interfaces.j2 (priority_flow_control.enabled false: 'no priority-flow-control') with the tx-queue's "
+                "'random-detect ecn' lines, which AVD renders per queue independent of PFC",
+    "pfc_only": "AVD-T ethernet-interface-tx-queues.j2 (a tx-queue without random_detect renders no ECN line) with the PFC lines",
+}

@@ -99,7 +99,11 @@ set class-of-service shared-buffer {{ side.name }} buffer-partition {{ part.name
 {% endfor %}
 {% for port in ports %}
 set class-of-service interfaces {{ port.name }} classifiers dscp {{ classifier }}
+{% if port.cnp %}
 set class-of-service interfaces {{ port.name }} congestion-notification-profile {{ port.cnp }}
+{% else %}
+delete class-of-service interfaces {{ port.name }} congestion-notification-profile
+{% endif %}
 {% if port.scheduler_map %}
 delete class-of-service interfaces {{ port.name }} forwarding-class-set
 set class-of-service interfaces {{ port.name }} scheduler-map {{ port.scheduler_map }}
@@ -178,8 +182,9 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
     pfc_output = [{"bits": _bits(prio, 3), "queue": prio} for prio in pfc]
 
     plain = []
+    marks = classes[ecn_queue]["ecn"] and any(port.get("ecn") for port in plan["ports"].values())
     for tc, cls in sorted(classes.items()):
-        if tc == ecn_queue and classes[tc]["ecn"]:
+        if tc == ecn_queue and marks:
             continue
         plain.append({"name": SCHEDULER % tc, "strict": cls["strict"], "percent": transmit[tc], "drop_profile": None, "tc": tc})
     # Junos' own classes the classifier does not feed (host-outbound network-control, flooded
@@ -194,25 +199,31 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
         name = PREFIX + ("-MC" if fc_name == "mcast" else "-NC" if fc_name == "network-control" else "-Q%d" % queue)
         own.append({"name": name, "strict": False, "percent": transmit[queue], "drop_profile": None, "tc": queue, "fc": fc_name})
     mc = [s for s in own if s["fc"] == "mcast"]
-    curves: dict[tuple[int, int, int], list[str]] = {}
+    # Mode pfc_only (issue 36): a port without ECN thresholds gets the scheduler map without a drop profile (curve None).
+    curves: dict[tuple[int, int, int] | None, list[str]] = {}
     for ifname, port in plan["ports"].items():
-        curves.setdefault(_ecn_curve(ifname, port["ecn"], plan), []).append(ifname)
+        curve = _ecn_curve(ifname, port["ecn"], plan) if port.get("ecn") and classes[ecn_queue]["ecn"] else None
+        curves.setdefault(curve, []).append(ifname)
     drop_profiles, ecn_schedulers, maps, tcps, port_map = [], [], [], [], {}
-    for curve in sorted(curves):
-        suffix = ECN_SUFFIX % curve
-        dp_name = PREFIX + "-DP" + suffix
-        drop_profiles.append({"name": dp_name, "low": curve[0], "high": curve[1], "probability": curve[2]})
-        ecn_cls = classes[ecn_queue]
-        ecn_sched = {
-            "name": (SCHEDULER % ecn_queue) + suffix,
-            "strict": ecn_cls["strict"],
-            "percent": transmit[ecn_queue],
-            "drop_profile": dp_name,
-            "tc": ecn_queue,
-        }
-        ecn_schedulers.append(ecn_sched)
-        by_tc = {s["tc"]: s["name"] for s in plain + [ecn_sched] + own}
-        entries = [{"fc": FC_NAME % s["tc"], "scheduler": s["name"], "tc": s["tc"]} for s in plain + [ecn_sched]]
+    for curve in sorted(curves, key=lambda c: (c is not None, c or ())):
+        marking = []
+        suffix = ""
+        if curve is not None:
+            suffix = ECN_SUFFIX % curve
+            dp_name = PREFIX + "-DP" + suffix
+            drop_profiles.append({"name": dp_name, "low": curve[0], "high": curve[1], "probability": curve[2]})
+            ecn_cls = classes[ecn_queue]
+            ecn_sched = {
+                "name": (SCHEDULER % ecn_queue) + suffix,
+                "strict": ecn_cls["strict"],
+                "percent": transmit[ecn_queue],
+                "drop_profile": dp_name,
+                "tc": ecn_queue,
+            }
+            ecn_schedulers.append(ecn_sched)
+            marking = [ecn_sched]
+        by_tc = {s["tc"]: s["name"] for s in plain + marking + own}
+        entries = [{"fc": FC_NAME % s["tc"], "scheduler": s["name"], "tc": s["tc"]} for s in plain + marking]
         entries += [{"fc": e["fc"], "scheduler": by_tc[e["tc"]], "tc": e["tc"]} for e in default_entries]
         entries += [{"fc": s["fc"], "scheduler": s["name"], "tc": s["tc"]} for s in own if not (ets and s["fc"] == "mcast")]
         entries.sort(key=lambda e: (e["tc"], e["fc"]))
@@ -241,7 +252,8 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
             {
                 "name": ifname,
                 "description": port["description"],
-                "cnp": CNP % int(port["cable_length_m"]),
+                # mode ecn_only: no PFC, so no congestion-notification profile on the port (deleted)
+                "cnp": CNP % int(port["cable_length_m"]) if port["pfc_priorities"] else None,
                 "scheduler_map": None if ets else PREFIX + "-SM" + suffix,
                 "fc_sets": [{"fc_set": PREFIX + "-UC", "tcp": PREFIX + "-TCP-UC" + suffix}, {"fc_set": PREFIX + "-MC", "tcp": PREFIX + "-TCP-MC"}]
                 if ets
@@ -266,7 +278,7 @@ def _context(plan: dict) -> dict[str, Any]:  # pylint: disable=too-many-locals
         "fcs": fcs,
         "classifier": CLASSIFIER,
         "code_points": code_points,
-        "cnps": [{"name": CNP % length, "cable_length_m": length} for length in lengths],
+        "cnps": [{"name": CNP % length, "cable_length_m": length} for length in lengths] if pfc else [],
         "pfc_input": pfc_input,
         "pfc_output": pfc_output,
         "watchdog": _watchdog(plan["watchdog"]),

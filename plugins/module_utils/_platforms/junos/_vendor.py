@@ -178,3 +178,12 @@ def fill_levels_error(min_bytes: int, max_bytes: int, queue_buffer_bytes: int) -
         return ("ECN thresholds %d-%d bytes are %d-%d %% of a %d-byte queue buffer; a Junos drop profile needs whole fill "
                 "levels low < high < 100" % (min_bytes, max_bytes, low, high, queue_buffer_bytes))
     return None
+
+
+# lossless_fabric.roce.mode (issue 36) -> the source that Junos runs it; _records.JUNOS.roce_modes (docs/vendor-junos.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "Juniper JVD AI/ML backend (no-loss forwarding class with pfc-priority, congestion-notification-profile, ECN drop profile)",
+    "ecn_only": "Juniper 'explicit-congestion-notification' (schedulers): ECN marks on the scheduler's queue; no-loss and the "
+                "congestion-notification-profile are separate statements left out",
+    "pfc_only": "Juniper JVD AI/ML backend without the scheduler's explicit-congestion-notification and drop-profile-map",
+}

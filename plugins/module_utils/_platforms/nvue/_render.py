@@ -97,7 +97,16 @@ nv set interface {{ group.ports }} qos pfc profile {{ group.name }}
 {% for group in ecn_groups %}
 nv set interface {{ group.ports }} qos congestion-control profile {{ group.name }}
 {% endfor %}
+{% if no_pfc_ports %}
+nv unset interface {{ no_pfc_ports }} qos pfc-watchdog
+nv unset interface {{ no_pfc_ports }} qos pfc
+{% endif %}
+{% if no_ecn_ports %}
+nv unset interface {{ no_ecn_ports }} qos congestion-control
+{% endif %}
+{% if pfc_groups %}
 nv set interface {{ all_ports }} qos pfc-watchdog state {{ 'enable' if watchdog.enabled else 'disable' }}
+{% endif %}
 nv set interface {{ all_ports }} link mtu {{ mtu }}
 {% if lldp %}
 nv set {{ lldp.path }} application-tlv udp-port {{ lldp.udp_port }} priority {{ lldp.priority }}
@@ -168,9 +177,10 @@ def _context(plan: dict) -> dict:
     for name, port in ports.items():
         pfc_key = (int(port["cable_length_m"]), tuple(sorted(int(p) for p in port["pfc_priorities"])))
         pfc_groups.setdefault(pfc_key, []).append(name)
-        ecn = port["ecn"]
-        ecn_key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
-        ecn_groups.setdefault(ecn_key, []).append(name)
+        ecn = port.get("ecn")
+        if ecn:  # mode pfc_only: no ECN thresholds
+            ecn_key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
+            ecn_groups.setdefault(ecn_key, []).append(name)
     described = []
     for name in sorted(ports, key=_natural):
         if not _IFNAME.fullmatch(name):
@@ -238,6 +248,11 @@ def _context(plan: dict) -> dict:
         "sched": [{"id": tc, "strict": bool(classes[tc]["strict"]), "bandwidth_percent": classes[tc].get("bandwidth_percent")} for tc in sorted(classes)],
         "watchdog": {"enabled": bool(plan["watchdog"]["enabled"]), "detection_time_ms": int(plan["watchdog"]["detection_time_ms"])},
         "all_ports": _ports(ports),
+        # Fabric modes (issue 36): a port without PFC priorities (ecn_only) / without ECN (pfc_only) has its profile
+        # binding unset (ecn_only: the port's pfc-watchdog state too, which NVUE refuses without PFC on the port), so a
+        # fabric moved from lossless keeps no PFC / ECN profile on it (docs/vendor-nvue.md "Fabric modes").
+        "no_pfc_ports": _ports(name for name, port in ports.items() if not port["pfc_priorities"]),
+        "no_ecn_ports": _ports(name for name, port in ports.items() if not port.get("ecn")),
         "mtu": int(plan["mtu"]),
         "described": described,
     }

@@ -120,3 +120,12 @@ ROCE_MODE_DEFAULTS = {
     "dwrr_percent": {0: 50, 3: 50},
     "strict": (6,),
 }
+
+# lossless_fabric.roce.mode (issue 36) -> the source that NVUE runs it; _records.NVUE.roce_modes (docs/vendor-nvue.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "NVIDIA Cumulus Linux user guide, 'RDMA over Converged Ethernet - RoCE' (lossless mode: PFC and ECN)",
+    "ecn_only": "NVIDIA Cumulus Linux user guide, 'RDMA over Converged Ethernet - RoCE', Default RoCE Configuration table: lossy mode "
+                "keeps ECN on traffic class 3 and does not enable PFC on switch priority 3",
+    "pfc_only": "NVIDIA Cumulus Linux user guide, 'Quality of Service' (PFC profiles and congestion-control profiles are separate "
+                "objects bound per interface): PFC without a congestion-control profile",
+}

@@ -72,11 +72,15 @@ def dscp_list(dscps: list[int]) -> str:
     return ",".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs)
 
 
-def _ecn_groups(plan: dict, ports: list[str]) -> list[tuple[tuple[int, int, int], list[str]]]:
+def _ecn_groups(plan: dict, ports: list[str]) -> list[tuple[Any, list[str]]]:
     """The ports grouped by their ECN values (min bytes, max bytes, probability), in port order."""
-    groups: dict[tuple[int, int, int], list[str]] = {}
+    groups: dict[Any, list[str]] = {}
     for name in ports:
-        ecn = plan["ports"][name]["ecn"]
+        ecn = plan["ports"][name].get("ecn")
+        if not ecn:
+            # mode pfc_only (issue 36): no ECN thresholds; one group of ports without them (key None)
+            groups.setdefault(None, []).append(name)
+            continue
         key = (ecn["min_threshold_bytes"], ecn["max_threshold_bytes"], ecn["max_probability_percent"])
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in key) or not 1 <= key[0] <= key[1]:
             raise ValueError("nxos: port %s: ECN thresholds %r are not byte counts with minimum <= maximum" % (name, key[:2]))
@@ -134,6 +138,7 @@ def render_plan(plan: dict) -> list[str]:
             # The default class's no-drop form is unverified: refused rather than guessed (the intent refuses it first).
             raise ValueError("nxos: " + why)
     ecn_queue = int(plan["ecn_queue"])
+    marks = classes.get(ecn_queue, {}).get("ecn", True)  # False in mode pfc_only
     if ecn_queue not in classes or classes[ecn_queue]["strict"]:
         raise ValueError("nxos: the ECN queue %d is not a weighted traffic class of the plan" % ecn_queue)
 
@@ -155,7 +160,7 @@ def render_plan(plan: dict) -> list[str]:
     for prio in pfc:
         if prio not in classes:
             raise ValueError("nxos: PFC priority %d is not a traffic class of the plan" % prio)
-    for name, ((low, high, prob), _members) in zip(names, groups):
+    for name, (key, _members) in zip(names, groups):
         lines.append("policy-map type queuing %s" % name)
         for tc in order:
             spec = classes[tc]
@@ -164,7 +169,8 @@ def render_plan(plan: dict) -> list[str]:
                 lines.append("    priority level 1")
                 continue
             lines.append("    bandwidth remaining percent %d" % _in(spec["bandwidth_percent"], PERCENT, "traffic class %d: bandwidth remaining percent" % tc))
-            if tc == ecn_queue:
+            if tc == ecn_queue and marks and key is not None:
+                low, high, prob = key
                 lines.append("    random-detect minimum-threshold %d %s maximum-threshold %d %s drop-probability %d weight %d ecn"
                              % (_kbytes(low), ECN_UNIT, _kbytes(high), ECN_UNIT, prob, ECN_WEIGHT))
     # -- no-drop and MTU per system class: QoS guide, "Configuring Network QoS" / "Configuring Priority Flow
@@ -180,8 +186,11 @@ def render_plan(plan: dict) -> list[str]:
     lines += ["system qos", "  service-policy type network-qos %s" % NETQOS_POLICY]
     if len(groups) == 1:
         lines.append("  service-policy type queuing output %s" % QUEUING_POLICY)
-    watchdog = _watchdog_word(plan["watchdog"])
-    lines.append("priority-flow-control watch-dog-interval %s" % watchdog)
+    # mode ecn_only (issue 36): no PFC priority, so PFC off on every port ('priority-flow-control mode off',
+    # _vendor_nxos.PFC_MODES) and no watchdog line at all (the target then keeps no watchdog global of ours)
+    watchdog = _watchdog_word(plan["watchdog"]) if pfc else None
+    if watchdog:
+        lines.append("priority-flow-control watch-dog-interval %s" % watchdog)
     # -- per port: QoS guide, "Configuring Priority Flow Control" ('priority-flow-control mode on',
     # 'service-policy type qos input'); Interfaces guide ('description', 'mtu').
     queuing_of = {port: name for name, (_key, members) in zip(names, groups) for port in members}
@@ -192,8 +201,10 @@ def render_plan(plan: dict) -> list[str]:
         lines.append("interface %s" % name)
         if description:
             lines.append("  description %s" % description)
-        lines += ["  mtu %d" % mtu, "  priority-flow-control mode on", "  priority-flow-control watch-dog-interval %s" % watchdog,
-                  "  service-policy type qos input %s" % QOS_POLICY]
+        lines += ["  mtu %d" % mtu, "  priority-flow-control mode %s" % ("on" if port["pfc_priorities"] else "off")]
+        if watchdog:
+            lines.append("  priority-flow-control watch-dog-interval %s" % watchdog)
+        lines.append("  service-policy type qos input %s" % QOS_POLICY)
         if len(groups) > 1:
             lines.append("  service-policy type queuing output %s" % queuing_of[name])
     for line in lines:

@@ -217,3 +217,11 @@ UNVERIFIED = frozenset({
 # means the link is up; a word not listed here gives oper None (not known), never a guess.
 STATUS_UP = ("connected",)
 STATUS_DOWN = ("notconnec", "disabled", "down", "sfpAbsent", "xcvrAbsen", "channelDo", "noOperMem", "linkFlapE")
+
+# lossless_fabric.roce.mode (issue 36) -> the source that NX-OS runs it; _records.NXOS.roce_modes (docs/vendor-nxos.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "Cisco Nexus 9000 QoS guide, 'Configuring Priority Flow Control' and 'Configuring Queuing and Scheduling' (WRED ECN)",
+    "ecn_only": "Cisco NX-API REST SDK guide, 'Configuring Priority Flow Control' ('priority-flow-control mode {auto | on | off}', "
+                "PFC_MODES) with the queuing class's 'random-detect ... ecn'",
+    "pfc_only": "Cisco Nexus 9000 QoS guide: 'pause pfc-cos' in the network-qos class and a queuing class without random-detect",
+}

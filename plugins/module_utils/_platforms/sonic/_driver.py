@@ -115,6 +115,12 @@ class Driver(_base.Driver):
         doc = _sonic_readers._config_db(running)
         missing = []
         for line in lines:
+            gone = _sonic_render.removals([line])
+            if gone:
+                # a fabric mode's remove (issue 36): missing while the switch still holds the key or field
+                if _holds(doc, gone[0]):
+                    missing.append(line)
+                continue
             leaves = _sonic_render._leaves([line])
             if not leaves:
                 continue  # the expectation line: checked against 'show version', not a CONFIG_DB leaf
@@ -246,6 +252,7 @@ class Driver(_base.Driver):
                 # a field the switch has: GCU's validators allow some fields only as 'replace' (what the diff of
                 # running and target shows; an add would read the same, a replace says it)
                 ops.append({"op": "replace", "path": "/%s/%s/%s" % (table, key, field), "value": value})
+        ops += _removes(doc, _sonic_render.removals(lines))
         return ops
 
     def split(self, lines: list[str], running: str, release: str, asic_type: str, hwsku: str | None,
@@ -256,6 +263,11 @@ class Driver(_base.Driver):
         through GCU. The undo commands restore what the CLI commands change, from the running CONFIG_DB."""
         doc = _sonic_readers._config_db(running)
         rest, wd, wred = [], {}, {}
+        gone = [path for path in _sonic_render.removals(lines) if path[0] != "PFC_WD"]
+        # mode ecn_only (issue 36): a port's watchdog entry goes with 'pfcwd stop <ports>' (sonic-utilities pfcwd/main.py
+        # stop: deletes PFC_WD|<port>), as it came with 'pfcwd start'; its undo starts it again with the values it had
+        wd_stop = sorted({path[1] for path in _sonic_render.removals(lines) if path[0] == "PFC_WD" and len(path) == 2
+                          and isinstance((doc.get("PFC_WD") or {}).get(path[1]), dict)}, key=_natural)
         for (table, key, field), value in _sonic_render._leaves(lines):
             line = (table, key, field), value
             if table == "PFC_WD":
@@ -264,7 +276,8 @@ class Driver(_base.Driver):
                 wred.setdefault(key, {})[field] = value
             else:
                 rest.append(line)
-        ops = self.patch([json.dumps({"op": "add", "path": "/%s/%s/%s" % leaf, "value": value}) for leaf, value in rest], running)
+        ops = self.patch([json.dumps({"op": "add", "path": "/%s/%s/%s" % leaf, "value": value}) for leaf, value in rest]
+                         + [json.dumps({"op": "remove", "path": "/" + "/".join(path)}) for path in gone], running)
         cli: list[str] = []
         undo: list[str] = []
         for profile, fields in sorted(wred.items()):
@@ -292,6 +305,11 @@ class Driver(_base.Driver):
             cli.append("sudo " + _pfcwd_start(action, restoration, ports, detection))
         if stop:
             undo.append("pfcwd stop %s" % " ".join(stop))
+        if wd_stop:
+            cli.append("sudo pfcwd stop %s" % " ".join(wd_stop))
+            for port in wd_stop:
+                have = doc["PFC_WD"][port]
+                undo.append(_pfcwd_start(have.get("action"), have.get("restoration_time"), [port], have.get("detection_time")))
         return ops, cli, undo
 
     def _version(self) -> tuple[str, str, str]:
@@ -536,6 +554,41 @@ class Driver(_base.Driver):
 
 # scripts/ecnconfig options for the green fields.
 _ECN_FLAG = {"green_min_threshold": "-gmin", "green_max_threshold": "-gmax", "green_drop_probability": "-gdrop"}
+
+
+def _removes(doc: dict, paths: list[list[str]]) -> list[dict]:
+    """JSON Patch removes of ``paths`` (a fabric mode's, issue 36) that CONFIG_DB ``doc`` holds (RFC 6902: removing a
+    missing path fails). A remove that would leave a key without fields removes the key, one that would leave a table
+    without keys removes the table: GCU refuses a patch whose target has an empty table (generic_updater.py
+    'validating target config does not have empty tables, since they do not show up in ConfigDb')."""
+    left = {table: {key: set(entry) for key, entry in rows.items() if isinstance(entry, dict)}
+            for table, rows in doc.items() if isinstance(rows, dict)}
+    wanted: list[list[str]] = []
+    for path in paths:
+        if not _holds(doc, path) or path[1] not in left.get(path[0], {}):
+            continue
+        if len(path) == 3:
+            left[path[0]][path[1]].discard(path[2])
+            if left[path[0]][path[1]]:
+                wanted.append(path)
+                continue
+        del left[path[0]][path[1]]
+        wanted.append(path[:2])
+    out: list[dict] = []
+    for path in wanted:
+        target = path if left.get(path[0]) else path[:1]  # the table's last key goes with the table
+        op = {"op": "remove", "path": "/" + "/".join(target)}
+        if op not in out:
+            out.append(op)
+    return out
+
+
+def _holds(doc: dict, path: list[str]) -> bool:
+    """Whether CONFIG_DB ``doc`` holds /TABLE/key (two segments) or /TABLE/key/field (three)."""
+    entry = (doc.get(path[0]) or {}).get(path[1])
+    if not isinstance(entry, dict):
+        return False
+    return len(path) == 2 or path[2] in entry
 
 
 def _pfcwd_start(action: Any, restoration: Any, ports: list[str], detection: Any) -> str:

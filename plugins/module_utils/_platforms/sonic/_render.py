@@ -32,6 +32,15 @@ def _op(path: list[str], value: str) -> str:
     return json.dumps({"op": "add", "path": "/" + "/".join(path), "value": str(value)}, ensure_ascii=True)
 
 
+def _remove(path: list[str]) -> str:
+    """A JSON Patch remove of one CONFIG_DB key (/TABLE/key) or field (/TABLE/key/field): what a fabric mode takes
+    out (issue 36). The driver sends it only where the switch holds the path (RFC 6902: removing a missing path fails)."""
+    for segment in path:
+        if not _SEGMENT_RE.fullmatch(segment):
+            raise ValueError("sonic: %r is not a CONFIG_DB table, key or field name we write" % (segment,))
+    return json.dumps({"op": "remove", "path": "/" + "/".join(path)}, ensure_ascii=True)
+
+
 def _runs(numbers: list[int]) -> list[tuple[int, int]]:
     """Consecutive runs of priorities: [3, 4, 6] -> [(3, 4), (6, 6)] (BUFFER_PG pg_num is 'X' or 'X-Y')."""
     runs: list[list[int]] = []
@@ -66,9 +75,36 @@ def expectation(lines: list[str]) -> tuple[str, str | None] | None:
     return None
 
 
+def _ops(lines: list[str]) -> list[tuple[str, list[str], str | None]]:
+    """The rendered lines as (op, path segments, value): 'add' of one /TABLE/key/field value, 'remove' of one
+    /TABLE/key or /TABLE/key/field (value None); the expectation line left out. ValueError on any other line."""
+    out: list[tuple[str, list[str], str | None]] = []
+    for line in lines:
+        if _EXPECT_RE.fullmatch(line):
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            raise ValueError("sonic: %r is not a JSON Patch operation" % line[:120]) from None
+        if isinstance(doc, dict) and doc.get("op") == "remove" and set(doc) == {"op", "path"} and isinstance(doc["path"], str):
+            path = doc["path"].split("/")[1:]
+            if len(path) not in (2, 3) or not all(_SEGMENT_RE.fullmatch(p) for p in path):
+                raise ValueError("sonic: %r is not a /TABLE/key or /TABLE/key/field path" % doc["path"])
+            out.append(("remove", path, None))
+            continue
+        for (path, value) in _leaves([line]):
+            out.append(("add", path, value))
+    return out
+
+
+def removals(lines: list[str]) -> list[list[str]]:
+    """The paths the rendered lines remove (/TABLE/key or /TABLE/key/field segments)."""
+    return [path for op, path, _value in _ops(lines) if op == "remove"]
+
+
 def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
-    """The rendered lines as (path segments, value), the expectation line left out; ValueError on a line that
-    is not one of our ops."""
+    """The rendered lines' adds as (path segments, value), the expectation line and removes left out; ValueError on a
+    line that is not one of our ops."""
     out = []
     for line in lines:
         if _EXPECT_RE.fullmatch(line):
@@ -77,6 +113,9 @@ def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
             doc = json.loads(line)
         except ValueError:
             raise ValueError("sonic: %r is not a JSON Patch operation" % line[:120]) from None
+        if isinstance(doc, dict) and doc.get("op") == "remove":
+            _ops([line])  # checked: one of our removes
+            continue
         if not isinstance(doc, dict) or doc.get("op") != "add" or not isinstance(doc.get("path"), str) or not isinstance(doc.get("value"), str):
             raise ValueError("sonic: %r is not an add of one CONFIG_DB value" % line[:120])
         path = doc["path"].split("/")[1:]
@@ -102,9 +141,11 @@ def render(plan: dict) -> list[str]:
     classes = {int(tc): cls for tc, cls in plan["traffic_classes"].items()}
     default_tc = int(plan["default_traffic_class"])
     model = sonic.get("buffer_model", v.DEFAULT_BUFFER_MODEL)
+    # mode pfc_only (issue 36): ports without ECN thresholds get no WRED profile on the RoCE queue
     triples = {(int(p["ecn"]["min_threshold_bytes"]), int(p["ecn"]["max_threshold_bytes"]), int(p["ecn"]["max_probability_percent"]))
-               for p in ports.values()}
-    problem = v.plan_problem(release, hwsku, model, triples)
+               for p in ports.values() if p.get("ecn")}
+    lossless_plan = any(port["pfc_priorities"] for port in ports.values())
+    problem = v.plan_problem(release, hwsku, model, triples, lossless=lossless_plan)
     if problem:
         raise ValueError(problem)
     lines: list[str] = [header(release, hwsku)]
@@ -140,7 +181,9 @@ def render(plan: dict) -> list[str]:
     ecn_queue = int(plan["ecn_queue"])
     wred: dict[str, str] = {}
     for name in sorted(ports, key=_natural):
-        ecn = ports[name]["ecn"]
+        ecn = ports[name].get("ecn")
+        if not ecn or not classes.get(ecn_queue, {}).get("ecn"):
+            continue
         key = (int(ecn["min_threshold_bytes"]), int(ecn["max_threshold_bytes"]), int(ecn["max_probability_percent"]))
         if release in v.WRED_GUARDED:
             # 202305-202505: GCU lets only the green thresholds of an existing profile change (AZURE_LOSSLESS up to
@@ -174,20 +217,34 @@ def render(plan: dict) -> list[str]:
         prios = sorted(int(p) for p in port["pfc_priorities"])
         for field in ("dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"):
             lines.append(_op(["PORT_QOS_MAP", name, field], MAP))
+        # mode ecn_only: pfc_enable "" and pfcwd_sw_enable "" (sonic-buildimage sonic-port-qos-map.yang, pattern
+        # '([0-7](,[0-7])*)?': "Empty string is allowed to disable PFC on all queues" / "... to disable watchdog on all
+        # queues"); no PFC_WD entry is written
         lines.append(_op(["PORT_QOS_MAP", name, "pfc_enable"], ",".join(str(p) for p in prios)))
-        if watchdog["enabled"] and prios:
+        if not prios:
+            lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ""))
+        elif watchdog["enabled"]:
             # sonic-swss pfcwdorch.cpp (202205+) watches only the TCs of pfcwd_sw_enable (qosorch.cpp); the stock
             # qos_config.j2 writes it next to pfc_enable. Set with PFC, before the watchdog entries (pfcwd start).
             lines.append(_op(["PORT_QOS_MAP", name, "pfcwd_sw_enable"], ",".join(str(p) for p in prios)))
         for tc in sorted(classes):
             lines.append(_op(["QUEUE", "%s|%d" % (name, tc), "scheduler"], schedulers[tc]))
-        lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
-        if watchdog["enabled"]:
+        if name in wred:
+            lines.append(_op(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"], wred[name]))
+        else:
+            # mode pfc_only: the RoCE queue marks no ECN, so no WRED profile on it (one left from a lossless plan is removed)
+            lines.append(_remove(["QUEUE", "%s|%d" % (name, ecn_queue), "wred_profile"]))
+        if not prios:
+            # mode ecn_only: no watchdog entry on the port (the driver stops it with 'pfcwd stop', as GCU refuses the
+            # PFC_WD table: _driver.split) and no lossless PG of the RoCE class (BUFFER_PG, traditional or dynamic)
+            lines.append(_remove(["PFC_WD", name]))
+            lines.append(_remove(["BUFFER_PG", "%s|%d" % (name, ecn_queue)]))
+        if watchdog["enabled"] and prios:
             lines.append(_op(["PFC_WD", name, "action"], str(watchdog["action"])))
             lines.append(_op(["PFC_WD", name, "detection_time"], str(int(watchdog["detection_time_ms"]))))
             lines.append(_op(["PFC_WD", name, "restoration_time"], str(int(watchdog["restoration_time_ms"]))))
         lines.append(_op(["CABLE_LENGTH", v.CABLE_LENGTH_KEY, name], "%dm" % int(port["cable_length_m"])))
-        room = port["headroom"]
+        room = port.get("headroom") or {}
         if model == "traditional" and prios:
             # buffermgrd (sonic-swss cfgmgr/buffermgr.cpp doSpeedUpdateTask) points BUFFER_PG at
             # pg_lossless_<speed>_<cable>_profile on every PORT change and creates that profile only when absent:

@@ -160,11 +160,12 @@ def release_of_build(build_version: str) -> str | None:
     return head[:6] if len(head) in (6, 8) and head.isdigit() and head[:6] in RELEASES else None
 
 
-def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples: set) -> str | None:
+def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples: set, lossless: bool = True) -> str | None:
     """Why a plan has no documented path on this release and SKU (None when it has one). Checked when the plan is
-    built, before any device; render() checks again."""
+    built, before any device; render() checks again. ``lossless``: the plan has PFC priorities (not mode ecn_only,
+    which writes no lossless BUFFER_PROFILE)."""
     sku = hwsku or "(HwSKU not given)"
-    if buffer_model == "traditional" and release not in STATIC_HEADROOM_RELEASES:
+    if buffer_model == "traditional" and lossless and release not in STATIC_HEADROOM_RELEASES:
         return (f"release {release}, HwSKU {sku}: no documented path for a static lossless BUFFER_PROFILE with the plan's size, xon "
                 "and xoff: GCU's validators refuse adding a profile (up to 202505) and change only xoff / dynamic_th of an existing one, "
                 "mmuconfig sets only dynamic_th, and buffermgrd points BUFFER_PG back at pg_lossless_<speed>_<cable>_profile on every "
@@ -174,3 +175,12 @@ def plan_problem(release: str, hwsku: str | None, buffer_model: str, ecn_triples
                 f"only the green thresholds of the stock {STOCK_WRED_PROFILE} WRED profile change (GCU's validators refuse a new "
                 "WRED_PROFILE; ecnconfig changes existing profiles only): give every port of this switch the same ECN values")
     return None
+
+
+# lossless_fabric.roce.mode (issue 36) -> the source that SONiC runs it; _records.SONIC.roce_modes (docs/vendor-sonic.md, "Fabric modes").
+ROCE_MODES = {
+    "lossless": "sonic-buildimage qos_config.j2 (PORT_QOS_MAP pfc_enable, QUEUE wred_profile, BUFFER_PG lossless profile)",
+    "ecn_only": "sonic-buildimage sonic-port-qos-map.yang (pfc_enable: 'Empty string is allowed to disable PFC on all queues') with "
+                "QUEUE wred_profile (sonic-queue.yang) on the RoCE queue; sonic-utilities pfcwd/main.py 'pfcwd stop'",
+    "pfc_only": "sonic-buildimage sonic-queue.yang (wred_profile is an optional leaf of a QUEUE entry) with PORT_QOS_MAP pfc_enable",
+}

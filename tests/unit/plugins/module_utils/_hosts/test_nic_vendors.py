@@ -16,6 +16,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts import _nic
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import Fs, NicError
 from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic_bnxt import ets_for, roce_priority
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._tables import IntentError
 
 ROOT = pathlib.Path(__file__).resolve().parents[5]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
@@ -247,3 +248,17 @@ def test_ionic_counters_list_what_is_not_there(tmp_path):
     assert port == {"pfc_rx_duration": {"3": 0}, "pfc_tx_duration": {"3": 0}, "rx_crc_errors_phy": 0}
     for name in ("np_cnp_sent", "rp_cnp_handled", "out_of_sequence", "rx_prio_bytes", "pfc_rx_frames"):
         assert name in snap["not_available"]
+
+
+def test_the_device_data_names_the_stack_over_the_bound_driver(tmp_path):
+    """lossless_fabric_device.nics[].stack reaches the host plan, and nic_qos takes it over what the driver link says."""
+    host = Host(tmp_path, "bnxt", BNXT)
+    plan = plan_for([dict(n, stack="ionic") for n in BNXT])
+    assert [n["stack"] for n in plan["nics"]] == ["ionic"] * len(BNXT)
+    assert {r["stack"] for r in host.qos(plan)["nics"].values()} == {"ionic"}
+    assert {r["stack"] for r in host.qos()["nics"].values()} == {"bnxt"}  # without it: the bound driver's
+
+
+def test_a_stack_the_collection_does_not_drive_is_refused_naming_the_key():
+    with pytest.raises(IntentError, match=r"gpu1: lossless_fabric_device\.nics\[0\]\.stack: 'mlx4' is not a NIC stack"):
+        plan_for([dict(BNXT[0], stack="mlx4")])

@@ -275,4 +275,4 @@ def test_verify_only_checks_collected_sections(snapshot):
     facts, plan = snapshot
     facts["collected"] = ["topology", "sm"]
     found = _ib_verify.verify(facts, plan["intent"], plan["devices"], EXPECT)
-    assert found["checked"] == ["topology", "sm"] and found["not_checked"] == ["ports", "sl2vl", "vlarb", "pkeys", "paths", "counters"]
+    assert found["checked"] == ["topology", "sm"] and found["not_checked"] == ["ports", "sl2vl", "vlarb", "pkeys", "paths", "counters", "tenants"]

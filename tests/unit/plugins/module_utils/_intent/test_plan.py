@@ -372,6 +372,7 @@ def test_roce_plan_hosts_and_env():
     assert gpu1 == {
         "kind": "host",
         "transport": "roce",
+        "mode": "lossless",
         "trust": "dscp",
         "dscp_map": {"26": 3, "48": 6},
         "default_priority": 0,
@@ -401,6 +402,7 @@ def test_roce_plan_hosts_and_env():
         "gpus": 16,
         "collective_targets": 1,
         "warnings": 0,
+        "mode": "lossless",
         "ports": 3,
         "lossless_priorities": [3],
         "data_dscp": 26,

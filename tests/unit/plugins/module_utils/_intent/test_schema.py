@@ -44,7 +44,8 @@ DEVICE_HOST = {"ports": "leaf1", "queue_buffer_bytes": "leaf1", "platform": "lea
 
 def base(leaf_path: str) -> tuple[dict, dict]:
     """A valid intent and devices in which ``leaf_path`` can be set."""
-    transport = "infiniband" if leaf_path.startswith(("infiniband.", DEVICE + "role")) else "roce"
+    ib_tenant = leaf_path.startswith(("tenants[].partition", "tenants[].qos_level"))
+    transport = "infiniband" if leaf_path.startswith(("infiniband.", DEVICE + "role")) or ib_tenant else "roce"
     intent: dict = {"name": "fab", "transport": transport}
     devices: dict = {
         "gpu1": {"kind": "host", "nics": [{"name": "mlx5_0", "netdev": "eth2", "speed": "400G"}]},
@@ -56,6 +57,12 @@ def base(leaf_path: str) -> tuple[dict, dict]:
         if leaf_path.startswith("infiniband.partitions[]."):
             # one partition with only its required keys, so every other key takes the schema's default
             intent["infiniband"]["partitions"] = [{"name": "gpu", "pkey": "0x8001", "members": ["ALL_CAS"]}]
+    if leaf_path.startswith("tenants[]."):
+        # one tenant with only its required keys (an InfiniBand one needs its partition's P_Key and its hosts' GUIDs)
+        intent["tenants"] = [{"name": "t1", "hosts": ["gpu1"]}]
+        if transport == "infiniband":
+            intent["tenants"][0]["partition"] = {"pkey": "0x8002"}
+            devices["gpu1"]["nics"][0]["guid"] = "0x0c42a10300010001"
     if leaf_path.startswith("kubernetes."):
         intent["kubernetes"] = {"device_plugin": {"resources": [copy.deepcopy(RESOURCE)]}}
     if leaf_path.startswith("topology."):

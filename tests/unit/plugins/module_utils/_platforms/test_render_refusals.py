@@ -129,6 +129,10 @@ REFUSALS: dict[tuple[str, str, str], Intent | Unreachable] = {
     ("nxos", "render_plan", "nxos: PFC priority %d is not a traffic c"): Unreachable("the plan makes a traffic class of every PFC priority (checked below)"),
     ("sonic", "_op", "sonic: %r is not a CONFIG_DB table, key "): Unreachable(
         "tables and fields are the renderer's own names; keys are port names the intent matched to Ethernet<N>"),
+    ("sonic", "_remove", "sonic: %r is not a CONFIG_DB table, key "): Unreachable(
+        "a fabric mode's removes (issue 36): the renderer's own table and field names, keys are port names the intent matched"),
+    ("sonic", "_ops", "sonic: %r is not a JSON Patch operation"): Unreachable(OWN_LINES),
+    ("sonic", "_ops", "sonic: %r is not a /TABLE/key or /TABLE/"): Unreachable(OWN_LINES),
     ("sonic", "_leaves", "sonic: %r is not an add of one CONFIG_DB"): Unreachable(OWN_LINES),
     ("sonic", "_leaves", "sonic: %r is not a /TABLE/key/field path"): Unreachable(OWN_LINES),
     ("sonic", "_leaves", "sonic: %r is not a JSON Patch operation"): Unreachable(OWN_LINES),

@@ -8,7 +8,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.lossless.fabric.plugins.filter.change_findings import FilterModule, change_findings
-from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
+from ansible_collections.lossless.fabric.plugins.module_utils._common import _evidence, _snapshot
 from ansible_collections.lossless.fabric.plugins.module_utils._window import _findings
 
 PLAN = {"kind": "switch", "pfc_priorities": [3], "ecn_queue": 3, "cnp": {"queue": 6}}
@@ -456,3 +456,28 @@ def test_pauses_without_ecn_marks_are_a_window_finding_too():
     later = snap({"Ethernet1": {"pfc_tx_frames": {"3": 9}, "ecn_marked": {"3": 0}}}, at="2025-06-01T13:00:00+00:00")
     found = _findings.counter_findings({"leaf1": base}, {"leaf1": later}, PLANS, "pre")
     assert [(f["kind"], f["device"], f["index"], f["value"]) for f in found] == [("pause_without_ecn", "leaf1", "3", 9)]
+
+
+def test_a_baseline_counted_before_a_mode_change_is_judged_in_the_mode_it_ran():
+    """A window moving lossless -> ecn_only: the baseline's pauses are lossless PFC at work (baseline_mode), the post
+    phase's are ecn_only faults; without baseline_mode the baseline is judged by the new mode."""
+    plan = dict(PLAN, mode="ecn_only", pfc_priorities=[])
+    paused = after({"pfc_rx_frames": {"3": 2}, "cnp_packets": 5})
+    args = ({"leaf1": quiet()}, {"leaf1": paused}, {"leaf1": plan})
+    assert kinds(_findings.counter_findings(*args, "pre")) == ["pause_in_ecn_only"]
+    assert kinds(_findings.counter_findings(*args, "pre", baseline_mode="lossless")) == []
+    assert kinds(_findings.counter_findings(*args, "post", baseline_mode="lossless")) == ["pause_in_ecn_only"]
+    # the other way (ecn_only -> lossless): the old mode had no PFC, so drops on queue 3 were the lossy fabric's
+    dropped = after({"queue_drops": {"3": 7}, "cnp_packets": 5})
+    args = ({"leaf1": quiet()}, {"leaf1": dropped}, {"leaf1": PLAN})
+    assert kinds(_findings.counter_findings(*args, "pre")) == ["lossless_drop"]
+    assert kinds(_findings.counter_findings(*args, "pre", baseline_mode="ecn_only"), "blocking") == []
+    with pytest.raises(AnsibleFilterError, match="baseline_mode: 'lossy' is not one of lossless, ecn_only, pfc_only"):
+        change_findings({"leaf1": dropped}, {"leaf1": quiet()}, {"leaf1": PLAN}, "pre", baseline_mode="lossy")
+
+
+def test_in_mode_gives_the_plan_the_old_modes_pfc_priorities():
+    ecn_only = dict(PLAN, mode="ecn_only", pfc_priorities=[])
+    assert _evidence.in_mode(ecn_only, "lossless")["pfc_priorities"] == [3]  # the RoCE queue
+    assert _evidence.in_mode(PLAN, "ecn_only") == dict(PLAN, mode="ecn_only", pfc_priorities=[])
+    assert _evidence.in_mode(PLAN, "lossless") is PLAN and _evidence.in_mode(None, "ecn_only") is None

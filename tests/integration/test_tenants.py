@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""playbooks/tenant.yml against the lab's Kubernetes API emulator with two tenants, each with its own token (RBAC
+limited to its namespace): both onboarded (namespace, NAD with the tenant's VLAN, Role and RoleBinding), each tenant's
+benchmark run with the tenant's own credentials and compared with the host baseline of the same hosts (team-a replays
+the baseline's log: at bare-metal speed; team-b a slower real log: slower by N %), and tenant A's credentials refused
+in tenant B's namespace with the API server's 403 text (no change window: tenant_change_window=false). Then the
+window path on the InfiniBand lab (ibsim + OpenSM): a tenant added to the intent, its partition written into OpenSM's
+files pending under the rollback timer, judged by the tenants' checks as the window's post-checks (the fabric's P_Key
+tables and cross-tenant PathRecords, its Kubernetes objects, its benchmark) - a slower tenant is rolled back (files,
+P_Key tables and Kubernetes objects as before), a tenant at bare-metal speed is kept; one report each."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import ansible_env, copy_lab_inventory, run  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from test_change_window_ib import IbWindow  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "lab"))
+from k8sim.client import K8sSim  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+
+BIN = pathlib.Path(sys.executable).parent
+REPLAYS = ROOT / "tests" / "lab" / "nccl" / "replays"
+BASELINE = str(REPLAYS / "deepops_k8s_sriov_roce_2node.txt")  # 22.77 GB/s at 1 GiB (the host baseline, and team-a)
+SLOWER = str(REPLAYS / "cci_moc_h100_2node_roce_allreduce_nogdr.txt")  # 15.12 GB/s at 1 GiB (team-b)
+NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2"}]} for n in ("gpu1", "gpu2")]
+USERS = [{"token": "token-team-a", "user": "alice", "groups": ["lossless.fabric:tenant:team-a"]},
+         {"token": "token-team-b", "user": "bob", "groups": ["lossless.fabric:tenant:team-b"]}]
+
+pytestmark = pytest.mark.skipif(not (ROOT / ".deps" / "collections" / "ansible_collections" / "kubernetes" / "core").exists(),
+                                reason="needs kubernetes.core in .deps")
+
+
+def test_two_tenants_onboarded_benchmarked_against_the_host_baseline_and_isolated(tmp_path):
+    config = {"time_scale": 0.01, "nodes": NODES, "users": USERS, "replay": BASELINE,
+              "replays": [{"selector": {"lossless.fabric/tenant": "team-b"}, "path": SLOWER}]}
+    with K8sSim(config, str(tmp_path / "sim")) as sim:
+        kubeconfigs = sim.info["user_kubeconfigs"]
+        tenants = {name: {"hosts": ["gpu1", "gpu2"], "namespace": name, "kubeconfig": kubeconfigs[user], "vlan": vlan,
+                          "partition": None, "qos_level": None}
+                   for name, user, vlan in (("team-a", "alice", 101), ("team-b", "bob", 102))}
+        extra = {"lab_kubeconfig": sim.kubeconfig, "tenant_tenants": tenants, "tenant_change_window": False,
+                 "lossless_fabric_report_dir": str(tmp_path / "reports"), "tenant_repeats": 4, "tenant_poll_interval": 0.1,
+                 "tenant_baseline_launcher": "kubernetes", "tenant_timeout": 60,
+                 "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0},
+                 "k8s_rdma_tenant_ipam": {t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v} for t, v in (("team-a", 101), ("team-b", 102))}}
+        (tmp_path / "reports").mkdir()
+        (tmp_path / "extra.json").write_text(json.dumps(extra))
+        inventory = copy_lab_inventory(tmp_path / "lab")
+        out = subprocess.run([str(BIN / "ansible-playbook"), "-i", inventory, "playbooks/tenant.yml", "-e", "@%s" % (tmp_path / "extra.json")],
+                             cwd=str(ROOT), env=ansible_env(ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"), HOME=str(tmp_path)),
+                             capture_output=True, text=True, timeout=600, check=False)
+        objects = sim.objects()
+    report = json.loads((tmp_path / "reports" / "tenant-report.json").read_text())
+    tail = out.stdout[-6000:] + out.stderr[-2000:]
+    # team-b is slower than the host baseline: the run fails on it, and says by how much
+    assert out.returncode == 2, tail
+    assert report["onboarded"] == ["team-a", "team-b"] and report["verdict"] == "failed", report
+    assert report["benchmarks"]["team-a"]["verdict"] == "bare_metal", report["benchmarks"]
+    assert report["benchmarks"]["team-a"]["text"].startswith("tenant team-a at bare-metal speed")
+    assert report["benchmarks"]["team-b"]["verdict"] == "slower", report["benchmarks"]
+    assert report["benchmarks"]["team-b"]["text"].startswith("tenant team-b slower by 33.6 %"), report["benchmarks"]
+    assert report["benchmarks"]["team-a"]["launches"] == ["succeeded"] * 4
+    assert report["reasons"] == ["benchmark: " + report["benchmarks"]["team-b"]["text"]]
+    assert report["isolation"] == []
+    cross = dict(report["cross_namespace"])
+    assert set(cross) == {"team-a -> team-b", "team-b -> team-a"}
+    assert 'pods is forbidden: User \\"alice\\" cannot list resource \\"pods\\" in API group \\"\\" in the namespace \\"team-b\\"' in cross[
+        "team-a -> team-b"] or 'User "alice" cannot list resource "pods" in API group "" in the namespace "team-b"' in cross["team-a -> team-b"], cross
+    # onboarded: each tenant's NAD carries its own VLAN; the tenants' MPIJobs ran in their own namespaces, then were deleted
+    nads = {o["metadata"]["namespace"]: json.loads(o["spec"]["config"]) for o in objects["k8s.cni.cncf.io/network-attachment-definitions"]}
+    assert {ns: (c["type"], c["vlan"]) for ns, c in nads.items()} == {"team-a": ("sriov", 101), "team-b": ("sriov", 102)}
+    bindings = {o["metadata"]["namespace"]: o["subjects"][0]["name"] for o in objects["rbac.authorization.k8s.io/rolebindings"]}
+    assert bindings == {"team-a": "lossless.fabric:tenant:team-a", "team-b": "lossless.fabric:tenant:team-b"}
+    assert (tmp_path / "reports" / "tenant-report.md").read_text().startswith("# Tenants: failed")
+
+
+GPU3_0, GPU4_1 = "0x0c42a10300030001", "0x0c42a10300040101"
+
+
+def _pkeys(lab, port_guid):
+    """The P_Key table OpenSM programmed into a CA port (smpquery pkeys: rows of 8 entries; the non-zero ones)."""
+    return set(re.findall(r"0x[0-9a-f]{4}", lab.tool("smpquery", "-G", "pkeys", port_guid, "1"))) - {"0x0000"}
+
+
+@pytest.mark.skipif(shutil.which("ibsim") is None or shutil.which("opensm") is None, reason="needs ibsim-utils and opensm")
+def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_with_its_objects(tmp_path):
+    """The fabric runs team-a alone (gpu1, gpu2: the inventory's intent without team-b, configured by
+    playbooks/infiniband.yml). tenant.yml then onboards a tenant on gpu3 and gpu4 through the intent (-e @file: the
+    intent with the tenant added), its partition written into OpenSM's partitions.conf under the rollback timer:
+    team-c (P_Key 0x8005) runs slower than the host baseline - the window rolls back, partitions.conf is back byte for
+    byte, no port holds 0x8005, team-c's Kubernetes objects and namespace are gone; team-b (0x8003) runs at bare-metal
+    speed - the window keeps it, its ports hold 0x8003 (full), the tenants check found no cross-tenant path, its
+    network attachment carries the P_Key. One lab and one k8sim for both."""
+    lab = IbWindow(tmp_path).up()
+    try:
+        base = lab.intent()
+        base["lossless_fabric"]["tenants"] = [t for t in base["lossless_fabric"]["tenants"] if t["name"] == "team-a"]
+        lab.write_intent(base)
+        out = lab.playbook("--skip-tags", "infiniband_verify")
+        assert out.returncode == 0, out.stdout[-6000:] + out.stderr
+        users = USERS + [{"token": "token-team-c", "user": "carol", "groups": ["lossless.fabric:tenant:team-c"]}]
+        # the tenant's launches replay the log of the lab's mpirun baseline (lab_nccl_replay passing); team-c's a slower one
+        config = {"time_scale": 0.01, "nodes": NODES, "users": users, "replay": str(REPLAYS / "deepops_netop_dgxa100_2node_hdr.txt"),
+                  "replays": [{"selector": {"lossless.fabric/tenant": "team-c"}, "path": SLOWER}]}
+        with K8sSim(config, str(tmp_path / "sim")) as sim:
+            extra = {"lossless_fabric_kubeconfig": sim.kubeconfig, "tenant_repeats": 4, "tenant_poll_interval": 0.1,
+                     "tenant_timeout": 60, "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0},
+                     "change_window_benchmark": False, "change_window_confirm_margin_seconds": 0,
+                     "lossless_fabric_report_dir": lab.report_dir, "fabric_plan_lock_dir": str(tmp_path / "locks")}
+            (tmp_path / "extra.json").write_text(json.dumps(extra))
+
+            def onboard(name, pkey, user):
+                data = copy.deepcopy(base)
+                data["lossless_fabric"]["tenants"].append({"name": name, "hosts": ["gpu3", "gpu4"], "namespace": name,
+                                                           "kubeconfig": sim.info["user_kubeconfigs"][user],
+                                                           "partition": {"pkey": pkey, "membership": "full", "ipoib": True}, "qos_level": "rdma"})
+                (tmp_path / ("intent-%s.yml" % name)).write_text(yaml.safe_dump(data))
+                result = run(lab.argv("tenant.yml", "-e", "@%s" % (tmp_path / ("intent-%s.yml" % name)), "-e", "@%s" % (tmp_path / "extra.json"),
+                                      "-e", "tenant_names=%s" % name, "-e", "change_window_id=%s" % name), timeout=900)
+                report = json.loads((pathlib.Path(lab.report_dir) / "tenant-report.json").read_text())
+                return result, report, lab.report(name)
+
+            # 1. team-c is slower: the window rolls its partition back, its Kubernetes objects go
+            before = lab.files()
+            # gpu3 and gpu4 are in no tenant yet: full members of the default partition (storage: limited)
+            assert _pkeys(lab, GPU3_0) == {"0xffff"} and _pkeys(lab, GPU4_1) == {"0xffff", "0x0002"}
+            out, report, window = onboard("team-c", "0x8005", "carol")
+            slow = {"files": lab.files(), "objects": sim.objects(), "pkeys": (_pkeys(lab, GPU3_0), _pkeys(lab, GPU4_1))}
+            # 2. team-b at bare-metal speed: kept
+            out_b, report_b, window_b = onboard("team-b", "0x8003", "bob")
+            kept = {"files": lab.files(), "objects": sim.objects(), "pkeys": (_pkeys(lab, GPU3_0), _pkeys(lab, GPU4_1))}
+    finally:
+        lab.launcher("down")
+
+    assert out.returncode == 2, out.stdout[-6000:]
+    assert report["verdict"] == "rolled back" and report["window"]["verdict"] == "rolled back" and report["onboarded"] == ["team-c"], report
+    assert report["partitions"] == {"team-c": {"name": "team-c", "pkey": "0x8005", "membership": "full", "ipoib": True, "sl": 3}}
+    assert report["benchmarks"]["team-c"]["text"].startswith("tenant team-c slower by 91.7 % than the host baseline (at 1 GiB: 15.12 vs 181.62 GB/s")
+    # the fabric check ran under the timer and proved team-c apart: its ports held 0x8005 full, and the SA gave no
+    # PathRecord team-a -> team-c (for any P_Key, for 0x8001, for 0x8005)
+    assert report["fabric"]["verdict"] == "apart" and report["fabric"]["mismatches"] == [], report["fabric"]
+    assert report["fabric"]["paths_asked"] == 3 and report["fabric"]["paths_found"] == 0, report["fabric"]
+    assert set(report["fabric"]["pkeys"][GPU3_0]["pkeys"]) == {"0x8005", "0x7fff"}, report["fabric"]["pkeys"][GPU3_0]
+    assert report["reasons"] == ["benchmark: " + report["benchmarks"]["team-c"]["text"]], report["reasons"]
+    # the window's own whole-fabric benchmark is off here (change_window_benchmark: false): the tenant's benchmark judges
+    assert [r for r in window["reasons"] if not r.startswith("benchmark not run")] == ["post checks: " + report["reasons"][0]], window["reasons"]
+    # the window's change was the tenant's partition (partitions.conf, qos-policy.conf), not opensm.conf
+    diffs = {os.path.basename(f["path"]): f for f in window["devices"]["ufm1"]["files"]}
+    assert diffs["partitions.conf"]["changed"] and "team-c=0x8005" in diffs["partitions.conf"]["diff"], diffs["partitions.conf"]
+    assert diffs["qos-policy.conf"]["changed"] and "0x8005" in diffs["qos-policy.conf"]["diff"], diffs["qos-policy.conf"]
+    assert not diffs["opensm.conf"]["changed"], diffs["opensm.conf"]
+    assert slow["files"] == before  # byte for byte
+    assert slow["pkeys"] == ({"0xffff"}, {"0xffff", "0x0002"})  # OpenSM took 0x8005 out of the tables again
+    assert not [o for kind in ("k8s.cni.cncf.io/network-attachment-definitions", "rbac.authorization.k8s.io/roles",
+                               "rbac.authorization.k8s.io/rolebindings", "namespaces")
+                for o in slow["objects"].get(kind, []) if "team-c" in json.dumps(o["metadata"])], slow["objects"]
+
+    assert out_b.returncode == 0, out_b.stdout[-6000:]
+    assert report_b["verdict"] == "passed" and report_b["window"]["verdict"] == "kept" and report_b["onboarded"] == ["team-b"], report_b
+    assert report_b["benchmarks"]["team-b"]["verdict"] == "bare_metal", report_b["benchmarks"]
+    assert report_b["fabric"]["verdict"] == "apart" and report_b["fabric"]["paths_found"] == 0, report_b["fabric"]
+    assert window_b["verdict"] == "kept" and window_b["devices"]["ufm1"]["outcome"] == "kept", window_b
+    assert "team-b=0x8003" in kept["files"]["lab_opensm_partitions_file"] and "team-b=0x8003" not in before["lab_opensm_partitions_file"]
+    # team-b full; the default partition (0xffff before) and storage limited
+    assert kept["pkeys"] == ({"0x7fff", "0x8003"}, {"0x7fff", "0x0002", "0x8003"})
+    nads = {o["metadata"]["namespace"]: json.loads(o["spec"]["config"]) for o in kept["objects"]["k8s.cni.cncf.io/network-attachment-definitions"]}
+    assert {ns: (c["type"], c["pkey"]) for ns, c in nads.items()} == {"team-b": ("ib-sriov", "0x0003")}, nads
+    assert (pathlib.Path(lab.report_dir) / "tenant-report.md").read_text().startswith("# Tenants: passed")
