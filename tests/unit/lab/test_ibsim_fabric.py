@@ -150,17 +150,21 @@ def test_the_lab_ib_plan_applies_path_sl_per_pkey(tmp_path):
         log = pathlib.Path(fab.files["opensm_log"]).read_text()
         assert "ftree tables configured on all switches" in log
         g = {(h, n): topo.port_guid(h, n) for (h, n) in topo.ca_by_nic}
-        assert first_row(fab, "smpquery", "-G", "pkeys", g[("gpu1", "mlx5_0")], "1").split()[1:4] == ["0xffff", "0x8001", "0x0000"]
-        assert first_row(fab, "smpquery", "-G", "pkeys", g[("gpu1", "mlx5_1")], "1").split()[1:4] == ["0xffff", "0x8001", "0x0002"]
+        # tenants (inventories/lab-ib): team-a gpu1+gpu2 on 0x8001, team-b gpu3+gpu4 on 0x8003; tenant ports are
+        # limited members of the default partition (0x7fff), so two tenants meet nowhere but at the SM
+        assert first_row(fab, "smpquery", "-G", "pkeys", g[("gpu1", "mlx5_0")], "1").split()[1:4] == ["0x7fff", "0x8001", "0x0000"]
+        assert first_row(fab, "smpquery", "-G", "pkeys", g[("gpu1", "mlx5_1")], "1").split()[1:4] == ["0x7fff", "0x8001", "0x0002"]
         lid = {k: lid_of(fab, v) for k, v in g.items()}
-        src, dst = lid[("gpu1", "mlx5_0")], lid[("gpu3", "mlx5_0")]
-        assert path_record(fab, src, dst, "0x8001")["sl"] == "0x3"      # partition sl=3 / qos-level rdma
-        assert path_record(fab, src, dst, "0xffff")["sl"] == "0x0"      # Default partition: DEFAULT level
+        src = lid[("gpu1", "mlx5_0")]
+        assert path_record(fab, src, lid[("gpu2", "mlx5_0")], "0x8001")["sl"] == "0x3"  # partition sl=3 / qos-level rdma
+        assert path_record(fab, src, lid[("gpu3", "mlx5_0")], "0x8001") == {}  # gpu3 is team-b's
+        assert path_record(fab, src, lid[("gpu3", "mlx5_0")], "0xffff") == {}  # limited <-> limited in the default partition
+        sm_lid = lid_of(fab, topo.guids()["ufm1-mlx5_0"])
+        assert path_record(fab, sm_lid, src, "0xffff")["sl"] == "0x0"  # the SM (full) reaches a tenant port: DEFAULT level
         # storage (0x0002): gpu1 mlx5_0 is no member -> no path; limited <-> limited -> no path either
         assert path_record(fab, src, lid[("gpu2", "mlx5_1")], "0x0002") == {}
         assert path_record(fab, lid[("gpu1", "mlx5_1")], lid[("gpu2", "mlx5_1")], "0x0002") == {}
         # the SM (SELF=full) reaches a limited storage member
-        sm_lid = lid_of(fab, topo.guids()["ufm1-mlx5_0"])
         assert path_record(fab, sm_lid, lid[("gpu2", "mlx5_1")], "0x0002")["sl"] == "0x0"
         assert "| 0| 1| 2| 3| 4| 5| 6| 7| 7|" in fab.run(["smpquery", "-G", "sl2vl", g[("gpu4", "mlx5_1")], "1"]).stdout
 
