@@ -92,8 +92,12 @@ def _ops(lines: list[str]) -> list[tuple[str, list[str], str | None]]:
                 raise ValueError("sonic: %r is not a /TABLE/key or /TABLE/key/field path" % doc["path"])
             out.append(("remove", path, None))
             continue
-        for (path, value) in _leaves([line]):
-            out.append(("add", path, value))
+        if not isinstance(doc, dict) or doc.get("op") != "add" or not isinstance(doc.get("path"), str) or not isinstance(doc.get("value"), str):
+            raise ValueError("sonic: %r is not an add of one CONFIG_DB value" % line[:120])
+        path = doc["path"].split("/")[1:]
+        if len(path) != 3 or not all(_SEGMENT_RE.fullmatch(p) for p in path):
+            raise ValueError("sonic: %r is not a /TABLE/key/field path" % doc["path"])
+        out.append(("add", path, doc["value"]))
     return out
 
 
@@ -105,24 +109,7 @@ def removals(lines: list[str]) -> list[list[str]]:
 def _leaves(lines: list[str]) -> list[tuple[list[str], str]]:
     """The rendered lines' adds as (path segments, value), the expectation line and removes left out; ValueError on a
     line that is not one of our ops."""
-    out = []
-    for line in lines:
-        if _EXPECT_RE.fullmatch(line):
-            continue
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            raise ValueError("sonic: %r is not a JSON Patch operation" % line[:120]) from None
-        if isinstance(doc, dict) and doc.get("op") == "remove":
-            _ops([line])  # checked: one of our removes
-            continue
-        if not isinstance(doc, dict) or doc.get("op") != "add" or not isinstance(doc.get("path"), str) or not isinstance(doc.get("value"), str):
-            raise ValueError("sonic: %r is not an add of one CONFIG_DB value" % line[:120])
-        path = doc["path"].split("/")[1:]
-        if len(path) != 3 or not all(_SEGMENT_RE.fullmatch(p) for p in path):
-            raise ValueError("sonic: %r is not a /TABLE/key/field path" % doc["path"])
-        out.append((path, doc["value"]))
-    return out
+    return [(path, value) for op, path, value in _ops(lines) if op == "add" and value is not None]
 
 
 def render(plan: dict) -> list[str]:

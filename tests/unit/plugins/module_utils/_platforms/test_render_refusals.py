@@ -133,9 +133,8 @@ REFUSALS: dict[tuple[str, str, str], Intent | Unreachable] = {
         "a fabric mode's removes (issue 36): the renderer's own table and field names, keys are port names the intent matched"),
     ("sonic", "_ops", "sonic: %r is not a JSON Patch operation"): Unreachable(OWN_LINES),
     ("sonic", "_ops", "sonic: %r is not a /TABLE/key or /TABLE/"): Unreachable(OWN_LINES),
-    ("sonic", "_leaves", "sonic: %r is not an add of one CONFIG_DB"): Unreachable(OWN_LINES),
-    ("sonic", "_leaves", "sonic: %r is not a /TABLE/key/field path"): Unreachable(OWN_LINES),
-    ("sonic", "_leaves", "sonic: %r is not a JSON Patch operation"): Unreachable(OWN_LINES),
+    ("sonic", "_ops", "sonic: %r is not an add of one CONFIG_DB"): Unreachable(OWN_LINES),
+    ("sonic", "_ops", "sonic: %r is not a /TABLE/key/field path"): Unreachable(OWN_LINES),
     ("sonic", "render", "trust %r has no SONiC mapping (only %s)"): Unreachable(TRUST),
     ("sonic", "render", "the plan has no ports"): Intent(
         {}, _set("ports", {}), "lossless_fabric_device.ports: empty: platform sonic sets the lossless class per port", True),
