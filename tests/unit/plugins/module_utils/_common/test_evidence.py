@@ -126,7 +126,7 @@ def test_one_nic_receiving_marks_and_sending_no_cnp_blocks_naming_it():
 
 
 def test_ecn_marks_and_nothing_that_counts_cnps_is_a_warning():
-    port = {k: v for k, v in GOOD_PORT.items()}
+    port = dict(GOOD_PORT)
     out = run({"leaf1": {"swp1": port}})
     assert one(out, "ecn_cnp_unknown")["severity"] == "warning"
 
