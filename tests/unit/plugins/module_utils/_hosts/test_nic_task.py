@@ -250,10 +250,23 @@ def test_select_by_pci_ids(tmp_path):
         host.qos(pci_ids=["15b3:101d"])
 
 
+def launch_moved(root, netdev, prio=3):
+    """What a lab launch (tests/lab/traffic.py) leaves in the host state: 1 MiB each way on the priority, with pauses
+    (lossless). Reads move nothing themselves."""
+    state = tree.load(root)
+    stats = state["nics"][netdev]["stats"]
+    for key, value in (("rx_prio%d_bytes", 1048576), ("tx_prio%d_bytes", 1048576), ("rx_prio%d_packets", 256), ("tx_prio%d_packets", 256),
+                       ("rx_prio%d_pause", 2), ("rx_prio%d_pause_duration", 10)):
+        stats[key % prio] = stats.get(key % prio, 0) + value
+    tree.save(root, state)
+
+
 def test_nic_counters_snapshot_and_delta_have_the_switch_shape(host):
     host.qos()
     params = {"plan": plan_for(), "root": host.root, "priorities": [3, 6]}
     pre = _nic_task.run_counters(params, host.runner, "gpu1")
+    assert counters_delta(_nic_task.run_counters(params, host.runner, "gpu1"), pre)["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 0, "6": 0}
+    launch_moved(host.root, "eth2")
     post = _nic_task.run_counters(params, host.runner, "gpu1")
     assert pre["changed"] is False and pre["netdevs"] == {"mlx5_0": "eth2", "mlx5_1": "eth3"}
     snap = post["counters"]
@@ -263,7 +276,7 @@ def test_nic_counters_snapshot_and_delta_have_the_switch_shape(host):
     assert "rx_prio_marked" in snap["not_available"] and "pfc_rx_frames" not in snap["not_available"]
     change = counters_delta(post, pre)
     assert change["kind"] == "nic" and change["resets"] == []
-    # the lab's traffic (DSCP 26) landed on priority 3, lossless: pause frames, no drop
+    # a read moves nothing; the launch's traffic (DSCP 26) landed on priority 3, lossless: pause frames, no drop
     assert change["ports"]["mlx5_0"]["rx_prio_bytes"] == {"3": 1048576, "6": 0}
     assert change["ports"]["mlx5_0"]["pfc_rx_frames"]["3"] == 2
     assert change["ports"]["mlx5_0"]["rx_discards_phy"] == 0

@@ -229,6 +229,11 @@ def test_bnxt_counters_under_the_snapshot_names(tmp_path):
     host.qos()
     pathlib.Path(host.root, "sys/class/infiniband/bnxt_re0/ports/1/hw_counters/tx_cnp_pkts").write_text("7\n")
     pathlib.Path(host.root, "sys/class/infiniband/bnxt_re0/ports/1/hw_counters/oos_drop_count").write_text("2\n")
+    # what a lab launch leaves in the host state (mlx5-named stats, tests/lab/traffic.py), rendered under bnxt_en's names
+    state = tree.load(host.root)
+    state["nics"]["eth2"]["stats"].update({"rx_prio3_bytes": 1048576, "tx_prio3_bytes": 1048576, "rx_prio3_packets": 256,
+                                           "tx_prio3_packets": 256, "rx_prio3_pause": 2, "rx_prio3_pause_duration": 10})
+    tree.save(host.root, state)
     snap = _counters(host, BNXT)
     port = snap["ports"]["bnxt_re0"]
     assert snap["platform"] == "bnxt"
