@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._common import _snapshot
+from ansible_collections.lossless.fabric.plugins.module_utils._intent import _contract
 
 BLOCKING = "blocking"
 WARNING = "warning"
@@ -145,7 +146,7 @@ def roce_priority(plan: dict | None) -> str | None:
     if plan.get("ecn_queue") is not None:
         return str(plan["ecn_queue"])
     try:
-        return str(int(plan["dscp_map"][str(int(plan["traffic_class"]) >> 2)]))
+        return str(_contract.roce_priority(plan))
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -42,6 +42,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._hosts._nic import
     Unsupported,
     parse_dcb_ets,
 )
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract import roce_priority
 
 # bnxt_setupcc.sh dcb_pgm_pfc_ets: L2 in TC 0, RoCE in TC 1, ROCE_BW default 50 (L2_BW = 100 - ROCE_BW).
 ROCE_TC, OTHER_TC, ROCE_BW = 1, 0, 50
@@ -92,11 +93,6 @@ HW_COUNTERS = {
     "req_cqe_error": "req_cqe_error",
     "resp_cqe_error": "resp_cqe_error",
 }
-
-
-def roce_priority(plan: dict) -> int:
-    """The RoCE data priority of a host plan (docs: interfaces, the plan's traffic_class is the ToS byte of the data DSCP)."""
-    return int(plan["dscp_map"][str(plan["traffic_class"] >> 2)])
 
 
 def ets_for(priority: int) -> dict[str, list]:

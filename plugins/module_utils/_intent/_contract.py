@@ -278,3 +278,9 @@ class SubnetManagerPlan(TypedDict):
     partitions_conf: str
     qos_policy_conf: str
     root_guids_conf: str
+
+
+def roce_priority(plan: NicQos) -> int:
+    """The RoCE data priority of a host plan: the priority its dscp_map gives the data DSCP, whose ToS byte is the
+    plan's traffic_class (DSCP = ToS >> 2). One derivation for the NIC stacks and the counter evidence."""
+    return int(plan["dscp_map"][str(int(plan["traffic_class"]) >> 2)])
