@@ -7,7 +7,8 @@ in tenant B's namespace with the API server's 403 text (no change window: tenant
 window path on the InfiniBand lab (ibsim + OpenSM): a tenant added to the intent, its partition written into OpenSM's
 files pending under the rollback timer, judged by the tenants' checks as the window's post-checks (the fabric's P_Key
 tables and cross-tenant PathRecords, its Kubernetes objects, its benchmark) - a slower tenant is rolled back (files,
-P_Key tables and Kubernetes objects as before), a tenant at bare-metal speed is kept; one report each."""
+P_Key tables and Kubernetes objects as before), a tenant at bare-metal speed is kept, and that tenant CHANGED (a new
+P_Key) and slower is rolled back with its previous network attachment put back; one report each."""
 
 from __future__ import annotations
 
@@ -127,7 +128,10 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     team-c (P_Key 0x8005) runs slower than the host baseline - the window rolls back, partitions.conf is back byte for
     byte, no port holds 0x8005, team-c's Kubernetes objects and namespace are gone; team-b (0x8003) runs at bare-metal
     speed - the window keeps it, its ports hold 0x8003 (full), the tenants check found no cross-tenant path, its
-    network attachment carries the P_Key. One lab and one k8sim for both."""
+    network attachment carries the P_Key. Then team-b is CHANGED (P_Key 0x8007) and runs slower (the k8sim replay
+    for its label): the window rolls back, partitions.conf is as after step 2 byte for byte, its ports hold 0x8003
+    again, and the network attachment the window applied with pkey 0x0007 is put back with 0x0003 (its RBAC and
+    namespace unchanged). One lab and one k8sim for the three."""
     lab = IbWindow(tmp_path).up()
     try:
         base = lab.intent()
