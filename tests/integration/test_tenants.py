@@ -74,7 +74,7 @@ def test_two_tenants_onboarded_benchmarked_against_the_host_baseline_and_isolate
                  "tenant_change_window": False,
                  "lossless_fabric_report_dir": str(tmp_path / "reports"), "tenant_repeats": 4, "tenant_poll_interval": 0.1,
                  "tenant_baseline_launcher": "kubernetes", "tenant_timeout": 60,
-                 "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0},
+                 "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0}, "tenant_rdma_resource_count": 0,
                  "k8s_rdma_tenant_ipam": {t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v} for t, v in (("team-a", 101), ("team-b", 102))}}
         (tmp_path / "reports").mkdir()
         (tmp_path / "extra.json").write_text(json.dumps(extra))
@@ -147,7 +147,7 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
         with K8sSim(config, str(tmp_path / "sim")) as sim:
             extra = {"lossless_fabric_kubeconfig": sim.kubeconfig, "tenant_repeats": 4, "tenant_poll_interval": 0.1,
                      "tenant_timeout": 60, "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0},
-                     "change_window_benchmark": False, "change_window_confirm_margin_seconds": 0,
+                     "tenant_rdma_resource_count": 0, "change_window_benchmark": False, "change_window_confirm_margin_seconds": 0,
                      "lossless_fabric_report_dir": lab.report_dir, "fabric_plan_lock_dir": str(tmp_path / "locks")}
             (tmp_path / "extra.json").write_text(json.dumps(extra))
 
