@@ -388,7 +388,7 @@ class Operators:
         return out
 
     def _sriov_desired(self, node: dict, ifaces: list[dict], policies: list[dict],
-                      prefix: str) -> tuple[list[dict], dict[str, int], str]:
+                       prefix: str) -> tuple[list[dict], dict[str, int], str]:
         """The node state's spec.interfaces the operator renders (numVfs, vfGroups), the VFs per resource, and the
         daemon's error applying it (configSriovPFDevice)."""
         config: dict[str, dict] = {}
