@@ -192,7 +192,7 @@ class Cluster:
             if rq.get("status") != status:
                 self.store.put_internal(res, dict(rq, status=status))
 
-    def admit_quota(self, res: Any, obj: dict, operation: str, old: dict | None) -> list[str]:
+    def admit_quota(self, res: Any, obj: dict, operation: str, old: dict | None, dry_run: bool) -> list[str]:
         """The ResourceQuota admission plugin on Pod CREATE (API creates and controllers' creates alike)."""
         del old
         if (res.group, res.plural) != ("", "pods") or operation != "CREATE":
@@ -218,7 +218,7 @@ class Cluster:
                 raise forbidden("exceeded quota: %s, requested: %s, used: %s, limited: %s" % (
                     rq["metadata"]["name"], self._pretty(requested, exceeded), self._pretty(used, exceeded),
                     self._pretty(hard, exceeded)))
-            if requested:  # the admission plugin writes the new usage at once: the next create sees it
+            if requested and not dry_run:  # the admission plugin reserves the usage at once (not for a dry run)
                 new_used = dict(status.get("used") or {})
                 new_used.update({k: self._qty(used[k] + v) for k, v in requested.items()})
                 self.store.put_internal(self.r[("", "v1", "resourcequotas")], dict(rq, status=dict(status, used=new_used)))

@@ -278,11 +278,11 @@ class Operators:
                         return dep, str(env["value"])
         return dep, SRIOV_DEFAULT_PREFIX
 
-    def admit_sriov_policy(self, res: Any, obj: dict, operation: str, old: dict | None) -> list[str]:
+    def admit_sriov_policy(self, res: Any, obj: dict, operation: str, old: dict | None, dry_run: bool) -> list[str]:
         """The operator's validating webhook on CREATE/UPDATE (validateSriovNetworkNodePolicy); a denial as the
         apiserver returns it (apiserver webhookerrors.ToStatusErr: 400, the webhook's Status reason, its message
         'admission webhook "<name>" denied the request: <reason>')."""
-        del operation, old  # CREATE and UPDATE alike; the new object is checked against the other policies
+        del operation, old, dry_run  # CREATE and UPDATE alike; the new object is checked against the other policies
         if (res.group, res.plural) != ("sriovnetwork.openshift.io", "sriovnetworknodepolicies"):
             return []
         operator, _prefix = self.sriov_operator()

@@ -340,8 +340,8 @@ class Store:
         self.compacted_rv = 0
         self._restored_uids: set[str] = set()
         # Validating admission after object validation, as the apiserver orders it (validating webhooks, then
-        # ResourceQuota: AllOrderedPlugins). hook(res, obj, operation, old) -> warnings; raises ApiError to deny.
-        self.admission: list[Callable[[Res, dict, str, dict | None], list[str]]] = []
+        # ResourceQuota: AllOrderedPlugins). hook(res, obj, operation, old, dry_run) -> warnings; raises ApiError to deny.
+        self.admission: list[Callable[[Res, dict, str, dict | None, bool], list[str]]] = []
 
     # -- resources -------------------------------------------------------
     def add_resource(self, res: Res) -> None:
@@ -610,7 +610,7 @@ class Store:
             obj.pop("status", None)
         warnings = self.validate(res, obj, strict)
         for hook in self.admission:
-            warnings.extend(hook(res, obj, "CREATE", None))
+            warnings.extend(hook(res, obj, "CREATE", None, params.get("dryRun") == "All"))
         key = self._key(res, ns, meta["name"])
         if key in self.objects:
             details = {"name": meta["name"], "kind": res.plural}
@@ -680,7 +680,7 @@ class Store:
         warnings = self.validate(res, new, strict) if sub != "status" else []
         if sub != "status":
             for hook in self.admission:
-                warnings.extend(hook(res, new, "UPDATE", old))
+                warnings.extend(hook(res, new, "UPDATE", old, params.get("dryRun") == "All"))
         spec_changed = {k: v for k, v in old.items() if k not in ("metadata", "status", "apiVersion", "kind")} != \
             {k: v for k, v in new.items() if k not in ("metadata", "status", "apiVersion", "kind")}
         if self._has_generation(res) and spec_changed:

@@ -226,6 +226,9 @@ def test_quota_refuses_another_tenants_resource(sim):
     # limits alone: extended resources' requests default to the limits, the same refusal
     code, body, _w = call(sim, "POST", "/api/v1/namespaces/tenant-a/pods", pod("steal2", "nvidia.com/b", where="limits"))
     assert (code, body["message"]) == (403, REFUSED % "steal2")
+    # a dry run is admitted (or refused) the same way and reserves nothing
+    ok(sim, "POST", "/api/v1/namespaces/tenant-a/pods?dryRun=All", pod("dry", "nvidia.com/a", 2))
+    assert ok(sim, "GET", QUOTAS + "/lossless-fabric-tenant")["status"]["used"]["requests.nvidia.com/a"] == "0"
     ok(sim, "POST", "/api/v1/namespaces/tenant-a/pods", pod("own", "nvidia.com/a", 2))  # its own resource, within hard
     assert ok(sim, "GET", QUOTAS + "/lossless-fabric-tenant")["status"]["used"]["requests.nvidia.com/a"] == "2"
     code, body, _w = call(sim, "POST", "/api/v1/namespaces/tenant-a/pods", pod("more", "nvidia.com/a"))
@@ -245,16 +248,20 @@ def test_quota_hard_names(sim):
 
 
 def test_mpijob_workers_refused_by_quota(sim):
-    ok(sim, "POST", QUOTAS, quota({"requests.nvidia.com/b": "0"}))
+    """Two workers asking 1 each against hard 1: the first is admitted and reserved at once, the second refused in the
+    same controller pass; the operator records the 403 and creates no launcher."""
+    ok(sim, "POST", QUOTAS, quota({"requests.nvidia.com/b": "1"}))
     wait_for(lambda: ok(sim, "GET", QUOTAS + "/lossless-fabric-tenant").get("status"), "the quota's status")
     worker = {"name": "worker", "image": "x", "resources": {"limits": {"nvidia.com/b": 1}}}
     launcher = {"name": "launcher", "image": "x", "command": ["mpirun", "all_reduce_perf"]}
     ok(sim, "POST", "/apis/kubeflow.org/v2beta1/namespaces/tenant-a/mpijobs", {
         "metadata": {"name": "j"}, "spec": {"mpiReplicaSpecs": {
             "Launcher": {"replicas": 1, "template": {"spec": {"containers": [launcher]}}},
-            "Worker": {"replicas": 1, "template": {"spec": {"containers": [worker]}}}}}})
+            "Worker": {"replicas": 2, "template": {"spec": {"containers": [worker]}}}}}})
     events = wait_for(lambda: [e for e in ok(sim, "GET", "/api/v1/namespaces/tenant-a/events")["items"]
                                if e["reason"] == "MPIJobFailed"], "the operator's event")
-    assert events[0]["message"] == "worker pod created failed: " + REFUSED % "j-worker-0"
-    assert ok(sim, "GET", "/api/v1/namespaces/tenant-a/pods")["items"] == []  # no worker, and no launcher either
+    assert [e["message"] for e in events] == [
+        'worker pod created failed: pods "j-worker-1" is forbidden: exceeded quota: lossless-fabric-tenant, requested: '
+        "requests.nvidia.com/b=1, used: requests.nvidia.com/b=1, limited: requests.nvidia.com/b=1"]
+    assert [p["metadata"]["name"] for p in ok(sim, "GET", "/api/v1/namespaces/tenant-a/pods")["items"]] == ["j-worker-0"]
     assert ok(sim, "GET", "/apis/batch/v1/namespaces/tenant-a/jobs")["items"] == []
