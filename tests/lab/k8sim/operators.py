@@ -321,19 +321,17 @@ class Operators:
                 if num > limit and iface.get("vendor") in ("15b3", "8086"):
                     return "numVfs(%d) in CR %s exceed the maximum allowed value(%d) interface(%s)" % (
                         num, name, limit, iface.get("name"))
+                if spec.get("externallyManaged"):  # the VFs exist already: the policy must fit them
+                    if num > int(iface.get("numVfs") or 0):
+                        return ("numVfs(%d) in CR %s is higher than the virtual functions allocated for the PF "
+                                "externally value(%d)" % (num, name, int(iface.get("numVfs") or 0)))
+                    if spec.get("linkType") and spec["linkType"].lower() != str(iface.get("linkType", "")).lower():
+                        return ("LinkType(%s) in CR %s is not equal to the LinkType for the PF externally value(%s)"
+                                % (spec["linkType"], name, iface.get("linkType")))
             for other in others:
-                if not _policy_selects_node(other, node):
-                    continue
-                for cur in (spec.get("nicSelector") or {}).get("pfNames") or []:
-                    cur_name, cur_first, cur_last = parse_pf(cur)
-                    for pre in ((other.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
-                        pre_name, pre_first, pre_last = parse_pf(pre)
-                        if cur_name == pre_name:
-                            # validatePfNames: the first PF both name decides (no range is -1..-1: overlapping)
-                            if cur_last < pre_first or cur_first > pre_last:
-                                break
-                            return "VF index range in %s is overlapped with existing policy %s" % (
-                                cur, other["metadata"]["name"])
+                why = _pf_overlap(policy, other) if _policy_selects_node(other, node) else ""
+                if why:
+                    return why
         if not selected:
             return "no supported NIC is selected by the nicSelector in CR %s" % name
         return ""
@@ -502,6 +500,20 @@ def _policy_selects_nic(policy: dict, iface: dict) -> bool:
     if sel.get("pfNames") and iface.get("name") not in [parse_pf(p)[0] for p in sel["pfNames"]]:
         return False
     return True
+
+
+def _pf_overlap(current: dict, previous: dict) -> str:
+    """validate.go validatePfNames for one other policy: the first PF name both policies share decides; no range is
+    -1..-1 (ParseVfRange), so two policies naming the same PF without ranges overlap."""
+    for cur in ((current.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
+        cur_name, cur_first, cur_last = parse_pf(cur)
+        for pre in ((previous.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
+            pre_name, pre_first, pre_last = parse_pf(pre)
+            if cur_name == pre_name:
+                if cur_last < pre_first or cur_first > pre_last:
+                    return ""
+                return "VF index range in %s is overlapped with existing policy %s" % (cur, previous["metadata"]["name"])
+    return ""
 
 
 def _vfs_on(policy: dict, nic_name: str) -> tuple[int, int]:

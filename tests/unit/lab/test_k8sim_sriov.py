@@ -165,6 +165,14 @@ def test_webhook_overlap_and_namespace_warning(sim):
     ok(sim, "POST", POLICIES, policy("second", "a", ["eth3#4-7"], resource="other"))  # disjoint ranges of one PF
     code, got, _w = call(sim, "POST", POLICIES, policy("third", "a", ["eth3#2-5"], resource="third"))
     assert (code, got["message"]) == (400, DENIED + "VF index range in eth3#2-5 is overlapped with existing policy first")
+    # no range is -1..-1 (ParseVfRange): two whole-PF policies overlap; a whole-PF one beside a range does not
+    ok(sim, "POST", POLICIES, policy("e2", "a", ["eth2"], resource="e2"))
+    code, got, _w = call(sim, "POST", POLICIES, policy("e2b", "a", ["eth2"], resource="e2b"))
+    assert (code, got["message"]) == (400, DENIED + "VF index range in eth2 is overlapped with existing policy e2")
+    # externally managed VFs: the policy must fit what the PF has (none yet) and its link type
+    code, got, _w = call(sim, "POST", POLICIES, policy("ext", "a", ["eth2"], resource="ext", externallyManaged=True))
+    assert (code, got["message"]) == (400, DENIED + "numVfs(8) in CR ext is higher than the virtual functions allocated "
+                                                    "for the PF externally value(0)")
     code, got, warnings = call(sim, "POST", POLICIES.replace(OP_NS, "tenant-a"), policy("elsewhere", "b", ["eth2"]))
     assert code == 201 and warnings == ['299 - "elsewhere is created or updated but not used. Only policy in %s '
                                         'namespace is respected."' % OP_NS]
