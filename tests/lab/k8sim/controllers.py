@@ -156,8 +156,9 @@ class Cluster:
     # kubernetes pkg/quota/v1/evaluator/core/pods.go (the pod evaluator: pods not Succeeded/Failed count; extended
     # resources only as "requests.<name>", isExtendedResourceNameForQuota), pkg/controller/resourcequota (status.hard
     # = spec.hard, status.used for the names an evaluator tracks) and staging/src/k8s.io/apiserver/pkg/admission/
-    # plugin/resourcequota/controller.go (checkRequest: quotas by status.hard, "status unknown for quota", "exceeded
-    # quota: %s, requested: %s, used: %s, limited: %s", admission.NewForbidden). Only "pods" and requests.<extended>
+    # plugin/resourcequota/controller.go (checkRequest: quotas by status.hard, "exceeded quota: %s, requested: %s,
+    # used: %s, limited: %s", admission.NewForbidden; its "status unknown for quota" is not emulated: the quota
+    # controller here fills status.used in the same pass as status.hard). Only "pods" and requests.<extended>
     # are tracked here; cpu/memory/object-count quotas are stored and not enforced (see README.md).
     @staticmethod
     def _quota_tracked(name: str) -> bool:
@@ -209,8 +210,6 @@ class Cluster:
             tracked = sorted(k for k in hard if self._quota_tracked(k))
             if not tracked:
                 continue  # a quota the controller has not synced yet, or one tracking nothing of a pod
-            if any(k not in (status.get("used") or {}) for k in tracked):
-                raise forbidden("status unknown for quota: %s, resources: %s" % (rq["metadata"]["name"], ",".join(tracked)))
             used = {k: _quantity((status.get("used") or {}).get(k, "0")) for k in tracked}
             requested = {k: v for k, v in delta.items() if k in tracked and v}
             exceeded = sorted(k for k, v in requested.items() if used[k] + v > _quantity(hard[k]))

@@ -72,7 +72,7 @@ def install_operator(sim, prefix="nvidia.com"):
 
 def policy(name, tenant, pfs, num_vfs=8, resource=None, **spec):
     body = {"metadata": {"name": name}, "spec": {
-        "resourceName": resource or tenant, "nodeSelector": {TENANT: tenant}, "numVfs": num_vfs,
+        "resourceName": tenant if resource is None else resource, "nodeSelector": {TENANT: tenant}, "numVfs": num_vfs,
         "nicSelector": {"pfNames": pfs}, "isRdma": True, "linkType": "eth"}}
     body["spec"].update(spec)
     return body
@@ -94,8 +94,15 @@ def test_policy_advertises_vfs_on_its_nodes_only_while_the_operator_runs(sim):
     wait_for(lambda: alloc(sim, "gpu1", "nvidia.com/a") == "12", "8 VFs of eth2 + VFs 0-3 of eth3 on gpu1")
     assert alloc(sim, "gpu2", "nvidia.com/a") is None  # another tenant's node
     assert alloc(sim, "gpu3", "nvidia.com/a") is None  # the tenant's node without an SR-IOV capable NIC
+    assert ok(sim, "GET", POLICIES + "/lossless-fabric-a")["spec"]["deviceType"] == "netdevice"  # the CRD's default
     state = ok(sim, "GET", STATES + "/gpu1")
     assert state["status"]["syncStatus"] == "Succeeded"
+    assert {i["name"]: i.get("numVfs") for i in state["status"]["interfaces"]} == {"eth2": 8, "eth3": 8}
+    # externally managed: the VFs now exist (8), but the policy's link type is not the PF's
+    code, got, _w = call(sim, "POST", POLICIES, policy("ext", "a", ["eth2#0-1"], resource="ext", externallyManaged=True,
+                                                       linkType="ib"))
+    assert (code, got["message"]) == (400, DENIED + "LinkType(ib) in CR ext is not equal to the LinkType for the PF "
+                                                    "externally value(ETH)")
     assert [(i["name"], i["numVfs"], [g["vfRange"] for g in i["vfGroups"]]) for i in state["spec"]["interfaces"]] == \
         [("eth2", 8, ["0-7"]), ("eth3", 8, ["0-3"])]
     assert {i["name"]: i["totalvfs"] for i in state["status"]["interfaces"]} == {"eth2": 8, "eth3": 8}
@@ -131,6 +138,17 @@ WEBHOOK_CASES = [
      'resource name "tenant-a_" is invalid: must consist of alphanumeric characters or hyphens, and must start and end '
      "with an alphanumeric character (e.g. 'myresource', 'net-device-1'), see "
      "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"),
+    (policy("p", "a", ["eth2"], resource=""), "resource name must not be empty"),
+    (policy("p", "a", ["eth2"], resource="r" * 64), 'resource name "%s" must be no more than 63 characters' % ("r" * 64)),
+    (policy("p", "a", ["eth2"], nicSelector={"pfNames": ["eth2"], "netFilter": "openstack/NetworkID:x"}),
+     "nicSelector fields vendor, deviceID, pfNames, and rootDevices are not allowed when netFilter is specified"),
+    (policy("p", "a", ["eth2#1#2"]),
+     "failed to parse eth2#1#2 PF name in nicSelector, probably incorrect separator character usage"),
+    (policy("p", "a", ["eth2#1"]), "failed to parse eth2#1 PF name nicSelector, probably incorrect range character usage"),
+    (policy("p", "a", ["eth2#x-3"]), "failed to parse eth2#x-3 PF name nicSelector, start range is incorrect"),
+    (policy("p", "a", ["eth2#1-y"]), "failed to parse eth2#1-y PF name nicSelector, end range is incorrect"),
+    (policy("p", "a", ["eth2"], linkType="ib", eSwitchMode="switchdev"),
+     "'eSwitchMode: switchdev' can be used only with ethernet links"),
     (policy("p", "a", []),
      "at least one of these parameters (vendor, deviceID, pfNames, rootDevices or netFilter) has to be defined in "
      "nicSelector in CR p"),
@@ -156,7 +174,7 @@ def test_webhook_denies_with_the_operators_text(sim):
     install_operator(sim)
     for body, why in WEBHOOK_CASES:
         code, got, _w = call(sim, "POST", POLICIES, body)
-        assert (code, got["message"], got["reason"]) == (400, DENIED + why, why)
+        assert (code, got.get("message"), got.get("reason")) == (400, DENIED + why, why), body
 
 
 def test_webhook_overlap_and_namespace_warning(sim):
@@ -253,6 +271,16 @@ def test_quota_hard_names(sim):
     got = wait_for(lambda: ok(sim, "GET", QUOTAS + "/limits-only").get("status"), "the quota's status")
     assert got == {"hard": {"limits.nvidia.com/b": "0"}, "used": {}}
     ok(sim, "POST", "/api/v1/namespaces/tenant-a/pods", pod("passes", "nvidia.com/b", where="limits"))
+    code, body, _w = call(sim, "POST", QUOTAS, quota({"requests.nvidia.com/b": "-1"}, name="neg"))
+    assert (code, body["message"]) == (422, 'ResourceQuota "neg" is invalid: spec.hard[requests.nvidia.com/b]: Invalid '
+                                            'value: "-1": must be greater than or equal to 0')
+    # the pod count is tracked too
+    ok(sim, "POST", QUOTAS, quota({"pods": "1"}, name="count"))
+    wait_for(lambda: ok(sim, "GET", QUOTAS + "/count").get("status") == {"hard": {"pods": "1"}, "used": {"pods": "1"}},
+             "pods used 1")
+    code, body, _w = call(sim, "POST", "/api/v1/namespaces/tenant-a/pods", pod("second", "nvidia.com/b"))
+    assert (code, body["message"]) == (403, 'pods "second" is forbidden: exceeded quota: count, requested: pods=1, used: '
+                                            "pods=1, limited: pods=1")
 
 
 def test_mpijob_workers_refused_by_quota(sim):
