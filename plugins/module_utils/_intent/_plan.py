@@ -29,7 +29,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract 
     SwitchPlan,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device, check_vf_guids
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._infiniband import _compute_sl, _ib_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernetes import _kubernetes_derive, _kubernetes_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _port_ecn, _roce_section
@@ -100,6 +100,7 @@ def _normalize(intent: Any, devices: Any, groups: dict | None = None) -> tuple[d
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
+    check_vf_guids(ctx, norm_devices)  # across hosts: a VF GUID unique in the fabric, never a NIC's port GUID
     if isinstance(intent, dict) and intent.get("tenants") is not None:
         # After the devices: a tenant's hosts are inventory hosts, its partition's members their NICs' GUIDs.
         norm["tenants"] = _tenants.tenants_section(ctx, intent["tenants"], norm, norm_devices, groups)

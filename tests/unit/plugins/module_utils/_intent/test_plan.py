@@ -386,8 +386,8 @@ def test_roce_plan_hosts_and_env():
         "mtu": 9000,
         "gpus": 8,
         "nics": [
-            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None},
-            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None},
+            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": []},
+            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": []},
         ],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106"}
@@ -520,7 +520,7 @@ def test_ib_plan():
         "partition": "gpu",
         "pkey": "0x8001",
         "gpus": 4,
-        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001"}],
+        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001", "vfs": 0, "vf_guids": []}],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_SL": "3"}
     assert plan["summary"] == {
