@@ -209,14 +209,6 @@ ARGUMENT_SPEC = {
 }
 
 
-def _known_guids(facts: dict | None, intent: dict) -> set[str] | None:
-    """The member GUIDs partitions.conf may name: the fabric's ports, and the intent's VF GUIDs, which upstream OpenSM
-    skips while they are no port (osm_prtn_add_port: "port ... not found") and ibnetdiscover never lists (_ib/_verify)."""
-    if not facts or "nodes" not in facts:
-        return None
-    return {pg for node in facts["nodes"].values() for pg in node.get("port_guids", {}).values()} | _ib_verify.vf_guids(intent)
-
-
 def _counters(module: AnsibleModule) -> dict | None:
     raw = module.params["expect"].get("counters")
     if raw is None:
@@ -240,7 +232,7 @@ def main() -> None:
     files = {k: v for k, v in (params["files"] or {}).items() if v is not None}
     if files:
         result["checked"].append("files")
-        result["mismatches"] += _ib_files.check_files(files, _known_guids(params["facts"], intent))
+        result["mismatches"] += _ib_files.check_files(files, _ib_verify.known_guids(params["facts"], intent))
     if params["installed_files"] is not None:
         installed = params["installed_files"]
         result["changed_files"] = sorted(k for k, v in files.items() if installed.get(k) != v)

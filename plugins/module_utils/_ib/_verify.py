@@ -330,6 +330,15 @@ def vf_guids(intent: dict) -> set[str]:
     return {_ib.guid(m["guid"]) for p in intent["infiniband"]["partitions"] for m in p["members"] if m.get("guid") and m.get("vf")}
 
 
+def known_guids(facts: dict | None, intent: dict) -> set[str] | None:
+    """The member GUIDs partitions.conf may name (the role's preflight, ib_fabric_verify ``files``): the snapshot's
+    ports and the intent's VF GUIDs, which upstream OpenSM skips while they are no port (osm_prtn_add_port "port ...
+    not found") and ibnetdiscover never lists (module docstring). None without a topology snapshot."""
+    if not facts or "nodes" not in facts:
+        return None
+    return {pg for node in facts["nodes"].values() for pg in node.get("port_guids", {}).values()} | vf_guids(intent)
+
+
 def unverified_vfs(facts: dict, intent: dict) -> list[str]:
     """Tenant VF GUIDs whose P_Key table the snapshot does not hold: listed as not verified, never as proven (the
     module docstring: upstream OpenSM shows no virtual ports). A VF GUID that is a port of the fabric is checked
