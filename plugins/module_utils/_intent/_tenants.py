@@ -7,7 +7,8 @@ on InfiniBand a partition (P_Key, membership, IPoIB) and a QoS level, on RoCE op
 in Kubernetes a namespace and optionally its own kubeconfig (a virtual cluster's).
 
 Checked after the devices, because the hosts are inventory hosts and a tenant's partition lists
-their NICs' port GUIDs. The partitions are made by the same code as ``infiniband.partitions``
+their NICs' port GUIDs, then their SR-IOV VFs' GUIDs (``nics[].vf_guids``, issue 37 C2; marked
+``vf: true`` in the partition's members). The partitions are made by the same code as ``infiniband.partitions``
 (_infiniband._partition: the same name, P_Key, MTU, SL and member checks) and are appended to
 ``infiniband.partitions`` with ``tenant: <name>``, so partitions.conf, qos-policy.conf, the
 offline file checks and ib_fabric_verify treat them as every other partition.
