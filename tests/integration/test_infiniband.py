@@ -255,11 +255,12 @@ def test_two_tenants_are_apart_in_the_fabric(ib_lab):
     found = ib_lab.tool("saquery", "-p", "--pkey", "0x8001", "--src-to-dst", inside)
     assert re.search(r"sl\.+0x3\b", found), found           # with its P_Key: the SL of its QoS level rdma
 
-    # partitions.conf edited behind our back: gpu3's port joins team-a's partition as a full member.
+    # partitions.conf edited behind our back: gpu3's port joins team-a's partition as a full member, on a continuation
+    # line of the rule (the form the plan writes past OpenSM's 4094-byte line buffer): OpenSM reads it as one rule.
     text = ib_lab.read("lab_opensm_partitions_file")
     line = next(x for x in text.splitlines() if x.startswith("team-a="))
     with open(ib_lab.vars["lab_opensm_partitions_file"], "w", encoding="utf-8") as handle:
-        handle.write(text.replace(line, line.replace(" ;", ", %s=full ;" % GPU3_0)))
+        handle.write(text.replace(line, line.replace(" ;", ",\n  %s=full ;" % GPU3_0)))
     ib_lab.tool("opensm-reload")
     breach = ib_lab.playbook(*VERIFY_ONLY)
     _fails_with(breach, "tenants: tenant 'team-b' port \\\"gpu3 mlx5_0\\\" (%s) holds P_Key 0x0001 (full) of tenant 'team-a''s partition team-a"
