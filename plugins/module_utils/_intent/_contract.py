@@ -203,6 +203,8 @@ class _HostNicRequired(TypedDict):
     speed: str
     speed_gbps: int
     guid: str | None
+    vfs: int  # SR-IOV VFs to create on the NIC (0: none); issue 37 C1
+    vf_guids: list[str]  # InfiniBand: VF i's port GUID ("0x" + 16 hex, lower case); [] on RoCE
 
 
 class HostNic(_HostNicRequired, total=False):

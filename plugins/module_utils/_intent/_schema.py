@@ -1275,6 +1275,29 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "lossless_fabric_device.nics[].guid", "str or null", None, nullable=True, check=HAND, range_is=RULE, range_doc="`0x` + 16 hex", doc="port GUID (host)"
     ),
+    # SR-IOV virtual functions (issue 37, C1): NVIDIA's MLNX_OFED / DOCA SR-IOV chapter: ConnectX adapters expose
+    # "up to 127 virtual instances (Virtual Functions (VFs)) for each port" (the firmware's NUM_OF_VFS may allow fewer).
+    Leaf(
+        "lossless_fabric_device.nics[].vfs",
+        "int",
+        0,
+        low=0,
+        high=127,
+        what="a VF count",
+        range_doc="(ConnectX: up to 127 VFs per port, NVIDIA MLNX_OFED \"Single Root IO Virtualization\"); on InfiniBand with `vf_guids`",
+        doc="SR-IOV virtual functions to create on the NIC (host; both transports)",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].vf_guids",
+        "list",
+        (),
+        check=HAND,
+        range_is=RULE,
+        range_doc=(
+            "InfiniBand only: exactly `vfs` GUIDs (`0x` + 16 hex), VF i gets the i-th; unique in the fabric, never a NIC's `guid`"
+        ),
+        doc="the VFs' port GUIDs (host): members of its tenant's partition, written to the host's SR-IOV operator GUID file",
+    ),
     Leaf(
         "lossless_fabric_device.nics[].rail",
         "int or null",
