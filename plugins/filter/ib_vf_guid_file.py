@@ -13,10 +13,10 @@ short_description: The SR-IOV network operator's static VF GUID file of an Infin
 version_added: 0.1.0
 description:
   - Renders C(/etc/sriov-operator/infiniband/guids), the file from which the SR-IOV network operator gives VF i of a PF the
-    i-th GUID listed for it, from a host plan's C(nics[].guid) and C(nics[].vf_guids) (docs/tenants.md, "InfiniBand").
-  - One entry per NIC with VF GUIDs, with the keys C(pfGuid) (the NIC's port GUID) and C(guids) (its VFs' GUIDs in VF order),
+    i-th GUID listed for it, from a host plan's C(nics[].pci) and C(nics[].vf_guids) (docs/tenants.md, "InfiniBand").
+  - One entry per NIC with VF GUIDs, with the keys C(pciAddress) (the NIC's PCI address) and C(guids) (its VFs' GUIDs in VF order),
     the keys the operator's code reads (C(pkg/host/internal/infiniband/ib_guid_config.go)); GUIDs as colon-separated octets,
-    lower case (C(0c:42:a1:03:00:01:00:01)).
+    lower case (C(0c:42:a1:03:0f:01:00:00)).
   - An empty string when the host has no VF GUIDs.
 options:
   _input:

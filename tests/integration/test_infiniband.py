@@ -239,8 +239,8 @@ def test_two_tenants_are_apart_in_the_fabric(ib_lab):
     assert "%s=full" % VF1_0 in next(x for x in ib_lab.read("lab_opensm_partitions_file").splitlines() if x.startswith("team-a="))
     assert "tenants: tenant 'team-a' VF GUID %s (partition team-a, pkey 0x0001, full): not a port of the fabric" % VF1_0 in first.stderr  # a warning
     with open(os.path.join(ib_lab.run_dir, "hosts", "gpu1", "etc", "sriov-operator", "infiniband", "guids"), encoding="utf-8") as handle:
-        assert json.load(handle) == [{"pfGuid": "0c:42:a1:03:00:01:00:01", "guids": ["0c:42:a1:03:0f:01:00:00", "0c:42:a1:03:0f:01:00:01"]},
-                                     {"pfGuid": "0c:42:a1:03:00:01:01:01", "guids": ["0c:42:a1:03:0f:01:01:00", "0c:42:a1:03:0f:01:01:01"]}]
+        assert json.load(handle) == [{"pciAddress": "0000:0c:00.0", "guids": ["0c:42:a1:03:0f:01:00:00", "0c:42:a1:03:0f:01:00:01"]},
+                                     {"pciAddress": "0000:16:00.0", "guids": ["0c:42:a1:03:0f:01:01:00", "0c:42:a1:03:0f:01:01:01"]}]
     assert _task_result(first, "The VF GUID file").startswith("changed: [gpu")
     a, b = ib_lab.tool("smpquery", "-G", "pkeys", GPU1_0, "1"), ib_lab.tool("smpquery", "-G", "pkeys", GPU3_0, "1")
     assert a.split()[1:3] == ["0x7fff", "0x8001"] and "0xffff" not in a and "0x8003" not in a, a   # team-a; default limited

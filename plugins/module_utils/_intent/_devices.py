@@ -39,7 +39,10 @@ _DEVICE_KEYS = {
     "subnet_manager": ("kind", "role"),
 }
 _PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC rail/peer: _topology
-_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack", "vfs", "vf_guids")
+_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack", "vfs", "vf_guids", "pci")
+# A PCI address as sysfs names a device (domain:bus:device.function), what the SR-IOV operator's GUID file's
+# pciAddress is compared with.
+_PCI_RE = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]")
 
 
 def check_speed(ctx: Ctx, value: Any, path: str) -> Any:
@@ -498,7 +501,8 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
         speed = check_speed(ctx, src.get("speed"), f"{nic_path}.speed")
         guid = ctx.guid(src["guid"], f"{nic_path}.guid") if src.get("guid") is not None else None
         vfs = leaf(ctx, src, "lossless_fabric_device.nics[].vfs", nic_path)
-        vf_guids = _vf_guids(ctx, src.get("vf_guids"), nic_path, transport, vfs, guid)
+        pci = _pci(ctx, src.get("pci"), f"{nic_path}.pci")
+        vf_guids = _vf_guids(ctx, src.get("vf_guids"), nic_path, transport, vfs, guid, pci)
         nic = {
             "name": name,
             "netdev": netdev,
@@ -507,6 +511,7 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
             "guid": guid,
             "vfs": vfs,
             "vf_guids": vf_guids,
+            "pci": pci,
         }
         if src.get("stack") is not None:
             # nic_qos/nic_counters take the device data's stack over the bound driver's (docs/hosts.md).
@@ -517,7 +522,17 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
     return {"kind": "host", "gpus": gpus, "nics": nics}
 
 
-def _vf_guids(ctx: Ctx, raw: Any, nic_path: str, transport: Any, vfs: Any, pf_guid: Any) -> Any:
+def _pci(ctx: Ctx, raw: Any, path: str) -> Any:
+    """``nics[].pci``: a PCI address as sysfs names it (``0000:3b:00.0``), or None."""
+    if raw is None:
+        return None
+    if isinstance(raw, str) and _PCI_RE.fullmatch(raw):
+        return raw
+    ctx.error(path, f"{raw!r} is not a PCI address as sysfs names it (domain:bus:device.function in lower-case hex, e.g. '0000:3b:00.0')")
+    return BAD
+
+
+def _vf_guids(ctx: Ctx, raw: Any, nic_path: str, transport: Any, vfs: Any, pf_guid: Any, pci: Any) -> Any:
     """``nics[].vf_guids``: on InfiniBand exactly ``vfs`` port GUIDs, VF i taking the i-th (the SR-IOV network
     operator's static GUID file gives "VF0 the GUID0, VF1 the GUID1", and with fewer GUIDs than VFs its config daemon
     fails: k8snetworkplumbingwg/sriov-network-operator doc/ib-vf-guid-static-configuration.md and
@@ -544,7 +559,12 @@ def _vf_guids(ctx: Ctx, raw: Any, nic_path: str, transport: Any, vfs: Any, pf_gu
         )
         return BAD
     if guids and pf_guid is None:
-        ctx.error(f"{nic_path}.guid", "required with vf_guids: the host's SR-IOV GUID file names the VFs' PF by its port GUID (pfGuid)")
+        ctx.error(f"{nic_path}.guid", "required with vf_guids: the tenant's partition lists the NIC's own port by it")
+        return BAD
+    if guids and pci is None:
+        # pfGuid would be compared with the netdev's hardware address, 20 octets on an IPoIB PF (ib_guid_config.go
+        # getPfPciAddressFromRawConfig): an 8-octet GUID never matches it, and the operator refuses the whole file.
+        ctx.error(f"{nic_path}.pci", "required with vf_guids: the host's SR-IOV operator GUID file names the VFs' PF by its PCI address (pciAddress)")
         return BAD
     seen: dict[str, int] = {}
     for index, guid in enumerate(guids):

@@ -379,18 +379,22 @@ def _colon_guid(guid: str) -> str:
 
 
 def vf_guid_config(nics: list) -> list[dict[str, Any]]:
-    """The operator's GUID file as data, one entry per NIC with VF GUIDs: ``{"pfGuid": <the NIC's port GUID>,
+    """The operator's GUID file as data, one entry per NIC with VF GUIDs: ``{"pciAddress": <the NIC's PCI address>,
     "guids": [<VF 0's>, <VF 1's>, ...]}`` (VF i takes guids[i]).
 
     The keys are those the operator's code reads, not the doc's: ``ibPfGUIDJSONConfig`` in
     pkg/host/internal/infiniband/ib_guid_config.go has the JSON tags ``pciAddress``, ``pfGuid``, ``guids`` and
     ``guidsRange``. Go's encoding/json matches a key to a tag exactly or case-insensitively, so the doc example's
     ``pf_guid`` / ``pci_address`` would read as empty and the whole file be refused ("either PCI address or PF GUID
-    required to describe an interface, none provided"). A list, not a range: our GUIDs need not be consecutive."""
+    required to describe an interface, none provided"). ``pciAddress``, not ``pfGuid``: getPfPciAddressFromRawConfig
+    compares a pfGuid with ``link.Attrs().HardwareAddr.String()`` of every netdev, which on an IPoIB PF is the
+    20-octet IPoIB address (QPN + GID), so an 8-octet GUID never matches and the operator refuses the whole file; a
+    pciAddress is used as it is, the key GetVFGUID looks the PF up by. A list, not a range: our GUIDs need not be
+    consecutive."""
     out = []
     for nic in nics:
         if nic.get("vf_guids"):
-            out.append({"pfGuid": _colon_guid(nic["guid"]), "guids": [_colon_guid(guid) for guid in nic["vf_guids"]]})
+            out.append({"pciAddress": nic["pci"], "guids": [_colon_guid(guid) for guid in nic["vf_guids"]]})
     return out
 
 
@@ -406,8 +410,10 @@ def vf_guid_file(plan: dict) -> str:
             raise ValueError("nics[%d]: no vfs / vf_guids: a plan from before issue 37; run fabric_plan again" % index)
         if guids and plan.get("transport") != "infiniband":
             raise ValueError("nics[%d].vf_guids: a %s host has no VF GUIDs" % (index, plan.get("transport")))
-        for guid in guids + ([nic["guid"]] if guids else []):
+        for guid in guids:
             if not isinstance(guid, str) or not re.fullmatch(r"0x[0-9a-f]{16}", guid):
                 raise ValueError("nics[%d]: %r is not a GUID as the plan writes it (0x + 16 lower-case hex)" % (index, guid))
+        if guids and not isinstance(nic.get("pci"), str):
+            raise ValueError("nics[%d]: VF GUIDs without the NIC's pci address: a plan from before pci; run fabric_plan again" % index)
     config = vf_guid_config(plan["nics"])
     return json.dumps(config, indent=2) + "\n" if config else ""

@@ -1298,6 +1298,18 @@ LEAVES: tuple[Leaf, ...] = (
         ),
         doc="the VFs' port GUIDs (host): members of its tenant's partition, written to the host's SR-IOV operator GUID file",
     ),
+    # The SR-IOV operator's GUID file names a PF by pciAddress (what it looks the GUIDs up by: the PF's PCI address in
+    # sysfs form) or pfGuid (compared with the netdev's hardware address, 20 octets on IPoIB: never an 8-octet GUID).
+    Leaf(
+        "lossless_fabric_device.nics[].pci",
+        "str or null",
+        None,
+        nullable=True,
+        check=HAND,
+        range_is=RULE,
+        range_doc="PCI address `DDDD:BB:DD.F` in lower-case hex, as sysfs names it; required with `vf_guids`",
+        doc="the NIC's PCI address (host): names the PF in the host's SR-IOV operator GUID file",
+    ),
     Leaf(
         "lossless_fabric_device.nics[].rail",
         "int or null",

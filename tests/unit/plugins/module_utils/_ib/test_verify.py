@@ -139,8 +139,8 @@ def fixture_vf_plan():
     devices = {"ufm1": {"kind": "subnet_manager", "role": "master"}}
     for index, port in enumerate((A1, A2, B1, B2), 1):
         devices["gpu%d" % index] = {"kind": "host", "nics": [{"name": "mlx5_0", "speed": "200G", "guid": port}]}
-    devices["gpu1"]["nics"][0].update(vfs=1, vf_guids=[VA])
-    devices["gpu3"]["nics"][0].update(vfs=1, vf_guids=[VB])
+    devices["gpu1"]["nics"][0].update(vfs=1, vf_guids=[VA], pci="0000:0c:00.0")
+    devices["gpu3"]["nics"][0].update(vfs=1, vf_guids=[VB], pci="0000:0c:00.0")
     intent = {"name": "t", "transport": "infiniband", "infiniband": {"sm": {"routing_engine": "minhop"}, "partitions": [], "compute_partition": None},
               "tenants": [{"name": "team-a", "hosts": ["gpu1", "gpu2"], "partition": {"pkey": "0x8001"}},
                           {"name": "team-b", "hosts": ["gpu3", "gpu4"], "partition": {"pkey": "0x8003"}}]}

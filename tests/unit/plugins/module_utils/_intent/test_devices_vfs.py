@@ -15,11 +15,11 @@ VF0, VF1 = "0x0C42A1030F010000", "0x0c42a1030f010001"
 
 
 def ib(nic_extra=None, second=None):
-    nic = {"name": "mlx5_0", "speed": "200G", "guid": PF}
+    nic = {"name": "mlx5_0", "speed": "200G", "guid": PF, "pci": "0000:0c:00.0"}
     nic.update(nic_extra or {})
     devices = {"sm1": {"kind": "subnet_manager", "role": "master"}, "gpu1": {"kind": "host", "nics": [nic]}}
     if second is not None:
-        devices["gpu2"] = {"kind": "host", "nics": [dict({"name": "mlx5_0", "speed": "200G", "guid": "0x0c42a10300020001"}, **second)]}
+        devices["gpu2"] = {"kind": "host", "nics": [dict({"name": "mlx5_0", "speed": "200G", "guid": "0x0c42a10300020001", "pci": "0000:0c:00.0"}, **second)]}
     return {"name": "f", "transport": "infiniband", "infiniband": {"sm": {"routing_engine": "minhop"}}}, devices
 
 
@@ -72,6 +72,23 @@ def test_a_nic_with_vf_guids_needs_its_own_guid():
     assert any(e.startswith("gpu1: lossless_fabric_device.nics[0].guid: required with vf_guids") for e in errors(intent, devices))
 
 
+def test_a_nic_with_vf_guids_needs_its_pci_address_in_sysfs_form():
+    """The operator's GUID file names the PF by pciAddress (a pfGuid never matches an IPoIB netdev's 20-octet address)."""
+    intent, devices = ib({"vfs": 1, "vf_guids": [VF0]})
+    del devices["gpu1"]["nics"][0]["pci"]
+    assert any(e.startswith("gpu1: lossless_fabric_device.nics[0].pci: required with vf_guids") and "pciAddress" in e
+               for e in errors(intent, devices))
+    for bad in ("0c:00.0", "0000:0C:00.0", "0000:0c:20.0", "0000:0c:00.8", 3):
+        found = errors(*ib({"pci": bad}))
+        assert any(e.startswith("gpu1: lossless_fabric_device.nics[0].pci: %r is not a PCI address" % (bad,)) for e in found), (bad, found)
+    assert _plan.build_plan(*ib({"vfs": 1, "vf_guids": [VF0]}))["devices"]["gpu1"]["nics"][0]["pci"] == "0000:0c:00.0"
+    assert plan_nic_pci(*roce({})) is None
+
+
+def plan_nic_pci(intent, devices):
+    return _plan.build_plan(intent, devices)["devices"]["gpu1"]["nics"][0]["pci"]
+
+
 def test_vf_guids_on_roce_are_refused():
     found = errors(*roce({"vfs": 1, "vf_guids": [VF0]}))
     assert any(e.startswith("gpu1: lossless_fabric_device.nics[0].vf_guids: ") and "InfiniBand only" in e for e in found), found
@@ -87,7 +104,7 @@ def test_vf_guids_are_unique_in_the_fabric_and_never_a_port_guid():
         "a VF needs a GUID of its own" in found, found
     # and two NICs of one host with one VF GUID
     intent, devices = ib({"vfs": 1, "vf_guids": [VF0]})
-    devices["gpu1"]["nics"].append({"name": "mlx5_1", "speed": "200G", "guid": "0x0c42a10300010101", "vfs": 1, "vf_guids": [VF0]})
+    devices["gpu1"]["nics"].append({"name": "mlx5_1", "speed": "200G", "guid": "0x0c42a10300010101", "pci": "0000:16:00.0", "vfs": 1, "vf_guids": [VF0]})
     assert any(e.startswith("gpu1: lossless_fabric_device.nics[1].vf_guids[0]: ") and "unique in the fabric" in e for e in errors(intent, devices))
 
 

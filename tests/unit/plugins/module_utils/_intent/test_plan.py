@@ -387,8 +387,8 @@ def test_roce_plan_hosts_and_env():
         "mtu": 9000,
         "gpus": 8,
         "nics": [
-            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": []},
-            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": []},
+            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": [], "pci": None},
+            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": [], "pci": None},
         ],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106"}
@@ -521,7 +521,7 @@ def test_ib_plan():
         "partition": "gpu",
         "pkey": "0x8001",
         "gpus": 4,
-        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001", "vfs": 0, "vf_guids": []}],
+        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001", "vfs": 0, "vf_guids": [], "pci": None}],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_SL": "3"}
     assert plan["summary"] == {
@@ -727,7 +727,7 @@ def test_a_partition_rule_longer_than_opensm_reads_goes_on_over_several_lines():
     devices = {"sm1": {"kind": "subnet_manager", "role": "master"}}
     for host in range(1, 9):
         devices[f"gpu{host}"] = {"kind": "host", "nics": [
-            {"name": f"mlx5_{n}", "speed": "400G", "guid": "0x0c42a103000%d%02x01" % (host, n), "vfs": 16,
+            {"name": f"mlx5_{n}", "speed": "400G", "guid": "0x0c42a103000%d%02x01" % (host, n), "pci": "0000:%02x:00.0" % (0x0c + n), "vfs": 16,
              "vf_guids": ["0x0c42a1030f%02x%02x%02x" % (host, n, i) for i in range(16)]} for n in range(2)]}
     intent = {"name": "f", "transport": "infiniband", "infiniband": {"sm": {"routing_engine": "minhop"}},
               "tenants": [{"name": "team-a", "hosts": [f"gpu{h}" for h in range(1, 9)], "partition": {"pkey": "0x8005"}}]}

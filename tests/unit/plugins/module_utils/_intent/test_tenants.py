@@ -264,7 +264,7 @@ def vf(host: int, nic: int, index: int) -> str:
 def with_vfs(intent, devices, hosts=(1, 2, 3, 4), count=2):
     for host in hosts:
         for number, nic in enumerate(devices[f"gpu{host}"]["nics"]):
-            nic.update(vfs=count, vf_guids=[vf(host, number, i) for i in range(count)])
+            nic.update(vfs=count, vf_guids=[vf(host, number, i) for i in range(count)], pci="0000:%02x:00.0" % (0x0c + number))
     return intent, devices
 
 
