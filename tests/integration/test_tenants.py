@@ -75,7 +75,8 @@ def test_two_tenants_onboarded_benchmarked_against_the_host_baseline_and_isolate
                  "lossless_fabric_report_dir": str(tmp_path / "reports"), "tenant_repeats": 4, "tenant_poll_interval": 0.1,
                  "tenant_baseline_launcher": "kubernetes", "tenant_timeout": 60,
                  "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0}, "tenant_rdma_resource_count": 0,
-                 "k8s_rdma_tenant_ipam": {t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v} for t, v in (("team-a", 101), ("team-b", 102))}}
+                 "k8s_rdma_tenant_ipam": {t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v}
+                                          for t, v in (("team-a", 101), ("team-b", 102), ("team-z", 103))}}
         (tmp_path / "reports").mkdir()
         (tmp_path / "extra.json").write_text(json.dumps(extra))
         inventory = copy_lab_inventory(tmp_path / "lab")
