@@ -155,8 +155,8 @@ def test_stale_node_labels_are_removed_and_wanted_ones_kept():
     assert k8s_tenant_node_labels(nodes, wanted) == [
         # gpu3: its tenant label is set by its wanted patch; the layout label it no longer has is removed
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu3", "labels": {"lossless.fabric/tenant-vf-layout": None}}},
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu4", "labels": {"lossless.fabric/tenant": None,
-                                                                                        "lossless.fabric/tenant-vf-layout": None}}}]
+        {"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": "gpu4", "labels": {"lossless.fabric/tenant": None, "lossless.fabric/tenant-vf-layout": None}}}]
     # state absent: nothing wanted, every label of ours goes
     assert [p["metadata"]["name"] for p in k8s_tenant_node_labels(nodes, [])] == ["gpu1", "gpu3", "gpu4"]
     with pytest.raises(Exception, match="k8s_tenant_node_labels: nodes and wanted must be lists"):
