@@ -244,9 +244,16 @@ def isolation_findings(tenants: dict, transport: str, objects: list[dict]) -> li
     """Everything in one tenant's namespace that names another tenant's network, or binds another tenant's group.
 
     ``objects``: what the cluster holds in the tenants' namespaces (NADs, pods, MPIJobs, RoleBindings).
-    Each finding: {tenant, namespace, object, names, detail}. [] = isolated."""
+    Each finding: {tenant, namespace, object, names, detail}. [] = isolated. A tenant's resource is the one its own
+    NAD names (``<tenant>-rdma`` in its namespace): a pod or MPIJob asking for another tenant's (different) resource
+    names that tenant's VFs (the quota refuses it at admission; this finds what was there before the quota)."""
     marks = {name: _marks(name, t or {}, transport) for name, t in tenants.items() if (t or {}).get("namespace")}
     by_ns = {m["namespace"]: name for name, m in marks.items()}
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        owner = by_ns.get(meta.get("namespace"))
+        if obj.get("kind") == "NetworkAttachmentDefinition" and owner and meta.get("name") == network_name(owner):
+            marks[owner]["resource"] = (meta.get("annotations") or {}).get(RESOURCE_ANNOTATION)
     findings = []
     for obj in objects:
         meta = obj.get("metadata") or {}
@@ -258,14 +265,17 @@ def isolation_findings(tenants: dict, transport: str, objects: list[dict]) -> li
         for other, mark in sorted(marks.items()):
             if other == me:
                 continue
-            for detail in _names_other(obj, ns, mark, other):
+            for detail in _names_other(obj, ns, mark, other, marks[me].get("resource")):
                 findings.append({"tenant": me, "namespace": ns, "object": label, "names": other, "detail": detail})
     return findings
 
 
-def _names_other(obj: dict, ns: str, mark: dict, other: str) -> list[str]:
+def _names_other(obj: dict, ns: str, mark: dict, other: str, own_resource: Any = None) -> list[str]:
     kind = obj.get("kind")
     out = []
+    theirs = mark.get("resource")
+    if theirs and theirs != own_resource and theirs in _requested(obj):
+        out.append("requests tenant %s's resource %s" % (other, theirs))
     if kind == "NetworkAttachmentDefinition":
         try:
             conf = json.loads((obj.get("spec") or {}).get("config") or "{}")
@@ -288,6 +298,27 @@ def _names_other(obj: dict, ns: str, mark: dict, other: str) -> list[str]:
         for net_ns, net in _networks(annotation, ns):
             if net_ns == mark["namespace"] or net == mark["network"]:
                 out.append("attaches network %s/%s of tenant %s" % (net_ns, net, other))
+    return out
+
+
+def _pod_specs(obj: dict) -> list[dict]:
+    """The pod spec of a pod, or those of the pod templates of an MPIJob."""
+    if obj.get("kind") == "Pod":
+        return [obj.get("spec") or {}]
+    if obj.get("kind") == "MPIJob":
+        specs = ((obj.get("spec") or {}).get("mpiReplicaSpecs") or {}).values()
+        return [((s or {}).get("template") or {}).get("spec") or {} for s in specs]
+    return []
+
+
+def _requested(obj: dict) -> set:
+    """Every resource a pod (or an MPIJob's pods) requests or limits, in any container."""
+    out: set = set()
+    for spec in _pod_specs(obj):
+        for container in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+            resources = (container or {}).get("resources") or {}
+            for key in ("requests", "limits"):
+                out.update((resources.get(key) or {}).keys())
     return out
 
 

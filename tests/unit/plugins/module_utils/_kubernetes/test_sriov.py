@@ -168,3 +168,20 @@ def test_rendering_does_not_change_its_inputs():
     render(tenants, devices)
     assert tenants == TENANTS and devices == DEVICES
     assert S.resource_name("team-a") == "team_a"
+
+
+def test_the_isolation_check_finds_a_pod_or_mpijob_asking_for_another_tenants_vfs():
+    objects = render()["tenants"]
+    assert T.isolation_findings(TENANTS, "infiniband", objects) == []
+    pod = {"kind": "Pod", "metadata": {"namespace": "team-a", "name": "p"},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/team_b": 1}}}]}}
+    job = {"kind": "MPIJob", "metadata": {"namespace": "team-b", "name": "j"}, "spec": {"mpiReplicaSpecs": {"Worker": {"template": {
+        "spec": {"containers": [{"name": "w", "resources": {"requests": {"nvidia.com/team_b": 1, "nvidia.com/team_a": 1}}}]}}}}}}
+    # team-c has no VFs: its NAD's resource (the role variable's) is not another tenant's VFs for anyone
+    mine = {"kind": "Pod", "metadata": {"namespace": "team-c", "name": "q"},
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {"mellanox.com/mlnx_sriov_rdma_ib": 1}}}]}}
+    found = T.isolation_findings(TENANTS, "infiniband", objects + [pod, job, mine])
+    assert sorted((f["object"], f["names"], f["detail"]) for f in found) == [
+        ("MPIJob team-b/j", "team-a", "requests tenant team-a's resource nvidia.com/team_a"),
+        ("Pod team-a/p", "team-b", "requests tenant team-b's resource nvidia.com/team_b"),
+    ]
