@@ -19,10 +19,12 @@ description:
     C(paths) - PathRecord SL per partition as the QoS policy sets it; C(counters) - error counters under O(expect.counters);
     C(tenants) - every tenant port holds its tenant's P_Key with the tenant's membership and no other tenant's, no partition
     lets ports of two tenants reach each other (both members, one full), and the SA returns no PathRecord between two
-    tenants (C(docs/tenants.md))."
+    tenants (C(docs/tenants.md)). A tenant's SR-IOV VF GUIDs (partition members the plan marks C(vf)) that are no port of
+    the snapshot are listed in RV(not_verified), never counted as proven: upstream OpenSM shows no virtual ports."
   - With O(files), also checks the rendered OpenSM files offline (the opensm role does this before writing anything) -
     opensm.conf keys and values, partitions.conf grammar, unique P_Keys, member GUIDs present in the fabric (when O(facts)
-    has the topology), qos-policy.conf grammar with a DEFAULT level. With O(installed_files) it reports which files differ
+    has the topology; the intent's VF GUIDs are let through, as OpenSM skips a member that is no port and ibnetdiscover
+    does not list virtual ports), qos-policy.conf grammar with a DEFAULT level. With O(installed_files) it reports which files differ
     and which changed opensm.conf keys OpenSM only reads at start (RV(restart_keys)).
   - Pure comparison; never touches a device.
 extends_documentation_fragment:
@@ -157,6 +159,15 @@ not_checked:
   returned: always
   type: list
   elements: str
+not_verified:
+  description: What a check could not see and so did not prove - a tenant's VF GUID that is no port of the snapshot (its P_Key
+    table was not read); also given as a warning.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "tenants: tenant 'team-a' VF GUID 0x0c42a1030f010000 (partition team-a, pkey 0x0001, full): not a port of the fabric's
+      snapshot (a virtual port is not seen by ibnetdiscover/smpquery): its P_Key table is not verified"
 changed_files:
   description: Keys of O(files) whose text differs from O(installed_files).
   returned: when O(installed_files) is given
@@ -198,12 +209,6 @@ ARGUMENT_SPEC = {
 }
 
 
-def _known_guids(facts: dict | None) -> set[str] | None:
-    if not facts or "nodes" not in facts:
-        return None
-    return {pg for node in facts["nodes"].values() for pg in node.get("port_guids", {}).values()}
-
-
 def _counters(module: AnsibleModule) -> dict | None:
     raw = module.params["expect"].get("counters")
     if raw is None:
@@ -223,11 +228,11 @@ def main() -> None:
     intent = params["intent"]
     if not isinstance(intent.get("infiniband"), dict):
         module.fail_json(msg="intent: no infiniband section (transport %r); give fabric_plan_result.intent" % intent.get("transport"))
-    result = {"changed": False, "mismatches": [], "checked": [], "not_checked": []}
+    result = {"changed": False, "mismatches": [], "checked": [], "not_checked": [], "not_verified": []}
     files = {k: v for k, v in (params["files"] or {}).items() if v is not None}
     if files:
         result["checked"].append("files")
-        result["mismatches"] += _ib_files.check_files(files, _known_guids(params["facts"]))
+        result["mismatches"] += _ib_files.check_files(files, _ib_verify.known_guids(params["facts"], intent))
     if params["installed_files"] is not None:
         installed = params["installed_files"]
         result["changed_files"] = sorted(k for k, v in files.items() if installed.get(k) != v)
@@ -242,6 +247,9 @@ def main() -> None:
         result["mismatches"] += found["mismatches"]
         result["checked"] += found["checked"]
         result["not_checked"] += found["not_checked"]
+        result["not_verified"] += found["not_verified"]
+        for line in found["not_verified"]:
+            module.warn(line)
     if result["mismatches"] and params["fail_on_mismatch"]:
         count = len(result["mismatches"])
         module.fail_json(msg="%d mismatch%s:\n%s" % (count, "" if count == 1 else "es", "\n".join(result["mismatches"])), **result)

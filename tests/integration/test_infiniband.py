@@ -5,6 +5,7 @@ and stopped here by the lab launcher with a tmp run dir."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -217,6 +218,7 @@ def test_a_role_variable_with_a_newline_never_reaches_opensm_conf(ib_lab, tmp_pa
 
 
 GPU3_0 = "0x0c42a10300030001"
+VF1_0 = "0x0c42a1030f010000"   # gpu1 mlx5_0's VF 0 (inventories/lab-ib/host_vars/gpu1.yml)
 
 
 def test_two_tenants_are_apart_in_the_fabric(ib_lab):
@@ -231,6 +233,15 @@ def test_two_tenants_are_apart_in_the_fabric(ib_lab):
     ib_lab.write_intent(data)
     first = ib_lab.playbook()        # configure, then verify: its tenants check ran and passed
     assert first.returncode == 0, first.stdout[-6000:] + first.stderr
+    # The tenants' VF GUIDs (host_vars, 2 per HCA) are in their partitions; OpenSM took the file (a member that is no
+    # port is skipped) and ibsim has no VFs: the check lists them as not verified, and each host got the SR-IOV
+    # operator's GUID file (issue 37 C2; in the run dir, group_vars/gpu_hosts.yml).
+    assert "%s=full" % VF1_0 in next(x for x in ib_lab.read("lab_opensm_partitions_file").splitlines() if x.startswith("team-a="))
+    assert "tenants: tenant 'team-a' VF GUID %s (partition team-a, pkey 0x0001, full): not a port of the fabric" % VF1_0 in first.stderr  # a warning
+    with open(os.path.join(ib_lab.run_dir, "hosts", "gpu1", "etc", "sriov-operator", "infiniband", "guids"), encoding="utf-8") as handle:
+        assert json.load(handle) == [{"pciAddress": "0000:0c:00.0", "guids": ["0c:42:a1:03:0f:01:00:00", "0c:42:a1:03:0f:01:00:01"]},
+                                     {"pciAddress": "0000:16:00.0", "guids": ["0c:42:a1:03:0f:01:01:00", "0c:42:a1:03:0f:01:01:01"]}]
+    assert _task_result(first, "The VF GUID file").startswith("changed: [gpu")
     a, b = ib_lab.tool("smpquery", "-G", "pkeys", GPU1_0, "1"), ib_lab.tool("smpquery", "-G", "pkeys", GPU3_0, "1")
     assert a.split()[1:3] == ["0x7fff", "0x8001"] and "0xffff" not in a and "0x8003" not in a, a   # team-a; default limited
     assert b.split()[1:3] == ["0x7fff", "0x8003"] and "0xffff" not in b and "0x8001" not in b, b   # team-b; default limited
@@ -244,15 +255,18 @@ def test_two_tenants_are_apart_in_the_fabric(ib_lab):
     found = ib_lab.tool("saquery", "-p", "--pkey", "0x8001", "--src-to-dst", inside)
     assert re.search(r"sl\.+0x3\b", found), found           # with its P_Key: the SL of its QoS level rdma
 
-    # partitions.conf edited behind our back: gpu3's port joins team-a's partition as a full member.
+    # partitions.conf edited behind our back: gpu3's port joins team-a's partition as a full member, on a continuation
+    # line of the rule (the form the plan writes past OpenSM's 4094-byte line buffer): OpenSM reads it as one rule.
     text = ib_lab.read("lab_opensm_partitions_file")
     line = next(x for x in text.splitlines() if x.startswith("team-a="))
     with open(ib_lab.vars["lab_opensm_partitions_file"], "w", encoding="utf-8") as handle:
-        handle.write(text.replace(line, line.replace(" ;", ", %s=full ;" % GPU3_0)))
+        handle.write(text.replace(line, line.replace(" ;", ",\n  %s=full ;" % GPU3_0)))
     ib_lab.tool("opensm-reload")
     breach = ib_lab.playbook(*VERIFY_ONLY)
     _fails_with(breach, "tenants: tenant 'team-b' port \\\"gpu3 mlx5_0\\\" (%s) holds P_Key 0x0001 (full) of tenant 'team-a''s partition team-a"
                 % GPU3_0, "(tenant 'team-a') -> \\\"gpu3 mlx5_0\\\" (%s) (tenant 'team-b') for any partition: the SA returned a PathRecord "
                 "(pkey 0x8001): the tenants reach each other" % GPU3_0)
-    assert recap(ib_lab.playbook())["ufm1"]["changed"] >= 1       # the role puts the file back; verify passes again
+    again = ib_lab.playbook()
+    assert recap(again)["ufm1"]["changed"] >= 1       # the role puts the file back; verify passes again
+    assert recap(again)["gpu1"]["changed"] == 0       # the VF GUID file is idempotent
     assert ib_lab.tool("saquery", "-p", "--src-to-dst", cross).strip() == ""

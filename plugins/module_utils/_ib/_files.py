@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
-from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import MEMBER_KEYWORDS, MEMBERSHIPS, ROUTING_ENGINES
+from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import MEMBER_KEYWORDS, MEMBERSHIPS, PARTITIONS_LINE_MAX, ROUTING_ENGINES
 
 # opensm.conf keys the role owns -> value check.  Keys only read at start
 # (opensm's opt_tbl can_update 0): a change needs a restart, not SIGHUP.
@@ -153,6 +153,10 @@ def check_partitions_conf(text: str, known_guids: set[str] | None = None, name: 
     errors: list[str] = []
     pkeys: dict[int, int] = {}
     names: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > PARTITIONS_LINE_MAX:
+            errors.append("%s line %d: %d characters, over the %d OpenSM reads whole (fgets into a 4096-byte buffer): split the "
+                          "members over several lines" % (name, number, len(line), PARTITIONS_LINE_MAX))
     for number, statement in _statements(text):
         where = "%s line %d" % (name, number)
         if statement.startswith("\x00"):

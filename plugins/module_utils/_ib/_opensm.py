@@ -19,6 +19,11 @@ IB_MTU_CODES: dict[int, int] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 MEMBER_KEYWORDS: tuple[str, ...] = ("ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF")
 MEMBERSHIPS: tuple[str, ...] = ("full", "limited", "both")
 
+# The longest partitions.conf line OpenSM reads whole: osm_prtn_config_parse_file reads with
+# fgets(line, sizeof(line) - 1) into char line[4096] (linux-rdma/opensm opensm/osm_prtn_config.c at fa74b98), so a
+# longer line is cut and a GUID split across two reads. A rule may span lines (its members go on after a ',').
+PARTITIONS_LINE_MAX = 4094
+
 # Default-partition P_Key; OpenSM always creates it (partition-config.txt).
 DEFAULT_PKEY = 0x7FFF
 

@@ -20,6 +20,12 @@ the expectations follow (verified against the lab's ibsim + OpenSM):
 - Two ports reach each other in a partition when both are members and one is full; the SA
   answers a PathRecord query between ports that share no such partition with no record
   (``saquery`` prints nothing, rc 0; verified against ibsim), which the ``tenants`` check reads.
+- A partitions.conf member GUID that is no port of the subnet is skipped, not refused:
+  ``osm_prtn_add_port`` logs "port 0x... not found" (verbose) and returns success
+  (linux-rdma/opensm opensm/osm_prtn.c at fa74b98). Upstream OpenSM has no virtual-port
+  support (no ``virt_enabled`` anywhere in its tree), so an SR-IOV VF's GUID (members the
+  plan marks ``vf``) is not a node or port ibnetdiscover/smpquery can read here: the
+  ``tenants`` check reports such VF GUIDs under ``not_verified``, never as proven.
 - VLArb tables are written in the order of ``qos_vlarb_*``, padded with
   weight-0 entries up to the port's capacity; SL2VL rows of a switch's
   external ports follow ``qos_swe_sl2vl``, CA ports ``qos_ca_sl2vl``.
@@ -319,6 +325,34 @@ def check_tenants(facts: dict, intent: dict, devices: dict, expect: dict) -> lis
     return out
 
 
+def vf_guids(intent: dict) -> set[str]:
+    """The VF GUIDs the plan put in partitions (members marked ``vf``: _intent/_tenants)."""
+    return {_ib.guid(m["guid"]) for p in intent["infiniband"]["partitions"] for m in p["members"] if m.get("guid") and m.get("vf")}
+
+
+def known_guids(facts: dict | None, intent: dict) -> set[str] | None:
+    """The member GUIDs partitions.conf may name (the role's preflight, ib_fabric_verify ``files``): the snapshot's
+    ports and the intent's VF GUIDs, which upstream OpenSM skips while they are no port (osm_prtn_add_port "port ...
+    not found") and ibnetdiscover never lists (module docstring). None without a topology snapshot."""
+    if not facts or "nodes" not in facts:
+        return None
+    return {pg for node in facts["nodes"].values() for pg in node.get("port_guids", {}).values()} | vf_guids(intent)
+
+
+def unverified_vfs(facts: dict, intent: dict) -> list[str]:
+    """Tenant VF GUIDs whose P_Key table the snapshot does not hold: listed as not verified, never as proven (the
+    module docstring: upstream OpenSM shows no virtual ports). A VF GUID that is a port of the fabric is checked
+    like any tenant port by check_tenants."""
+    tables = facts.get("pkeys") or {}
+    vfs = vf_guids(intent)
+    out = []
+    for pg, (tenant, key, membership, part_name) in sorted(_tenant_ports(intent).items()):
+        if pg in vfs and pg not in tables:
+            out.append("tenants: tenant %r VF GUID %s (partition %s, pkey %s, %s): not a port of the fabric's snapshot (a virtual "
+                       "port is not seen by ibnetdiscover/smpquery): its P_Key table is not verified" % (tenant, pg, part_name, key, membership))
+    return out
+
+
 def check_counters(facts: dict, intent: dict, devices: dict, expect: dict) -> list[str]:
     thresholds = expect.get("counters")
     if thresholds is None:
@@ -374,14 +408,17 @@ _CHECKERS = {
 
 def verify(facts: dict, intent: dict, devices: dict | None = None, expect: dict | None = None,
            checks: list[str] | None = None) -> dict[str, Any]:
-    """Run the checks whose section the snapshot holds; return ``{mismatches, checked, not_checked}``."""
+    """Run the checks whose section the snapshot holds; return ``{mismatches, checked, not_checked, not_verified}``
+    (``not_verified``: what a check could not see, such as tenant VF GUIDs that are no port of the snapshot)."""
     collected = set(facts.get("collected") or CHECKS)
     wanted = list(checks or CHECKS)
-    checked, not_checked, mismatches = [], [], []
+    checked, not_checked, mismatches, not_verified = [], [], [], []
     for name in wanted:
         if name != "topology" and name not in collected:
             not_checked.append(name)
             continue
         checked.append(name)
         mismatches += _CHECKERS[name](facts, intent, devices or {}, expect or {})
-    return {"mismatches": mismatches, "checked": checked, "not_checked": not_checked}
+        if name == "tenants" and facts.get("pkeys") is not None:
+            not_verified += unverified_vfs(facts, intent)
+    return {"mismatches": mismatches, "checked": checked, "not_checked": not_checked, "not_verified": not_verified}

@@ -203,6 +203,9 @@ class _HostNicRequired(TypedDict):
     speed: str
     speed_gbps: int
     guid: str | None
+    vfs: int  # SR-IOV VFs to create on the NIC (0: none); issue 37 C1
+    vf_guids: list[str]  # InfiniBand: VF i's port GUID ("0x" + 16 hex, lower case); [] on RoCE
+    pci: str | None  # the NIC's PCI address (0000:3b:00.0), where the device data gives it; required with vf_guids
 
 
 class HostNic(_HostNicRequired, total=False):

@@ -39,7 +39,10 @@ _DEVICE_KEYS = {
     "subnet_manager": ("kind", "role"),
 }
 _PORT_KEYS = ("speed", "cable_length_m", "description", "peer")  # peer, and NIC rail/peer: _topology
-_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack")
+_NIC_KEYS = ("name", "netdev", "speed", "guid", "rail", "peer", "stack", "vfs", "vf_guids", "pci")
+# A PCI address as sysfs names a device (domain:bus:device.function), what the SR-IOV operator's GUID file's
+# pciAddress is compared with.
+_PCI_RE = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]")
 
 
 def check_speed(ctx: Ctx, value: Any, path: str) -> Any:
@@ -497,7 +500,19 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
                     seen[key][value] = index
         speed = check_speed(ctx, src.get("speed"), f"{nic_path}.speed")
         guid = ctx.guid(src["guid"], f"{nic_path}.guid") if src.get("guid") is not None else None
-        nic = {"name": name, "netdev": netdev, "speed": f"{speed}G" if _ok(speed) else BAD, "speed_gbps": speed, "guid": guid}
+        vfs = leaf(ctx, src, "lossless_fabric_device.nics[].vfs", nic_path)
+        pci = _pci(ctx, src.get("pci"), f"{nic_path}.pci")
+        vf_guids = _vf_guids(ctx, src.get("vf_guids"), nic_path, transport, vfs, guid, pci)
+        nic = {
+            "name": name,
+            "netdev": netdev,
+            "speed": f"{speed}G" if _ok(speed) else BAD,
+            "speed_gbps": speed,
+            "guid": guid,
+            "vfs": vfs,
+            "vf_guids": vf_guids,
+            "pci": pci,
+        }
         if src.get("stack") is not None:
             # nic_qos/nic_counters take the device data's stack over the bound driver's (docs/hosts.md).
             nic["stack"] = ctx.choice(src, "stack", nic_path, None, NIC_STACKS, "a NIC stack")
@@ -505,3 +520,82 @@ def _normalize_host(ctx: Ctx, raw: dict, path: str, transport: Any) -> Any:
     if not _ok(gpus, *nics):
         return BAD
     return {"kind": "host", "gpus": gpus, "nics": nics}
+
+
+def _pci(ctx: Ctx, raw: Any, path: str) -> Any:
+    """``nics[].pci``: a PCI address as sysfs names it (``0000:3b:00.0``), or None."""
+    if raw is None:
+        return None
+    if isinstance(raw, str) and _PCI_RE.fullmatch(raw):
+        return raw
+    ctx.error(path, f"{raw!r} is not a PCI address as sysfs names it (domain:bus:device.function in lower-case hex, e.g. '0000:3b:00.0')")
+    return BAD
+
+
+def _vf_guids(ctx: Ctx, raw: Any, nic_path: str, transport: Any, vfs: Any, pf_guid: Any, pci: Any) -> Any:
+    """``nics[].vf_guids``: on InfiniBand exactly ``vfs`` port GUIDs, VF i taking the i-th (the SR-IOV network
+    operator's static GUID file gives "VF0 the GUID0, VF1 the GUID1", and with fewer GUIDs than VFs its config daemon
+    fails: k8snetworkplumbingwg/sriov-network-operator doc/ib-vf-guid-static-configuration.md and
+    pkg/host/internal/infiniband/ib_guid_pool.go GetVFGUID "no guid allocation found for VF id" at 249e200). Normalized
+    like ``guid`` (lower case). Refused on RoCE: a RoCE VF has a MAC, not a GUID an SM puts in a partition. Unique on
+    the NIC and never the NIC's own GUID here; across the fabric: check_vf_guids."""
+    path = f"{nic_path}.vf_guids"
+    if transport != "infiniband":
+        if raw is not None and raw != []:
+            ctx.error(path, f"{raw!r}: VF GUIDs are InfiniBand only (a RoCE VF is addressed by its MAC; give vfs alone)")
+            return BAD
+        return []
+    given = [] if raw is None else ctx.sequence(raw, path)
+    if given is BAD:
+        return BAD
+    guids = [ctx.guid(value, f"{path}[{index}]") for index, value in enumerate(given)]
+    if not _ok(*guids):
+        return BAD
+    if _ok(vfs) and len(guids) != vfs:
+        ctx.error(
+            path,
+            f"{len(guids)} GUID{'s' if len(guids) != 1 else ''} for vfs {vfs}: give exactly one port GUID per VF (VF i takes vf_guids[i]; "
+            "the SR-IOV operator fails a VF that has no GUID in its file)",
+        )
+        return BAD
+    if guids and pf_guid is None:
+        ctx.error(f"{nic_path}.guid", "required with vf_guids: the tenant's partition lists the NIC's own port by it")
+        return BAD
+    if guids and pci is None:
+        # pfGuid would be compared with the netdev's hardware address, 20 octets on an IPoIB PF (ib_guid_config.go
+        # getPfPciAddressFromRawConfig): an 8-octet GUID never matches it, and the operator refuses the whole file.
+        ctx.error(f"{nic_path}.pci", "required with vf_guids: the host's SR-IOV operator GUID file names the VFs' PF by its PCI address (pciAddress)")
+        return BAD
+    seen: dict[str, int] = {}
+    for index, guid in enumerate(guids):
+        if guid == pf_guid:
+            ctx.error(f"{path}[{index}]", f"{guid!r} is the NIC's own port GUID (nics[].guid): a VF needs a GUID of its own")
+            return BAD
+        if guid in seen:
+            ctx.error(f"{path}[{index}]", f"{guid!r} duplicates vf_guids[{seen[guid]}]")
+            return BAD
+        seen[guid] = index
+    return guids
+
+
+def check_vf_guids(ctx: Ctx, devices: dict) -> None:
+    """Every VF GUID unique in the fabric and never a NIC's port GUID (two ports with one GUID: the SM cannot tell
+    them apart, and a partition listing it would hold both). Run after every device is normalized."""
+    pf: dict[str, str] = {}
+    for host, device in sorted(devices.items()):
+        if _ok(device) and device["kind"] == "host":
+            for index, nic in enumerate(device["nics"]):
+                if nic["guid"] is not None:
+                    pf.setdefault(nic["guid"], f"{host}: lossless_fabric_device.nics[{index}].guid")
+    vf: dict[str, str] = {}
+    for host, device in sorted(devices.items()):
+        if not (_ok(device) and device["kind"] == "host"):
+            continue
+        for index, nic in enumerate(device["nics"]):
+            for number, guid in enumerate(nic.get("vf_guids") or []):
+                where = f"{host}: lossless_fabric_device.nics[{index}].vf_guids[{number}]"
+                if guid in pf:
+                    ctx.error(where, f"{guid!r} is a NIC's port GUID ({pf[guid]}): a VF needs a GUID of its own")
+                elif guid in vf and not vf[guid].startswith(f"{host}: lossless_fabric_device.nics[{index}]."):
+                    ctx.error(where, f"{guid!r} is also {vf[guid]}: VF GUIDs are unique in the fabric")
+                vf.setdefault(guid, where)

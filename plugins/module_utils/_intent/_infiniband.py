@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -358,3 +359,61 @@ def check_compute_sl(ctx: Ctx, ib: dict, path: str) -> None:
         table = ib["qos"]["sl2vl"][kind]
         if _ok(table) and table[sl] == 15:
             ctx.error(f"{path}.qos.sl2vl.{kind}[{sl}]", f"15 drops SL {sl}, the service level of compute_partition {ib['compute_partition']!r}")
+
+
+# ---------------------------------------------------------------------------
+# SR-IOV VF GUIDs on the hosts (issue 37, C2)
+# ---------------------------------------------------------------------------
+
+# The SR-IOV network operator's static VF GUID file: k8snetworkplumbingwg/sriov-network-operator at 249e200,
+# pkg/consts/constants.go InfinibandGUIDConfigFilePath = SriovConfBasePath + "/infiniband/guids" (SriovConfBasePath
+# "/etc/sriov-operator"), doc/ib-vf-guid-static-configuration.md.
+SRIOV_GUID_FILE = "/etc/sriov-operator/infiniband/guids"
+
+
+def _colon_guid(guid: str) -> str:
+    """``0x0c42a10300010001`` -> ``0c:42:a1:03:00:01:00:01``: the form the operator parses (ParseGUID is Go's
+    net.ParseMAC, eight octets; pkg/host/internal/infiniband/guid.go) and prints (net.HardwareAddr.String, lower case)."""
+    digits = guid[2:].lower()
+    return ":".join(digits[i:i + 2] for i in range(0, 16, 2))
+
+
+def vf_guid_config(nics: list) -> list[dict[str, Any]]:
+    """The operator's GUID file as data, one entry per NIC with VF GUIDs: ``{"pciAddress": <the NIC's PCI address>,
+    "guids": [<VF 0's>, <VF 1's>, ...]}`` (VF i takes guids[i]).
+
+    The keys are those the operator's code reads, not the doc's: ``ibPfGUIDJSONConfig`` in
+    pkg/host/internal/infiniband/ib_guid_config.go has the JSON tags ``pciAddress``, ``pfGuid``, ``guids`` and
+    ``guidsRange``. Go's encoding/json matches a key to a tag exactly or case-insensitively, so the doc example's
+    ``pf_guid`` / ``pci_address`` would read as empty and the whole file be refused ("either PCI address or PF GUID
+    required to describe an interface, none provided"). ``pciAddress``, not ``pfGuid``: getPfPciAddressFromRawConfig
+    compares a pfGuid with ``link.Attrs().HardwareAddr.String()`` of every netdev, which on an IPoIB PF is the
+    20-octet IPoIB address (QPN + GID), so an 8-octet GUID never matches and the operator refuses the whole file; a
+    pciAddress is used as it is, the key GetVFGUID looks the PF up by. A list, not a range: our GUIDs need not be
+    consecutive."""
+    out = []
+    for nic in nics:
+        if nic.get("vf_guids"):
+            out.append({"pciAddress": nic["pci"], "guids": [_colon_guid(guid) for guid in nic["vf_guids"]]})
+    return out
+
+
+def vf_guid_file(plan: dict) -> str:
+    """The content of SRIOV_GUID_FILE for a host plan (``fabric_plan_result.devices[host]``): the JSON of
+    vf_guid_config, or "" when the host has no VF GUIDs (an InfiniBand host only: a RoCE VF has no GUID to give).
+    Raises ValueError for a plan that is not a host's or whose NICs are not the plan's."""
+    if not isinstance(plan, dict) or plan.get("kind") != "host" or not isinstance(plan.get("nics"), list):
+        raise ValueError("not a host plan (fabric_plan_result.devices[host] of kind host)")
+    for index, nic in enumerate(plan["nics"]):
+        guids = nic.get("vf_guids") if isinstance(nic, dict) else None
+        if not isinstance(guids, list) or not isinstance(nic.get("vfs"), int):
+            raise ValueError("nics[%d]: no vfs / vf_guids: a plan from before issue 37; run fabric_plan again" % index)
+        if guids and plan.get("transport") != "infiniband":
+            raise ValueError("nics[%d].vf_guids: a %s host has no VF GUIDs" % (index, plan.get("transport")))
+        for guid in guids:
+            if not isinstance(guid, str) or not re.fullmatch(r"0x[0-9a-f]{16}", guid):
+                raise ValueError("nics[%d]: %r is not a GUID as the plan writes it (0x + 16 lower-case hex)" % (index, guid))
+        if guids and not isinstance(nic.get("pci"), str):
+            raise ValueError("nics[%d]: VF GUIDs without the NIC's pci address: a plan from before pci; run fabric_plan again" % index)
+    config = vf_guid_config(plan["nics"])
+    return json.dumps(config, indent=2) + "\n" if config else ""

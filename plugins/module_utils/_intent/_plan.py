@@ -17,6 +17,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._ib._opensm import
     OPENSM_PARTITIONS_FILE,
     OPENSM_QOS_POLICY_FILE,
     OPENSM_ROOT_GUID_FILE,
+    PARTITIONS_LINE_MAX,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _design, _schema, _tenants, _topology
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._checks import Ctx, _ok, key_repr, type_name
@@ -29,7 +30,7 @@ from ansible_collections.lossless.fabric.plugins.module_utils._intent._contract 
     SwitchPlan,
 )
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._derive import _is_int, headroom, roce_tos
-from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device
+from ansible_collections.lossless.fabric.plugins.module_utils._intent._devices import _normalize_device, check_vf_guids
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._infiniband import _compute_sl, _ib_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._kubernetes import _kubernetes_derive, _kubernetes_section
 from ansible_collections.lossless.fabric.plugins.module_utils._intent._roce import _port_ecn, _roce_section
@@ -100,6 +101,7 @@ def _normalize(intent: Any, devices: Any, groups: dict | None = None) -> tuple[d
         if _ok(device) and device["kind"] == "switch":
             _platform_notes(ctx, str(host), device, norm)
     ctx.prefix = ""
+    check_vf_guids(ctx, norm_devices)  # across hosts: a VF GUID unique in the fabric, never a NIC's port GUID
     if isinstance(intent, dict) and intent.get("tenants") is not None:
         # After the devices: a tenant's hosts are inventory hosts, its partition's members their NICs' GUIDs.
         norm["tenants"] = _tenants.tenants_section(ctx, intent["tenants"], norm, norm_devices, groups)
@@ -456,8 +458,25 @@ def _partitions_conf(intent: dict) -> str:
         if part["sl"] is not None:
             flags.append(f"sl={part['sl']}")
         flags.append(f"defmember={part['default_membership']}")
-        lines.append(f"{', '.join(flags)} : {_members_text(part)} ;")
+        lines += _rule_lines(f"{', '.join(flags)} :", _members_text(part).split(", "))
     return "\n".join(lines) + "\n"
+
+
+def _rule_lines(header: str, members: list[str]) -> list[str]:
+    """One rule on one line, or, past PARTITIONS_LINE_MAX (OpenSM's read buffer; a tenant's VF GUIDs make long
+    rules), its members continued on the next lines, each line ending with ',' and the last with ';'."""
+    line = f"{header} {', '.join(members)} ;"
+    if len(line) <= PARTITIONS_LINE_MAX:
+        return [line]
+    out, current = [], header
+    for index, member in enumerate(members):
+        piece = member + (" ;" if index == len(members) - 1 else ",")
+        if len(current) + 1 + len(piece) > PARTITIONS_LINE_MAX:
+            out.append(current)
+            current = "  " + piece
+        else:
+            current += " " + piece
+    return out + [current]
 
 
 def _qos_policy_conf(intent: dict) -> str:

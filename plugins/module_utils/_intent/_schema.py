@@ -1275,6 +1275,41 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf(
         "lossless_fabric_device.nics[].guid", "str or null", None, nullable=True, check=HAND, range_is=RULE, range_doc="`0x` + 16 hex", doc="port GUID (host)"
     ),
+    # SR-IOV virtual functions (issue 37, C1): NVIDIA's MLNX_OFED / DOCA SR-IOV chapter: ConnectX adapters expose
+    # "up to 127 virtual instances (Virtual Functions (VFs)) for each port" (the firmware's NUM_OF_VFS may allow fewer).
+    Leaf(
+        "lossless_fabric_device.nics[].vfs",
+        "int",
+        0,
+        low=0,
+        high=127,
+        what="a VF count",
+        range_doc="(ConnectX: up to 127 VFs per port, NVIDIA MLNX_OFED \"Single Root IO Virtualization\"); on InfiniBand with `vf_guids`",
+        doc="SR-IOV virtual functions to create on the NIC (host; both transports)",
+    ),
+    Leaf(
+        "lossless_fabric_device.nics[].vf_guids",
+        "list",
+        (),
+        check=HAND,
+        range_is=RULE,
+        range_doc=(
+            "InfiniBand only: exactly `vfs` GUIDs (`0x` + 16 hex), VF i gets the i-th; unique in the fabric, never a NIC's `guid`"
+        ),
+        doc="the VFs' port GUIDs (host): members of its tenant's partition, written to the host's SR-IOV operator GUID file",
+    ),
+    # The SR-IOV operator's GUID file names a PF by pciAddress (what it looks the GUIDs up by: the PF's PCI address in
+    # sysfs form) or pfGuid (compared with the netdev's hardware address, 20 octets on IPoIB: never an 8-octet GUID).
+    Leaf(
+        "lossless_fabric_device.nics[].pci",
+        "str or null",
+        None,
+        nullable=True,
+        check=HAND,
+        range_is=RULE,
+        range_doc="PCI address `DDDD:BB:DD.F` in lower-case hex, as sysfs names it; required with `vf_guids`",
+        doc="the NIC's PCI address (host): names the PF in the host's SR-IOV operator GUID file",
+    ),
     Leaf(
         "lossless_fabric_device.nics[].rail",
         "int or null",

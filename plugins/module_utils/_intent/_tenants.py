@@ -7,7 +7,8 @@ on InfiniBand a partition (P_Key, membership, IPoIB) and a QoS level, on RoCE op
 in Kubernetes a namespace and optionally its own kubeconfig (a virtual cluster's).
 
 Checked after the devices, because the hosts are inventory hosts and a tenant's partition lists
-their NICs' port GUIDs. The partitions are made by the same code as ``infiniband.partitions``
+their NICs' port GUIDs, then their SR-IOV VFs' GUIDs (``nics[].vf_guids``, issue 37 C2; marked
+``vf: true`` in the partition's members). The partitions are made by the same code as ``infiniband.partitions``
 (_infiniband._partition: the same name, P_Key, MTU, SL and member checks) and are appended to
 ``infiniband.partitions`` with ``tenant: <name>``, so partitions.conf, qos-policy.conf, the
 offline file checks and ib_fabric_verify treat them as every other partition.
@@ -262,8 +263,12 @@ def _check_together(ctx: Ctx, tenants: list) -> None:
 
 
 def _ports(ctx: Ctx, tenant: dict, devices: dict) -> Any:
-    """The port GUIDs of the tenant's hosts' NICs; every NIC must name its GUID."""
+    """The port GUIDs of the tenant's hosts' NICs, then their VFs' GUIDs (``nics[].vf_guids``); every NIC must name
+    its GUID. Returns ``(guids, vf_guids)``: one list of members for the partition (the VFs' GUIDs are members by the
+    same rule as the ports': a pod's VF is in its tenant's partition, and limited in the default one), and the VF
+    GUIDs again so the partition can mark them (``vf: true``) for the checks that cannot see virtual ports."""
     guids: list[str] = []
+    vfs: list[str] = []
     for host in tenant["hosts"]:
         for index, nic in enumerate(devices[host]["nics"]):
             if nic["guid"] is None:
@@ -273,7 +278,8 @@ def _ports(ctx: Ctx, tenant: dict, devices: dict) -> Any:
                 )
                 return BAD
             guids.append(nic["guid"])
-    return guids
+            vfs += nic.get("vf_guids") or []
+    return guids + vfs, vfs
 
 
 def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_names: list | None) -> None:
@@ -282,19 +288,20 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
     for tenant in tenants:
         if not _whole(tenant) or tenant["partition"] is None:
             continue
-        guids = _ports(ctx, tenant, devices)
-        if guids is BAD:
+        found = _ports(ctx, tenant, devices)
+        if found is BAD:
             tenant["partition"] = BAD
             continue
+        guids, vf_guids = found
         for guid in guids:
             ports[guid] = tenant["name"]
-        made.append((tenant, guids))
+        made.append((tenant, guids, set(vf_guids)))
     _check_shared(ctx, ib, ports)
     good = [(i, p) for i, p in enumerate(ib["partitions"]) if _ok(p)]
     names = {p["name"]: f"lossless_fabric.infiniband.partitions[{i}]" for i, p in good}
     pkeys = {int(p["pkey"], 16) & 0x7FFF: (f"lossless_fabric.infiniband.partitions[{i}]", p["pkey"]) for i, p in good}
     added = []
-    for tenant, guids in made:
+    for tenant, guids, vf_guids in made:
         want = tenant["partition"]
         membership = want["membership"]
         # The SM port is a full member (OpenSM's own examples: SELF=full), so the SM host reaches every tenant;
@@ -311,6 +318,11 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
         if not _ok(part):
             tenant["partition"] = BAD
             continue
+        # A VF's GUID is a member like a port's; marked so that the role's preflight and ib_fabric_verify know it may not
+        # be a port the fabric shows (upstream OpenSM has no virtual ports: docs/tenants.md, "InfiniBand").
+        for member in part["members"]:
+            if member.get("guid") in vf_guids:
+                member["vf"] = True
         # The SL its PathRecords carry, written as sl= too, so partitions.conf and the QoS policy agree (_ib_cross_checks).
         part["sl"] = partition_sl(ib, part)
         part["tenant"] = tenant["name"]
@@ -319,14 +331,15 @@ def _add_partitions(ctx: Ctx, ib: dict, tenants: list, devices: dict, level_name
     if not added:
         return
     if not any(_ok(p) and int(p["pkey"], 16) & 0x7FFF == DEFAULT_PKEY for p in ib["partitions"]):
-        ib["partitions"].insert(0, _default_partition(ports))
+        ib["partitions"].insert(0, _default_partition(ports, {guid for entry in made for guid in entry[2]}))
     ib["partitions"] += added
     if all(_ok(p) for p in ib["partitions"]) and ib["compute_partition"] in [p["name"] for p in added]:
         check_compute_sl(ctx, ib, "lossless_fabric.infiniband")
 
 
-def _default_partition(ports: dict[str, str]) -> dict:
-    """The default partition with the tenants' ports limited: they keep the SA and the SM port (full), not each other.
+def _default_partition(ports: dict[str, str], vf_guids: set[str]) -> dict:
+    """The default partition with the tenants' ports (and their VFs' GUIDs, marked ``vf``) limited: they keep the SA and
+    the SM port (full), not each other.
     Later specifiers win in OpenSM (osm_prtn_add_port), so ALL=full comes first."""
     return {
         "name": "Default",
@@ -338,7 +351,7 @@ def _default_partition(ports: dict[str, str]) -> dict:
         "qos_level": None,
         "default_membership": "full",
         "members": [{"keyword": "ALL", "membership": "full"}, {"keyword": "SELF", "membership": "full"}]
-        + [{"guid": guid, "membership": "limited"} for guid in sorted(ports)],
+        + [dict({"guid": guid, "membership": "limited"}, **({"vf": True} if guid in vf_guids else {})) for guid in sorted(ports)],
         "tenant": None,
     }
 

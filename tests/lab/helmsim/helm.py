@@ -49,6 +49,9 @@ NETOP_DEFAULT_VALUES = {
     "sriovNetworkOperator": {"enabled": False},
     "upgradeCRDs": True,
     "operator": {"repository": "nvcr.io/nvidia/cloud-native", "image": "network-operator", "tag": None},
+    # Mellanox/network-operator b06827e0 deployment/network-operator/values.yaml, key sriov-network-operator
+    "sriov-network-operator": {"operator": {"resourcePrefix": "nvidia.com"},
+                               "images": {"operator": "nvcr.io/nvidia/mellanox/sriov-network-operator"}},
 }
 STATUSES = ("deployed", "failed", "pending-install", "pending-upgrade", "pending-rollback", "superseded", "uninstalled", "uninstalling")
 _DURATION = re.compile(r"^(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+$|^0$")
@@ -358,7 +361,40 @@ def find_chart(ref: str, flags: dict) -> dict:
 
 
 def render(chart: dict, name: str, namespace: str, values: dict) -> list[dict]:
-    """The objects the network-operator chart's own templates make (not its subcharts: see README)."""
+    """The objects the network-operator chart's own templates make, and the SR-IOV operator subchart's Deployment
+    when ``sriovNetworkOperator.enabled`` (not NFD nor the subchart's other objects: see README)."""
+    objects = _render_netop(chart, name, namespace, values)
+    if (values.get("sriovNetworkOperator") or {}).get("enabled") is True:
+        objects.append(_render_sriov_operator(chart, name, namespace, values.get("sriov-network-operator") or {}))
+    return objects
+
+
+def _render_sriov_operator(chart: dict, name: str, namespace: str, values: dict) -> dict:
+    """k8snetworkplumbingwg/sriov-network-operator 249e20012 deployment/sriov-network-operator-chart: the Deployment of
+    templates/operator.yaml, named by _helpers.tpl's fullname (the release name when it contains the chart name, else
+    release-chart), its image ``images.operator`` and env RESOURCE_PREFIX = ``operator.resourcePrefix`` (what the
+    operator's device plugin config is prefixed with); the network-operator chart's values set nvidia.com."""
+    sub = "sriov-network-operator"
+    full = name if sub in name else ("%s-%s" % (name, sub))[:63].rstrip("-")
+    image = (values.get("images") or {}).get("operator") or ""
+    if ":" not in image.rsplit("/", 1)[-1]:
+        image = "%s:network-operator-%s" % (image, chart["appVersion"])
+    env = [{"name": "WATCH_NAMESPACE", "value": namespace}, {"name": "OPERATOR_NAME", "value": sub},
+           {"name": "RESOURCE_PREFIX", "value": str((values.get("operator") or {}).get("resourcePrefix") or "")},
+           {"name": "NAMESPACE", "value": namespace}]
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": full, "namespace": namespace,
+                         "labels": {"app.kubernetes.io/name": sub, "app.kubernetes.io/instance": name, "app.kubernetes.io/managed-by": "Helm",
+                                    "helm.sh/chart": "%s-0.1.0" % sub}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"name": sub}}, "strategy": {"type": "Recreate"},
+                     "template": {"metadata": {"labels": {"name": sub}},
+                                  "spec": {"serviceAccountName": full,
+                                           "containers": [{"name": full, "image": image, "command": ["sriov-network-operator"],
+                                                           "env": env}]}}}}
+
+
+def _render_netop(chart: dict, name: str, namespace: str, values: dict) -> list[dict]:
+    """The network-operator chart's own templates: ServiceAccount, ClusterRole(Binding), the operator's Deployment."""
     op = values.get("operator") or {}
     image = "%s/%s:%s" % (op.get("repository"), op.get("image"), op.get("tag") or chart["appVersion"])
     labels = {"app.kubernetes.io/name": chart["name"], "app.kubernetes.io/instance": name, "app.kubernetes.io/managed-by": "Helm",
@@ -392,8 +428,12 @@ def render(chart: dict, name: str, namespace: str, values: dict) -> list[dict]:
 def manifest_text(objects: list[dict]) -> str:
     import yaml  # pylint: disable=import-outside-toplevel
 
-    return "".join("---\n# Source: network-operator/templates/%s.yaml\n%s" % (o["kind"].lower(), yaml.safe_dump(o, sort_keys=False))
-                   for o in objects)
+    def source(obj: dict) -> str:
+        if obj["metadata"].get("labels", {}).get("app.kubernetes.io/name") == "sriov-network-operator":
+            return "network-operator/charts/sriov-network-operator/templates/operator.yaml"
+        return "network-operator/templates/%s.yaml" % obj["kind"].lower()
+
+    return "".join("---\n# Source: %s\n%s" % (source(o), yaml.safe_dump(o, sort_keys=False)) for o in objects)
 
 
 def merge(base: dict, over: dict) -> dict:

@@ -108,6 +108,8 @@ class Cluster:
         self.pod_times: dict[str, float] = {}                # pod uid -> scheduled at
         self.jobs: dict[str, dict] = {}                      # MPIJob uid -> runner state
         self.operators = Operators(self)                     # Multi-NIC CNI, Network Operator (operators.py)
+        self.r[("", "v1", "resourcequotas")] = self.store.resource("", "v1", "resourcequotas")
+        self.store.admission.append(self.admit_quota)         # after the operators' webhooks, as ResourceQuota runs
 
     # ------------------------------------------------------------- helpers
     def scaled(self, seconds: float) -> float:
@@ -144,10 +146,87 @@ class Cluster:
 
     # ------------------------------------------------------------- reconcile
     def reconcile(self, now: float) -> None:
+        self.reconcile_quotas()
         self.operators.reconcile(now)
         self.reconcile_daemonsets(now)
         self.reconcile_mpijobs(now)
         self.reconcile_pods(now)
+
+    # ------------------------------------------------------------ ResourceQuota
+    # kubernetes pkg/quota/v1/evaluator/core/pods.go (the pod evaluator: pods not Succeeded/Failed count; extended
+    # resources only as "requests.<name>", isExtendedResourceNameForQuota), pkg/controller/resourcequota (status.hard
+    # = spec.hard, status.used for the names an evaluator tracks) and staging/src/k8s.io/apiserver/pkg/admission/
+    # plugin/resourcequota/controller.go (checkRequest: quotas by status.hard, "exceeded quota: %s, requested: %s,
+    # used: %s, limited: %s", admission.NewForbidden; its "status unknown for quota" is not emulated: the quota
+    # controller here fills status.used in the same pass as status.hard). Only "pods" and requests.<extended>
+    # are tracked here; cpu/memory/object-count quotas are stored and not enforced (see README.md).
+    @staticmethod
+    def _quota_tracked(name: str) -> bool:
+        return name == "pods" or (name.startswith("requests.") and "/" in name and "kubernetes.io/" not in name)
+
+    def _pod_usage(self, pod: dict) -> dict[str, float]:
+        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            return {}
+        usage = {"pods": 1.0}
+        for key, value in pod_requests(pod.get("spec") or {}).items():
+            usage["requests." + key] = value
+        return usage
+
+    def _quota_used(self, ns: str, names: list[str]) -> dict[str, float]:
+        used = {n: 0.0 for n in names if self._quota_tracked(n)}
+        for pod in self.store.select(self.r[("", "v1", "pods")], ns):
+            for key, value in self._pod_usage(pod).items():
+                if key in used:
+                    used[key] += value
+        return used
+
+    @staticmethod
+    def _qty(value: float) -> str:
+        return str(int(value)) if float(value).is_integer() else str(value)
+
+    def reconcile_quotas(self) -> None:
+        res = self.r[("", "v1", "resourcequotas")]
+        for rq in self.store.select(res, None):
+            hard = dict((rq.get("spec") or {}).get("hard") or {})
+            used = self._quota_used(rq["metadata"]["namespace"], list(hard))
+            status = {"hard": hard, "used": {k: self._qty(v) for k, v in sorted(used.items())}}
+            if rq.get("status") != status:
+                self.store.put_internal(res, dict(rq, status=status))
+
+    def admit_quota(self, res: Any, obj: dict, operation: str, old: dict | None, dry_run: bool) -> list[str]:
+        """The ResourceQuota admission plugin on Pod CREATE (API creates and controllers' creates alike)."""
+        del old
+        if (res.group, res.plural) != ("", "pods") or operation != "CREATE":
+            return []
+        ns, name = obj["metadata"]["namespace"], obj["metadata"]["name"]
+        delta = self._pod_usage(obj)
+
+        def forbidden(text: str) -> ApiError:
+            return ApiError(403, "Forbidden", 'pods "%s" is forbidden: %s' % (name, text), {"name": name, "kind": "pods"})
+
+        for rq in self.store.select(self.r[("", "v1", "resourcequotas")], ns):
+            status = rq.get("status") or {}
+            hard = status.get("hard") or {}
+            tracked = sorted(k for k in hard if self._quota_tracked(k))
+            if not tracked:
+                continue  # a quota the controller has not synced yet, or one tracking nothing of a pod
+            used = {k: _quantity((status.get("used") or {}).get(k, "0")) for k in tracked}
+            requested = {k: v for k, v in delta.items() if k in tracked and v}
+            exceeded = sorted(k for k, v in requested.items() if used[k] + v > _quantity(hard[k]))
+            if exceeded:
+                raise forbidden("exceeded quota: %s, requested: %s, used: %s, limited: %s" % (
+                    rq["metadata"]["name"], self._pretty(requested, exceeded), self._pretty(used, exceeded),
+                    self._pretty(hard, exceeded)))
+            if requested and not dry_run:  # the admission plugin reserves the usage at once (not for a dry run)
+                new_used = dict(status.get("used") or {})
+                new_used.update({k: self._qty(used[k] + v) for k, v in requested.items()})
+                self.store.put_internal(self.r[("", "v1", "resourcequotas")], dict(rq, status=dict(status, used=new_used)))
+        return []
+
+    @classmethod
+    def _pretty(cls, values: dict, names: list[str]) -> str:
+        """controller.go prettyPrint: name=quantity, sorted, comma-separated."""
+        return ",".join("%s=%s" % (k, cls._qty(_quantity(values[k]))) for k in names)
 
     # ------------------------------------------------------ scheduler + kubelet
     def schedule(self, pod: dict) -> tuple[str | None, str]:
@@ -392,6 +471,9 @@ class Cluster:
                 status["numberUnavailable"] = len(selected) - ready
             if ds.get("status") != status:
                 self.set_status(("apps", "v1", "daemonsets"), ds, status)
+        # the SR-IOV network device plugin's resources (operators.py reconcile_sriov ran first): one advertising path
+        for key, count in self.operators.sriov_wanted.items():
+            wanted[key] = max(wanted.get(key, 0), count)
         self._advertise(now, wanted)
 
     def _advertise(self, now: float, wanted: dict[tuple[str, str], int]) -> None:
@@ -661,6 +743,7 @@ class Cluster:
             "metadata": {"name": name + "-ssh", "namespace": ns, "ownerReferences": owner, "labels": {"app": name}},
             "type": "kubernetes.io/ssh-auth", "data": {"ssh-privatekey": "", "ssh-publickey": ""}})
         state["workers"] = []
+        failed = False
         for i in range(n):
             labels = {"training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-name": name,
                       "training.kubeflow.org/job-role": "worker", "training.kubeflow.org/replica-index": str(i)}
@@ -675,6 +758,11 @@ class Cluster:
             except ApiError as exc:
                 self.event(job, "Warning", "MPIJobFailed", "worker pod created failed: %s" % exc.message,
                            "mpi-job-controller")
+                failed = True
+        if failed:
+            # mpi_job_controller.go syncHandler: getOrCreateWorker's error returns before the launcher is created
+            # (the real controller requeues with backoff and retries; the emulation does not retry)
+            return
         if job["spec"].get("launcherCreationPolicy") != "WaitForWorkersReady":
             self._create_launcher(job, state)
 

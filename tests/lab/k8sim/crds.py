@@ -6,7 +6,8 @@ structural schema the apiserver enforces that our modules can trip over
 Sources (read, not copied): kubeflow/mpi-operator deploy/v2beta1/mpi-operator.yaml,
 foundation-model-stack/multi-nic-cni config/crd/bases/multinic.fms.io_multinicnetworks.yaml,
 Mellanox/network-operator config/crd/bases/mellanox.com_nicclusterpolicies.yaml,
-k8snetworkplumbingwg network-attachment-definition CRD.
+k8snetworkplumbingwg network-attachment-definition CRD,
+k8snetworkplumbingwg/sriov-network-operator config/crd/bases (SriovNetworkNodePolicy, SriovNetworkNodeState).
 """
 from __future__ import annotations
 
@@ -115,6 +116,51 @@ NCP_SCHEMA = {
     },
 }
 
+# k8snetworkplumbingwg/sriov-network-operator config/crd/bases/sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml
+# (commit 249e20012faf17b4f38057f29608bde2b21c5c9a; api/v1/sriovnetworknodepolicy_types.go kubebuilder markers):
+# required nicSelector/nodeSelector/numVfs/resourceName, numVfs >= 0, priority 0..99, mtu >= 1, the enums and the
+# deviceType default. resourceName has no pattern in the CRD: the operator's webhook checks it (operators.py).
+SRIOV_POLICY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["nicSelector", "nodeSelector", "numVfs", "resourceName"],
+            "properties": {
+                "bridge": {"type": "object", "preserve": True},
+                "deviceType": {"type": "string", "enum": ["netdevice", "vfio-pci"], "default": "netdevice"},
+                "eSwitchMode": {"type": "string", "enum": ["legacy", "switchdev"]},
+                "excludeTopology": {"type": "boolean"},
+                "externallyManaged": {"type": "boolean"},
+                "isRdma": {"type": "boolean"},
+                "linkType": {"type": "string", "enum": ["eth", "ETH", "ib", "IB"]},
+                "mtu": {"type": "integer", "minimum": 1},
+                "needVhostNet": {"type": "boolean"},
+                "nicSelector": {"type": "object", "properties": {
+                    "deviceID": {"type": "string"}, "netFilter": {"type": "string"},
+                    "pfNames": {"type": "array", "items": {"type": "string"}},
+                    "rootDevices": {"type": "array", "items": {"type": "string"}},
+                    "vendor": {"type": "string"}}},
+                "nodeSelector": {"type": "object", "additionalProperties": {"type": "string"}},
+                "numVfs": {"type": "integer", "minimum": 0},
+                "priority": {"type": "integer", "minimum": 0, "maximum": 99},
+                "resourceName": {"type": "string"},
+                "vdpaType": {"type": "string", "enum": ["virtio", "vhost"]},
+            },
+        },
+        "status": {"type": "object", "preserve": True},
+    },
+}
+
+# sriovnetwork.openshift.io_sriovnetworknodestates.yaml (same commit): written by the operator and its config daemon.
+SRIOV_STATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {"type": "object", "preserve": True},
+        "status": {"type": "object", "preserve": True},
+    },
+}
+
 # Fields of the v2beta1 MPIJob spec and the first kubeflow/mpi-operator release whose CRD has them
 # (manifests/base/kubeflow.org_mpijobs.yaml at tags v0.4.0, v0.5.0, v0.6.0). An older operator's structural schema
 # prunes a newer field without a word, as the apiserver prunes every unknown field of a custom resource.
@@ -197,6 +243,14 @@ CRDS: dict[str, dict[str, Any]] = {
         "kind": "MultiNicNetwork", "singular": "multinicnetwork", "namespaced": False, "shortnames": [],
         "subresources": ["status"], "schema": MULTINIC_SCHEMA,
     },
+    "sriovnetwork.openshift.io/v1/sriovnetworknodepolicies": {
+        "kind": "SriovNetworkNodePolicy", "singular": "sriovnetworknodepolicy", "namespaced": True, "shortnames": [],
+        "subresources": ["status"], "schema": SRIOV_POLICY_SCHEMA,
+    },
+    "sriovnetwork.openshift.io/v1/sriovnetworknodestates": {
+        "kind": "SriovNetworkNodeState", "singular": "sriovnetworknodestate", "namespaced": True, "shortnames": [],
+        "subresources": ["status"], "schema": SRIOV_STATE_SCHEMA,
+    },
     "mellanox.com/v1alpha1/nicclusterpolicies": {
         "kind": "NicClusterPolicy", "singular": "nicclusterpolicy", "namespaced": False, "shortnames": ["ncp"],
         "subresources": ["status"], "schema": NCP_SCHEMA,
@@ -243,6 +297,10 @@ def validate(obj: dict, schema: dict, path: str = "") -> list[dict]:
         causes.append({"reason": "FieldValueInvalid", "field": field,
                        "message": "Invalid value: %s: %s in body should be greater than or equal to %s"
                                   % (obj, field, schema["minimum"])})
+    if "maximum" in schema and isinstance(obj, (int, float)) and obj > schema["maximum"]:
+        causes.append({"reason": "FieldValueInvalid", "field": field,
+                       "message": "Invalid value: %s: %s in body should be less than or equal to %s"
+                                  % (obj, field, schema["maximum"])})
     if typ == "object" and isinstance(obj, dict):
         props = schema.get("properties", {})
         for key, sub in props.items():

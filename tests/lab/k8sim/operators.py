@@ -24,10 +24,29 @@ device-plugin emulation does the rest. ``status.state`` is ``ready`` once the
 DaemonSet is ready on every node it selects, else ``notReady``; a policy with
 another name gets ``ignore``. Other components (multus, nvIpam, ...) are
 accepted and reported ready without being emulated.
+
+SR-IOV Network Operator (k8snetworkplumbingwg/sriov-network-operator, commit
+249e20012faf17b4f38057f29608bde2b21c5c9a): only while a Deployment runs the image
+``sriov-network-operator``, (a) its validating webhook ``operator-webhook.sriovnetwork.openshift.io``
+(bindata/manifests/operator-webhook/003-webhook.yaml) checks SriovNetworkNodePolicy creates and updates with
+pkg/webhook/validate.go's rules and texts; (b) the config daemon keeps one SriovNetworkNodeState per node in the
+operator's namespace (status.interfaces: the node's SR-IOV capable NICs, totalvfs > 0) and, after the scaled delay
+``sriov_sync``, applies the policies of that namespace whose nodeSelector matches the node: a NIC named in
+nicSelector.pfNames (``<pf>`` or ``<pf>#<first>-<last>``) gets numVfs VFs and the device plugin advertises
+``<RESOURCE_PREFIX>/<resourceName>`` = the VFs matched (numVfs, or the range's size), through the cluster's one
+advertising mechanism (controllers._advertise: rdma_register delay, device_plugin_grace on withdrawal). A policy
+asking more VFs than a NIC's totalvfs fails the generic plugin's configSriovPFDevice
+(pkg/host/internal/sriov/sriov.go "cannot config SRIOV device: NumVfs (%d) is larger than TotalVfs (%d)"); in the
+operator's default configurationMode ``daemon`` a failed apply leaves the node state ``InProgress``
+(pkg/daemon/daemon.go sets InProgress before applying and returns the error; only the systemd mode writes
+``Failed`` with lastSyncError), and nothing is advertised. Not emulated: the mutating webhook's defaults other than
+the CRD's, the Mellanox plugin's firmware TotalVfs change and node reboot, rootDevices/vendor/deviceID selection of
+VFs, drain.
 """
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from . import crds
@@ -37,6 +56,14 @@ MNC_FINALIZER = "finalizers.multinicnetwork.multinic.fms.io"
 MNC_CONTROLLER_IMAGE = "multi-nic-cni-controller"
 NETOP_IMAGE = "network-operator"  # nvcr.io/nvidia/cloud-native/network-operator (not sriov-network-operator)
 NCP_NAME = "nic-cluster-policy"
+
+SRIOV_IMAGE = "sriov-network-operator"  # the operator's image (deployment/sriov-network-operator-chart values.yaml)
+SRIOV_WEBHOOK = "operator-webhook.sriovnetwork.openshift.io"  # bindata/manifests/operator-webhook/003-webhook.yaml
+# deployment/sriov-network-operator-chart values.yaml operator.resourcePrefix (the chart always sets RESOURCE_PREFIX;
+# the NVIDIA Network Operator chart's sriov-network-operator subchart sets "nvidia.com")
+SRIOV_DEFAULT_PREFIX = "openshift.io"
+MLX_MAX_VFS = 128  # pkg/webhook/validate.go MlxMaxVFs
+_SRIOV_RESOURCE_NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")  # validate.go resourceNameRegexp
 
 
 def image_name(image: str) -> str:
@@ -61,12 +88,18 @@ class Operators:
             "ns": res("", "v1", "namespaces"),
             "crd": res("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
         }
+        self.r["sriovp"] = res("sriovnetwork.openshift.io", "v1", "sriovnetworknodepolicies")
+        self.r["sriovs"] = res("sriovnetwork.openshift.io", "v1", "sriovnetworknodestates")
         self.seen: dict[str, float] = {}  # uid -> first seen (operator_sync delay)
+        self.sriov_wanted: dict[tuple[str, str], int] = {}  # (node, prefix/resourceName) -> VFs the plugin advertises
+        self.sriov_since: dict[str, tuple[str, float]] = {}  # node -> (desired config, since): the daemon's sync delay
+        self.store.admission.append(self.admit_sriov_policy)
 
     def reconcile(self, now: float) -> None:
         self.reconcile_crds()
         self.reconcile_multinic(now)
         self.reconcile_nicclusterpolicy(now)
+        self.reconcile_sriov(now)
 
     def _synced(self, obj: dict, now: float) -> bool:
         first = self.seen.setdefault(obj["metadata"]["uid"], now)
@@ -231,3 +264,263 @@ class Operators:
         status = ds.get("status") or {}
         desired = status.get("desiredNumberScheduled", 0)
         return "ready" if desired and status.get("numberReady") == desired else "notReady"
+
+    # ----------------------------------------------------- SR-IOV Network Operator
+
+    def sriov_operator(self) -> tuple[dict | None, str]:
+        dep = self._deployment_running(SRIOV_IMAGE)
+        if dep is None:
+            return None, ""
+        for cont in ((dep["spec"].get("template") or {}).get("spec") or {}).get("containers") or []:
+            if image_name(cont.get("image") or "") == SRIOV_IMAGE:
+                for env in cont.get("env") or []:
+                    if env.get("name") == "RESOURCE_PREFIX" and env.get("value"):
+                        return dep, str(env["value"])
+        return dep, SRIOV_DEFAULT_PREFIX
+
+    def admit_sriov_policy(self, res: Any, obj: dict, operation: str, old: dict | None, dry_run: bool) -> list[str]:
+        """The operator's validating webhook on CREATE/UPDATE (validateSriovNetworkNodePolicy); a denial as the
+        apiserver returns it (apiserver webhookerrors.ToStatusErr: 400, the webhook's Status reason, its message
+        'admission webhook "<name>" denied the request: <reason>')."""
+        del operation, old, dry_run  # CREATE and UPDATE alike; the new object is checked against the other policies
+        if (res.group, res.plural) != ("sriovnetwork.openshift.io", "sriovnetworknodepolicies"):
+            return []
+        operator, _prefix = self.sriov_operator()
+        if operator is None:
+            return []  # no operator, no webhook configuration
+        warnings = []
+        ns = operator["metadata"]["namespace"]
+        name = obj["metadata"]["name"]
+        if obj["metadata"].get("namespace") != ns:
+            warnings.append(name + " is created or updated but not used. Only policy in %s namespace is respected." % ns)
+        why = sriov_static_error(obj) or self.sriov_dynamic_error(obj, ns)
+        if why:
+            raise ApiError(400, why, 'admission webhook "%s" denied the request: %s' % (SRIOV_WEBHOOK, why))
+        return warnings
+
+    def sriov_dynamic_error(self, policy: dict, ns: str) -> str:
+        """validate.go dynamicValidateSriovNetworkNodePolicy: nodes by nodeSelector, their SriovNetworkNodeState
+        interfaces, the numVfs limits, and VF ranges overlapping another policy of the operator's namespace."""
+        spec = policy.get("spec") or {}
+        name = policy["metadata"]["name"]
+        num = int(spec.get("numVfs") or 0)
+        nodes = [n for n in self.cluster.nodes() if _policy_selects_node(policy, n)]
+        if not nodes:
+            return "no matched node is selected by the nodeSelector in CR %s" % name
+        others = [p for p in self.store.select(self.r["sriovp"], ns) if p["metadata"]["name"] != name]
+        selected = False
+        for node in nodes:
+            state = self.store.find(self.r["sriovs"], ns, node["metadata"]["name"])
+            for iface in ((state or {}).get("status") or {}).get("interfaces") or []:
+                if not _policy_selects_nic(policy, iface):
+                    continue
+                selected = True
+                if num == 0:
+                    return "numVfs(%d) in CR %s is not allowed" % (num, name)
+                limit = MLX_MAX_VFS if iface.get("vendor") == "15b3" else int(iface.get("totalvfs") or 0)
+                if num > limit and iface.get("vendor") in ("15b3", "8086"):
+                    return "numVfs(%d) in CR %s exceed the maximum allowed value(%d) interface(%s)" % (
+                        num, name, limit, iface.get("name"))
+                if spec.get("externallyManaged"):  # the VFs exist already: the policy must fit them
+                    if num > int(iface.get("numVfs") or 0):
+                        return ("numVfs(%d) in CR %s is higher than the virtual functions allocated for the PF "
+                                "externally value(%d)" % (num, name, int(iface.get("numVfs") or 0)))
+                    if spec.get("linkType") and spec["linkType"].lower() != str(iface.get("linkType", "")).lower():
+                        return ("LinkType(%s) in CR %s is not equal to the LinkType for the PF externally value(%s)"
+                                % (spec["linkType"], name, iface.get("linkType")))
+            for other in others:
+                why = _pf_overlap(policy, other) if _policy_selects_node(other, node) else ""
+                if why:
+                    return why
+        if not selected:
+            return "no supported NIC is selected by the nicSelector in CR %s" % name
+        return ""
+
+    def reconcile_sriov(self, now: float) -> None:
+        operator, prefix = self.sriov_operator()
+        if operator is None:
+            self.sriov_wanted = {}
+            return
+        ns = operator["metadata"]["namespace"]
+        policies = sorted((p for p in self.store.select(self.r["sriovp"], ns) if not p["metadata"].get("deletionTimestamp")),
+                          key=lambda p: (int((p.get("spec") or {}).get("priority", 99)), p["metadata"]["name"]))
+        wanted: dict[tuple[str, str], int] = {}
+        for node in self.cluster.nodes():
+            node_name = node["metadata"]["name"]
+            ifaces = self._sriov_interfaces(node_name)
+            config, counts, error = self._sriov_desired(node, ifaces, policies, prefix)
+            key = json.dumps(config, sort_keys=True)
+            since = self.sriov_since.get(node_name)
+            if since is None or since[0] != key:
+                since = self.sriov_since[node_name] = (key, now)
+            applied = not error and now - since[1] >= self.cluster.scaled(self.cluster.sim.delays["sriov_sync"])
+            state = self.store.find(self.r["sriovs"], ns, node_name)
+            if state is None:
+                state = self.store.put_internal(self.r["sriovs"], {
+                    "metadata": {"name": node_name, "namespace": ns}, "spec": {"interfaces": config}})
+            elif (state.get("spec") or {}).get("interfaces") != config:
+                state = self.store.put_internal(self.r["sriovs"], dict(state, spec={"interfaces": config}))
+            old_status = state.get("status") or {}
+            numvfs = {c["name"]: c["numVfs"] for c in config} if applied else {}
+            status = {"interfaces": [dict(i, numVfs=numvfs[i["name"]]) if numvfs.get(i["name"]) else i for i in ifaces],
+                      "syncStatus": "Succeeded" if applied else "InProgress"}
+            if old_status.get("lastSyncError") and not applied:  # kept while InProgress (daemon.go updateSyncState)
+                status["lastSyncError"] = old_status["lastSyncError"]
+            if status != old_status:
+                self.store.put_internal(self.r["sriovs"], dict(state, status=status))
+            if applied:
+                for res_name, count in counts.items():
+                    wanted[(node_name, res_name)] = count
+        self.sriov_wanted = wanted
+
+    def _sriov_interfaces(self, node_name: str) -> list[dict]:
+        """What the config daemon discovers (status.interfaces): the SR-IOV capable PFs (totalvfs > 0)."""
+        out = []
+        for nic in self.cluster.sim.node_cfg(node_name).get("nics") or []:
+            total = int(nic.get("totalvfs") or 0)
+            if total <= 0 or not nic.get("netdev"):
+                continue
+            out.append({"name": nic["netdev"], "pciAddress": nic.get("pci") or "", "vendor": nic.get("vendor", "15b3"),
+                        "deviceID": nic.get("device_id", "1021"), "driver": nic.get("driver", "mlx5_core"),
+                        "linkType": "IB" if nic.get("link_type") == "infiniband" else "ETH", "totalvfs": total})
+        return out
+
+    def _sriov_desired(self, node: dict, ifaces: list[dict], policies: list[dict],
+                       prefix: str) -> tuple[list[dict], dict[str, int], str]:
+        """The node state's spec.interfaces the operator renders (numVfs, vfGroups), the VFs per resource, and the
+        daemon's error applying it (configSriovPFDevice)."""
+        config: dict[str, dict] = {}
+        counts: dict[str, int] = {}
+        error = ""
+        for policy in policies:
+            if not _policy_selects_node(policy, node):
+                continue
+            spec = policy.get("spec") or {}
+            for iface in ifaces:
+                if not _policy_selects_nic(policy, iface):
+                    continue
+                first, last = _vfs_on(policy, iface["name"])
+                entry = config.setdefault(iface["name"], {"name": iface["name"], "pciAddress": iface["pciAddress"],
+                                                          "numVfs": 0, "vfGroups": []})
+                entry["numVfs"] = max(entry["numVfs"], int(spec.get("numVfs") or 0))
+                if spec.get("linkType"):
+                    entry["linkType"] = spec["linkType"]
+                entry["vfGroups"].append({"resourceName": spec.get("resourceName"), "policyName": policy["metadata"]["name"],
+                                          "deviceType": spec.get("deviceType", "netdevice"), "isRdma": bool(spec.get("isRdma")),
+                                          "vfRange": "%d-%d" % (first, last)})
+                res_name = "%s/%s" % (prefix, spec.get("resourceName"))
+                counts[res_name] = counts.get(res_name, 0) + max(0, last - first + 1)
+                if entry["numVfs"] > iface["totalvfs"] and not error:
+                    error = "cannot config SRIOV device: NumVfs (%d) is larger than TotalVfs (%d)" % (
+                        entry["numVfs"], iface["totalvfs"])
+        return [config[k] for k in sorted(config)], counts, error
+
+
+# ----------------------------------------------------------- SR-IOV Network Operator helpers
+def parse_pf(pf: str) -> tuple[str, int, int]:
+    """api/v1/helper.go ParseVfRange: "ib0" -> ("ib0", -1, -1); "ib0#2-5" -> ("ib0", 2, 5)."""
+    if "#" not in pf:
+        return pf, -1, -1
+    name, rng = pf.split("#", 1)
+    first, last = rng.split("-", 1)
+    return name, int(first), int(last)
+
+
+def _pf_static_error(pf: str, num_vfs: int) -> str:
+    """validate.go staticValidateSriovNetworkNodePolicy, the pfNames loop (its texts, its order)."""
+    fields = pf.split("#")
+    if len(fields) != 2:
+        return "failed to parse %s PF name in nicSelector, probably incorrect separator character usage" % pf
+    rng = fields[1].split("-")
+    if len(rng) != 2:
+        return "failed to parse %s PF name nicSelector, probably incorrect range character usage" % pf
+    if not re.match(r"^[+-]?[0-9]+$", rng[0]):
+        return "failed to parse %s PF name nicSelector, start range is incorrect" % pf
+    if not re.match(r"^[+-]?[0-9]+$", rng[1]):
+        return "failed to parse %s PF name nicSelector, end range is incorrect" % pf
+    if int(rng[1]) < int(rng[0]):
+        return "failed to parse %s PF name nicSelector, end range shall not be smaller than start range" % pf
+    if not int(rng[1]) < num_vfs:
+        return "failed to parse %s PF name nicSelector, end range exceeds the maximum VF index " % pf
+    return ""
+
+
+def sriov_static_error(policy: dict) -> str:
+    """validate.go staticValidateSriovNetworkNodePolicy (the rules our policies can trip; texts verbatim)."""
+    spec = policy.get("spec") or {}
+    name = policy["metadata"]["name"]
+    res_name = spec.get("resourceName") or ""
+    if not res_name:
+        return "resource name must not be empty"
+    if len(res_name) > 63:
+        return "resource name %s must be no more than %d characters" % (_go_quote(res_name), 63)
+    if not _SRIOV_RESOURCE_NAME.match(res_name):
+        return ("resource name %s is invalid: must consist of alphanumeric characters or hyphens, and must start and "
+                "end with an alphanumeric character (e.g. 'myresource', 'net-device-1'), see "
+                "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" % _go_quote(res_name))
+    sel = spec.get("nicSelector") or {}
+    if not any(sel.get(k) for k in ("vendor", "deviceID", "pfNames", "rootDevices", "netFilter")):
+        return ("at least one of these parameters (vendor, deviceID, pfNames, rootDevices or netFilter) has to be "
+                "defined in nicSelector in CR %s" % name)
+    if sel.get("netFilter") and any(sel.get(k) for k in ("vendor", "deviceID", "pfNames", "rootDevices")):
+        return "nicSelector fields vendor, deviceID, pfNames, and rootDevices are not allowed when netFilter is specified"
+    for pf in sel.get("pfNames") or []:
+        if "#" in pf:
+            why = _pf_static_error(pf, int(spec.get("numVfs") or 0))
+            if why:
+                return why
+    if spec.get("deviceType") == "vfio-pci" and spec.get("isRdma"):
+        return ("'deviceType: vfio-pci' conflicts with 'isRdma: true'; Set 'deviceType' to (string)'netdevice' Or "
+                "Set 'isRdma' to (bool)'false'")
+    if spec.get("linkType") and spec["linkType"].lower() != "eth" and spec.get("eSwitchMode") == "switchdev":
+        return "'eSwitchMode: switchdev' can be used only with ethernet links"
+    return ""
+
+
+def _go_quote(text: str) -> str:
+    """Go's %q of a plain string."""
+    return json.dumps(text)
+
+
+def _policy_selects_node(policy: dict, node: dict) -> bool:
+    """api/v1 helper.go (SriovNetworkNodePolicy) Selected: every nodeSelector label equal on the node."""
+    labels = node["metadata"].get("labels") or {}
+    return all(labels.get(k) == v for k, v in ((policy.get("spec") or {}).get("nodeSelector") or {}).items())
+
+
+def _policy_selects_nic(policy: dict, iface: dict) -> bool:
+    """validate.go validateNicModel / helper.go Selected for pfNames, vendor, deviceID, rootDevices."""
+    sel = (policy.get("spec") or {}).get("nicSelector") or {}
+    if sel.get("vendor") and sel["vendor"] != iface.get("vendor"):
+        return False
+    if sel.get("deviceID") and sel["deviceID"] != iface.get("deviceID"):
+        return False
+    if sel.get("rootDevices") and iface.get("pciAddress") not in sel["rootDevices"]:
+        return False
+    if sel.get("pfNames") and iface.get("name") not in [parse_pf(p)[0] for p in sel["pfNames"]]:
+        return False
+    return True
+
+
+def _pf_overlap(current: dict, previous: dict) -> str:
+    """validate.go validatePfNames for one other policy: the first PF name both policies share decides; no range is
+    -1..-1 (ParseVfRange), so two policies naming the same PF without ranges overlap."""
+    for cur in ((current.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
+        cur_name, cur_first, cur_last = parse_pf(cur)
+        for pre in ((previous.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
+            pre_name, pre_first, pre_last = parse_pf(pre)
+            if cur_name == pre_name:
+                if cur_last < pre_first or cur_first > pre_last:
+                    return ""
+                return "VF index range in %s is overlapped with existing policy %s" % (cur, previous["metadata"]["name"])
+    return ""
+
+
+def _vfs_on(policy: dict, nic_name: str) -> tuple[int, int]:
+    """(first, last) VF index this policy takes on the PF: its pfNames range, else 0..numVfs-1."""
+    num = int((policy.get("spec") or {}).get("numVfs") or 0)
+    for pf in ((policy.get("spec") or {}).get("nicSelector") or {}).get("pfNames") or []:
+        name, first, last = parse_pf(pf)
+        if name == nic_name and first >= 0:
+            return first, last
+    return 0, num - 1

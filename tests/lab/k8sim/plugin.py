@@ -16,6 +16,7 @@ group vars: ``lab_k8sim_time_scale`` (default 0.1), ``lab_nccl_replay`` and
 tests/lab/nccl/README.md: the launcher log of every MPIJob, and of those
 labelled ``lossless.fabric/phase: post``), ``lab_k8sim_replay`` (a log path,
 used when ``lab_nccl_replay`` is not set), per host
+``lab_k8sim_totalvfs`` (a NIC's SR-IOV totalvfs when device data ``nics[].vfs`` is 0 or absent; default 0),
 ``lab_k8sim_rdma_broken: true`` and ``lab_k8sim_node_labels: {...}``; ``lab_k8sim_users``
 ([{token, user, groups}]: the tenants' tokens, k8sim then authorizes with RBAC; their kubeconfigs come
 back as ``lab_k8sim_user_kubeconfigs`` {user: path}) and ``lab_nccl_replay_tenants`` ({tenant: choice}: the
@@ -61,10 +62,14 @@ class Kubernetes:
         nodes = []
         for host, hvars in ctx.devices("host").items():
             device = hvars["lossless_fabric_device"]
+            # totalvfs (the PF's sriov_totalvfs): the VFs device data asks for (contract C1 nics[].vfs: the lab's
+            # host can make that many), else the lab knob lab_k8sim_totalvfs (default 0: not SR-IOV capable)
+            knob = int(hvars.get("lab_k8sim_totalvfs", 0) or 0)
             nodes.append({
                 "name": host,
                 "gpus": int(device.get("gpus") or 0),
-                "nics": [{"name": nic.get("name"), "netdev": nic.get("netdev"), "speed": nic.get("speed")}
+                "nics": [{"name": nic.get("name"), "netdev": nic.get("netdev"), "speed": nic.get("speed"),
+                          "totalvfs": int(nic.get("vfs") or 0) or knob}
                          for nic in device.get("nics") or []],
                 "labels": dict(hvars.get("lab_k8sim_node_labels") or {}),
                 "rdma_broken": bool(hvars.get("lab_k8sim_rdma_broken", False)),

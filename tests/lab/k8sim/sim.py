@@ -22,6 +22,7 @@ DEFAULT_DELAYS = {
     "operator_sync": 0.5,   # MPIJob created -> operator reconciles it
     "run_seconds": 20.0,    # launcher running -> mpirun exits
     "device_plugin_grace": 300.0,  # plugin gone -> kubelet drops the resource (at 0 until then)
+    "sriov_sync": 10.0,     # SR-IOV config daemon: policy rendered -> VFs created (then rdma_register to advertise)
 }
 OUTCOMES = ("succeed", "fail", "hang")
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")

@@ -295,6 +295,31 @@ def canonical_quantities(obj: Any, parent: str = "") -> None:
 
 
 # ---------------------------------------------------------------- the store
+# kubernetes pkg/apis/core/helper (standardQuotaResources, IsStandardQuotaResourceName): the names without a '/'
+# a ResourceQuota may limit. Names with a '/' (extended resources, "requests.nvidia.com/x" or "limits.nvidia.com/x")
+# pass validation as qualified names; the pod evaluator only tracks "requests.<extended>" (pkg/quota/v1/evaluator/
+# core/pods.go isExtendedResourceNameForQuota), so "limits.<extended>" is stored and never enforced.
+_STANDARD_QUOTA = {"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+                   "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+                   "services", "replicationcontrollers", "resourcequotas", "secrets", "persistentvolumeclaims",
+                   "configmaps", "services.nodeports", "services.loadbalancers"}
+
+
+def _quota_hard_causes(hard: dict) -> list[dict]:
+    """pkg/apis/core/validation ValidateResourceQuotaSpec: ValidateResourceQuotaResourceName (isInvalidQuotaResource
+    "must be a standard resource for quota") and ValidateNonnegativeQuantity, per spec.hard key."""
+    causes = []
+    for key, value in sorted(hard.items()):
+        field_ = "spec.hard[%s]" % key
+        if "/" not in key and key not in _STANDARD_QUOTA and not key.startswith(("hugepages-", "requests.hugepages-")):
+            causes.append({"reason": "FieldValueInvalid", "field": field_,
+                           "message": 'Invalid value: "%s": must be a standard resource for quota' % key})
+        if str(value).startswith("-"):
+            causes.append({"reason": "FieldValueInvalid", "field": field_,
+                           "message": 'Invalid value: "%s": must be greater than or equal to 0' % value})
+    return causes
+
+
 class Store:
     """Objects keyed by (group, plural, namespace, name); resourceVersion is a
     global counter; every change is an event (kept in a bounded log for watches
@@ -314,6 +339,9 @@ class Store:
         # Watches cannot resume from before this resourceVersion (the restored snapshot has no event history).
         self.compacted_rv = 0
         self._restored_uids: set[str] = set()
+        # Validating admission after object validation, as the apiserver orders it (validating webhooks, then
+        # ResourceQuota: AllOrderedPlugins). hook(res, obj, operation, old, dry_run) -> warnings; raises ApiError to deny.
+        self.admission: list[Callable[[Res, dict, str, dict | None, bool], list[str]]] = []
 
     # -- resources -------------------------------------------------------
     def add_resource(self, res: Res) -> None:
@@ -506,6 +534,8 @@ class Store:
                 causes.append({"reason": "FieldValueInvalid", "field": "spec.template.metadata.labels",
                                "message": "Invalid value: %s: `selector` does not match template `labels`"
                                           % json.dumps(labels, sort_keys=True)})
+        if (res.group, res.plural) == ("", "resourcequotas"):
+            causes.extend(_quota_hard_causes(spec.get("hard") or {}))
         if (res.group, res.plural) == ("", "configmaps"):
             for section in ("data", "binaryData"):
                 for key in (obj.get(section) or {}):
@@ -579,6 +609,8 @@ class Store:
         if res.has_status and not internal:
             obj.pop("status", None)
         warnings = self.validate(res, obj, strict)
+        for hook in self.admission:
+            warnings.extend(hook(res, obj, "CREATE", None, params.get("dryRun") == "All"))
         key = self._key(res, ns, meta["name"])
         if key in self.objects:
             details = {"name": meta["name"], "kind": res.plural}
@@ -646,6 +678,9 @@ class Store:
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         strict = params.get("fieldValidation") == "Strict"
         warnings = self.validate(res, new, strict) if sub != "status" else []
+        if sub != "status":
+            for hook in self.admission:
+                warnings.extend(hook(res, new, "UPDATE", old, params.get("dryRun") == "All"))
         spec_changed = {k: v for k, v in old.items() if k not in ("metadata", "status", "apiVersion", "kind")} != \
             {k: v for k, v in new.items() if k not in ("metadata", "status", "apiVersion", "kind")}
         if self._has_generation(res) and spec_changed:

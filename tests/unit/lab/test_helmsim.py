@@ -212,3 +212,24 @@ def test_keep_history_marks_the_release_uninstalled(cluster):
     assert err(["upgrade", "-i", "--repo", NGC, "network-operator", "network-operator"], env) == \
         'Error: UPGRADE FAILED: "network-operator" has no deployed releases\n'
     assert "STATUS: uninstalled" in helm.run(["status", "network-operator"], env)[1]
+
+
+def test_sriov_operator_subchart_deployment_only_when_enabled():
+    """sriovNetworkOperator.enabled renders the subchart's Deployment (name from its _helpers.tpl fullname, env
+    RESOURCE_PREFIX from the network-operator chart's values): what k8sim's SR-IOV operator emulation keys on."""
+    chart = helm.CATALOG[NGC]["network-operator"]["26.4.1"]
+    plain = helm.render(chart, "network-operator", NS, helm.merge(helm.NETOP_DEFAULT_VALUES, {}))
+    assert [o["kind"] for o in plain] == ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]
+    on = helm.render(chart, "network-operator", NS, helm.merge(helm.NETOP_DEFAULT_VALUES, {"sriovNetworkOperator": {"enabled": True}}))
+    dep = on[-1]
+    assert dep["metadata"]["name"] == "network-operator-sriov-network-operator"
+    container = dep["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "nvcr.io/nvidia/mellanox/sriov-network-operator:network-operator-v26.4.1"
+    assert {"name": "RESOURCE_PREFIX", "value": "nvidia.com"} in container["env"]
+    # a release whose name contains the chart's name keeps its own name; the prefix follows the values
+    dep = helm.render(chart, "sriov-network-operator", NS, helm.merge(
+        helm.NETOP_DEFAULT_VALUES, {"sriovNetworkOperator": {"enabled": True},
+                                    "sriov-network-operator": {"operator": {"resourcePrefix": "example.com"}}}))[-1]
+    assert dep["metadata"]["name"] == "sriov-network-operator"
+    assert {"name": "RESOURCE_PREFIX", "value": "example.com"} in dep["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert "# Source: network-operator/charts/sriov-network-operator/templates/operator.yaml\n" in helm.manifest_text(on)

@@ -39,6 +39,17 @@ def test_wanted():
     assert plugin.wanted(FakeContext("/nonexistent", inv))
 
 
+def test_nic_totalvfs_from_device_data_else_the_lab_knob():
+    """Contract C1/C4: a NIC's SR-IOV totalvfs is device data nics[].vfs when > 0, else lab_k8sim_totalvfs (default 0)."""
+    inv = inventory()
+    inv["_meta"]["hostvars"]["gpu1"]["lossless_fabric_device"] = dict(DEVICE, nics=[
+        dict(DEVICE["nics"][0], vfs=4), {"name": "mlx5_1", "netdev": "eth3", "speed": "400G"}])
+    inv["_meta"]["hostvars"]["gpu1"]["lab_k8sim_totalvfs"] = 16
+    nodes = {n["name"]: n for n in Kubernetes().config(FakeContext("/nonexistent", inv))["nodes"]}
+    assert [(nic["netdev"], nic["totalvfs"]) for nic in nodes["gpu1"]["nics"]] == [("eth2", 4), ("eth3", 16)]
+    assert [(nic["netdev"], nic["totalvfs"]) for nic in nodes["gpu2"]["nics"]] == [("eth2", 0)]
+
+
 def test_start_returns_inventory_vars_and_stops(tmp_path):
     ctx = FakeContext(str(tmp_path), inventory(lab_kubernetes=True, lab_k8sim_time_scale=0.01))
     plugin = Kubernetes()

@@ -53,6 +53,9 @@ def test_member_not_in_the_fabric(sm_plan):
     ("gpu=0x8001 : 0x0c42a10300010001=half ;\n", "'half' is not full, limited or both"),
     ("gpu=0x8001 : EVERYONE ;\n", "'EVERYONE' is not a port GUID or one of ALL, ALL_CAS"),
     ("gpu=0x8001 : ALL ;\ngpu=0x8002 : ALL ;\n", "partitions.conf line 2: partition name 'gpu' repeats line 1"),
+    # OpenSM reads 4095 bytes a line (osm_prtn_config.c: fgets into char line[4096]): a longer line is cut mid-GUID
+    ("gpu=0x8001 : " + ", ".join("0x0c42a1030f%06x=full" % i for i in range(200)) + " ;\n",
+     "partitions.conf line 1: 5013 characters, over the 4094 OpenSM reads whole (fgets into a 4096-byte buffer)"),
 ])
 def test_partitions_errors(text, error):
     errors = _ib_files.check_partitions_conf(text)

@@ -12,6 +12,7 @@ import os
 import pytest
 
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _facts as _ib
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files as _ib_files
 from ansible_collections.lossless.fabric.plugins.module_utils._ib import _verify as _ib_verify
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _plan
 
@@ -127,3 +128,57 @@ def test_expected_pkeys_keep_the_last_membership_given(plan):
     want = _ib_verify.expected_pkeys(plan["intent"], sorted(LIDS), SM)
     assert want["0x7fff"] == {SM: "full", A1: "limited", A2: "limited", B1: "limited", B2: "limited"}
     assert _ib_verify.verify(facts(), plan["intent"], plan["devices"], checks=["pkeys"])["mismatches"] == []
+
+
+VA, VB = "0x0c42a1030f010000", "0x0c42a1030f030000"
+
+
+@pytest.fixture(name="vf_plan")
+def fixture_vf_plan():
+    """The plan's fabric with one VF on gpu1's (team-a) and gpu3's (team-b) HCA (issue 37 C2)."""
+    devices = {"ufm1": {"kind": "subnet_manager", "role": "master"}}
+    for index, port in enumerate((A1, A2, B1, B2), 1):
+        devices["gpu%d" % index] = {"kind": "host", "nics": [{"name": "mlx5_0", "speed": "200G", "guid": port}]}
+    devices["gpu1"]["nics"][0].update(vfs=1, vf_guids=[VA], pci="0000:0c:00.0")
+    devices["gpu3"]["nics"][0].update(vfs=1, vf_guids=[VB], pci="0000:0c:00.0")
+    intent = {"name": "t", "transport": "infiniband", "infiniband": {"sm": {"routing_engine": "minhop"}, "partitions": [], "compute_partition": None},
+              "tenants": [{"name": "team-a", "hosts": ["gpu1", "gpu2"], "partition": {"pkey": "0x8001"}},
+                          {"name": "team-b", "hosts": ["gpu3", "gpu4"], "partition": {"pkey": "0x8003"}}]}
+    return _plan.build_plan(intent, devices)
+
+
+def test_vf_guids_ibnetdiscover_cannot_see_are_not_verified_never_proven(vf_plan):
+    """ibsim (like upstream OpenSM) has no virtual ports: the VF GUIDs have no P_Key table in the snapshot. The
+    tenants check still passes on the ports it can read, and lists each VF GUID as not verified."""
+    found = _ib_verify.verify(facts(), vf_plan["intent"], vf_plan["devices"], checks=["tenants"])
+    assert found["mismatches"] == []
+    assert found["not_verified"] == [
+        "tenants: tenant 'team-a' VF GUID %s (partition team-a, pkey 0x0001, full): not a port of the fabric's snapshot (a virtual port is "
+        "not seen by ibnetdiscover/smpquery): its P_Key table is not verified" % VA,
+        "tenants: tenant 'team-b' VF GUID %s (partition team-b, pkey 0x0003, full): not a port of the fabric's snapshot (a virtual port is "
+        "not seen by ibnetdiscover/smpquery): its P_Key table is not verified" % VB,
+    ]
+    # a plan without VFs reports nothing unverified; other checks do not list them
+    assert _ib_verify.verify(facts(), vf_plan["intent"], vf_plan["devices"], checks=["pkeys"])["not_verified"] == []
+
+
+def test_a_vf_guid_the_fabric_shows_is_checked_like_a_port(vf_plan):
+    """Where the SM exposes the VF as a port with a table (a fabric with virtual ports), its table is checked: holding
+    the other tenant's P_Key is a mismatch, and it is no longer listed as not verified."""
+    snapshot = facts()
+    snapshot["pkeys"][VA] = table("0x7fff", "0x8001", "0x8003")
+    found = _ib_verify.verify(snapshot, vf_plan["intent"], vf_plan["devices"], checks=["tenants"])
+    assert found["mismatches"] == ["tenants: tenant 'team-a' port %s holds P_Key 0x0003 (full) of tenant 'team-b''s partition team-b" % VA]
+    assert [line for line in found["not_verified"] if VA in line] == []
+
+
+def test_known_guids_let_the_intents_vf_guids_through_the_member_check(vf_plan):
+    """The role's preflight checks partitions.conf members against the fabric's ports: VF GUIDs are let through
+    (OpenSM skips a member that is no port; ibnetdiscover lists no virtual port), any other unknown GUID is not."""
+    known = _ib_verify.known_guids(facts(), vf_plan["intent"])
+    assert {VA, VB, A1, SM} <= known
+    conf = vf_plan["devices"]["ufm1"]["partitions_conf"]
+    assert _ib_files.check_partitions_conf(conf, known) == []
+    ports_only = {pg for node in facts()["nodes"].values() for pg in node["port_guids"].values()}
+    assert "partitions.conf line 2: member %s is not a port in the fabric" % VA in _ib_files.check_partitions_conf(conf, ports_only)
+    assert _ib_verify.known_guids({}, vf_plan["intent"]) is None

@@ -14,6 +14,7 @@ import re
 import pytest
 import yaml
 
+from ansible_collections.lossless.fabric.plugins.module_utils._ib import _files as _ib_files
 from ansible_collections.lossless.fabric.plugins.module_utils._intent import _derive, _plan, _tables
 from ansible_collections.lossless.fabric.plugins.module_utils._nccl import _vocab as _nccl_vocab
 
@@ -386,8 +387,8 @@ def test_roce_plan_hosts_and_env():
         "mtu": 9000,
         "gpus": 8,
         "nics": [
-            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None},
-            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None},
+            {"name": "mlx5_1", "netdev": "eth3", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": [], "pci": None},
+            {"name": "mlx5_0", "netdev": "eth2", "speed": "400G", "speed_gbps": 400, "guid": None, "vfs": 0, "vf_guids": [], "pci": None},
         ],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_TC": "106"}
@@ -520,7 +521,7 @@ def test_ib_plan():
         "partition": "gpu",
         "pkey": "0x8001",
         "gpus": 4,
-        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001"}],
+        "nics": [{"name": "mlx5_0", "netdev": None, "speed": "400G", "speed_gbps": 400, "guid": "0x0000000000100001", "vfs": 0, "vf_guids": [], "pci": None}],
     }
     assert plan["nccl_env"] == {"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_IB_SL": "3"}
     assert plan["summary"] == {
@@ -717,3 +718,26 @@ def test_normalized_intent_is_itself_a_valid_intent(fabric):
     first = _plan.build_plan(intent, devices)
     second = _plan.build_plan(first["intent"], devices)
     assert second == first
+
+
+def test_a_partition_rule_longer_than_opensm_reads_goes_on_over_several_lines():
+    """A tenant's VF GUIDs make long rules; OpenSM reads partitions.conf 4095 bytes a line (osm_prtn_config.c fgets),
+    so the plan continues the members on further lines (a rule ends at ';'): every line fits, the members are the
+    same, and a rule that fits stays on one line."""
+    devices = {"sm1": {"kind": "subnet_manager", "role": "master"}}
+    for host in range(1, 9):
+        devices[f"gpu{host}"] = {"kind": "host", "nics": [
+            {"name": f"mlx5_{n}", "speed": "400G", "guid": "0x0c42a103000%d%02x01" % (host, n), "pci": "0000:%02x:00.0" % (0x0c + n), "vfs": 16,
+             "vf_guids": ["0x0c42a1030f%02x%02x%02x" % (host, n, i) for i in range(16)]} for n in range(2)]}
+    intent = {"name": "f", "transport": "infiniband", "infiniband": {"sm": {"routing_engine": "minhop"}},
+              "tenants": [{"name": "team-a", "hosts": [f"gpu{h}" for h in range(1, 9)], "partition": {"pkey": "0x8005"}}]}
+    conf = _plan.build_plan(intent, devices)["devices"]["sm1"]["partitions_conf"]
+    lines = conf.splitlines()
+    assert max(len(line) for line in lines) <= 4094 and len(lines) > 4
+    assert _ib_files.check_partitions_conf(conf) == []
+    rule = " ".join(line.strip() for line in lines if not line.startswith(("#", "gpu=")))
+    default, team_a = (r.strip() for r in rule.split(";")[:2])
+    assert default.startswith("Default=0x7fff, ipoib, defmember=full : ALL=full, SELF=full, 0x0c42a10300010001=limited,")
+    assert team_a.count("0x0c42a103") == 8 * 2 * 17 and team_a.startswith("team-a=0x8005, ") and ": SELF=full, 0x0c42a10300010001=full," in team_a
+    assert all(line.endswith((",", ";")) for line in lines[1:])
+    assert _plan._rule_lines("p=0x8001 :", ["ALL=full"]) == ["p=0x8001 : ALL=full ;"]

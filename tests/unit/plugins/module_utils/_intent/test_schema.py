@@ -433,6 +433,7 @@ NUMERIC_SAMPLE = [
     "topology.ports.leaf_hosts.first",
     "lossless_fabric_device.queue_buffer_bytes",
     "lossless_fabric_device.nics[].rail",
+    "lossless_fabric_device.nics[].vfs",
     "lossless_fabric_device.gpus",
 ]
 

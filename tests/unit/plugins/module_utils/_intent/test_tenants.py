@@ -255,3 +255,59 @@ def test_limited_tenants_and_the_schema_rows():
     assert line.startswith(f"a-part=0x8001, mtu=5, sl=3, defmember=limited : SELF=full, {guid(1, 0)}=limited, ")
     intent["infiniband"]["compute_partition"] = "nowhere"
     assert errors(intent, devices) == ["lossless_fabric.infiniband.compute_partition: 'nowhere' is not a defined partition (one of storage, a-part, team-b)"]
+
+
+def vf(host: int, nic: int, index: int) -> str:
+    return "0x0c42a1030f%02x%02x%02x" % (host, nic, index)
+
+
+def with_vfs(intent, devices, hosts=(1, 2, 3, 4), count=2):
+    for host in hosts:
+        for number, nic in enumerate(devices[f"gpu{host}"]["nics"]):
+            nic.update(vfs=count, vf_guids=[vf(host, number, i) for i in range(count)], pci="0000:%02x:00.0" % (0x0c + number))
+    return intent, devices
+
+
+def test_vf_guids_are_members_of_their_tenants_partition_and_limited_in_the_default_one():
+    """Issue 37 C2: the hosts' VF GUIDs with the tenant's membership, after its port GUIDs (the same member list);
+    the default partition lists them limited; every other tenant's partition has none of them."""
+    plan = _plan.build_plan(*with_vfs(*ib_fabric()), GROUPS)
+    lines = plan["devices"]["ufm1"]["partitions_conf"].splitlines()
+    team_a = next(x for x in lines if x.startswith("team-a="))
+    ports_a = [guid(h, n) for h in (1, 2) for n in range(2)]
+    vfs_a = [vf(h, n, i) for h in (1, 2) for n in range(2) for i in range(2)]
+    assert team_a == "team-a=0x8001, ipoib, mtu=5, sl=3, defmember=full : SELF=full, " + ", ".join(f"{g}=full" for g in ports_a + vfs_a) + " ;"
+    team_b = next(x for x in lines if x.startswith("team-b="))
+    assert not any(g in team_b for g in vfs_a) and vf(3, 0, 0) + "=full" in team_b
+    everyone = sorted([guid(h, n) for h in range(1, 5) for n in range(2)] + [vf(h, n, i) for h in range(1, 5) for n in range(2) for i in range(2)])
+    assert lines[1] == "Default=0x7fff, ipoib, defmember=full : ALL=full, SELF=full, " + ", ".join(f"{g}=limited" for g in everyone) + " ;"
+    # marked vf in the plan's partitions (the preflight and ib_fabric_verify read the mark), the ports not
+    members = {m["guid"]: m for p in plan["intent"]["infiniband"]["partitions"] if p["name"] in ("team-a", "Default") for m in p["members"] if "guid" in m}
+    assert all(members[g].get("vf") is True for g in vfs_a) and not any(members[g].get("vf") for g in ports_a)
+    assert _ib_files.check_partitions_conf(plan["devices"]["ufm1"]["partitions_conf"]) == []
+
+
+def test_a_limited_tenant_gives_its_vfs_limited_membership():
+    intent, devices = with_vfs(*ib_fabric())
+    intent["tenants"][0]["partition"]["membership"] = "limited"
+    conf = _plan.build_plan(intent, devices, GROUPS)["devices"]["ufm1"]["partitions_conf"]
+    line = next(x for x in conf.splitlines() if x.startswith("team-a="))
+    assert f"{vf(1, 0, 0)}=limited" in line and "=full" not in line.replace("SELF=full", "")
+
+
+def test_a_shared_partition_making_a_tenant_vf_full_is_refused():
+    """A VF GUID is a tenant port for the shared-partition rule too: full in storage with another tenant's port in it."""
+    intent, devices = with_vfs(*ib_fabric())
+    intent["infiniband"]["partitions"][0]["members"].append({"guid": vf(1, 0, 0), "membership": "full"})
+    found = errors(intent, devices)
+    assert any(e.startswith("lossless_fabric.infiniband.partitions[0].members[3]: ") and f"{vf(1, 0, 0)}=full makes tenant 'team-a' a full member" in e
+               for e in found), found
+
+
+def test_a_tenant_without_vfs_keeps_its_partition_as_before():
+    """Hosts without VF GUIDs: the partition lists the port GUIDs only (what the plan wrote before issue 37 C2)."""
+    before = _plan.build_plan(*ib_fabric(), GROUPS)["devices"]["ufm1"]["partitions_conf"]
+    intent, devices = with_vfs(*ib_fabric(), hosts=(3, 4))
+    after = _plan.build_plan(intent, devices, GROUPS)["devices"]["ufm1"]["partitions_conf"]
+    team_a = [x for x in after.splitlines() if x.startswith("team-a=")]
+    assert team_a == [x for x in before.splitlines() if x.startswith("team-a=")]
