@@ -444,42 +444,25 @@ def sriov_sim(tmp_path):
         yield running
 
 
-def preinstall_sriov_operator(sim):
-    """The SR-IOV Network Operator's Deployment as the Network Operator chart's sriov-network-operator sub-chart makes it
-    (env RESOURCE_PREFIX = its operator.resourcePrefix, nvidia.com in the Network Operator's values)."""
-    labels = {"app": "sriov-network-operator"}
-    post(sim, "/apis/apps/v1/namespaces/%s/deployments" % NETOP_NS, {
-        "metadata": {"name": "sriov-network-operator"}, "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
-            "metadata": {"labels": labels}, "spec": {"containers": [{
-                "name": "sriov-network-operator", "image": "nvcr.io/nvidia/mellanox/sriov-network-operator:network-operator-v26.4.1",
-                "env": [{"name": "RESOURCE_PREFIX", "value": "nvidia.com"}]}]}}}})
-
-
 def _pod(name, resource):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "team-a"},
             "spec": {"containers": [{"name": "c", "image": "registry.example/nccl:1", "resources": {"limits": {resource: 1}}}]}}
 
 
-# Until h/ibvf (device data nics[].vfs, C1) and h/k8sim-sriov (the SR-IOV operator emulation and quota admission, C4)
-# are merged, the intent refuses nics[].vfs and k8sim serves no SriovNetworkNodePolicy: the test fails. (With both
-# merged in a scratch tree it passed in 30 s.)
-@pytest.mark.xfail(strict=True, reason="needs the k8sim SR-IOV emulation (h/k8sim-sriov) and device data nics[].vfs (h/ibvf)")
 def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory, sriov_sim):
-    """Tenants whose hosts have VFs (device data nics[].vfs = 4 on both NICs of gpu1 and gpu2): the role labels their
-    nodes, applies their SriovNetworkNodePolicies and quotas, and waits until the emulated SR-IOV operator advertises
-    nvidia.com/team_a (8 = 4 VFs x 2 PFs) on gpu1 only and nvidia.com/team_b on gpu2 only; a team-a pod asking for
-    team-b's VFs or the shared plugin's HCA is refused by the quota (403), one asking for its own is admitted; state
-    absent in the same run removes the labels, policies and quotas."""
+    """Tenants whose hosts have VFs (device data nics[].vfs = 4 on both NICs of gpu1 and gpu2): the role installs the
+    Network Operator with the SR-IOV operator turned on (the lab's helm; RESOURCE_PREFIX nvidia.com from the values),
+    labels the tenants' nodes, applies their SriovNetworkNodePolicies and quotas, and waits until the emulated SR-IOV
+    operator advertises nvidia.com/team_a (8 = 4 VFs x 2 PFs) on gpu1 only and nvidia.com/team_b on gpu2 only; a team-a
+    pod asking for team-b's VFs or the shared plugin's HCA is refused by the quota (403), one asking for its own is
+    admitted; state absent in the same run removes the labels, policies, quotas and the release."""
     for host in ("gpu1", "gpu2"):
         path = inventory / "host_vars" / ("%s.yml" % host)
         data = yaml.safe_load(path.read_text())
         data["lossless_fabric_device"]["nics"] = [dict(nic, vfs=4) for nic in data["lossless_fabric_device"]["nics"]]
         path.write_text(yaml.safe_dump(data))
-    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")),
-                        k8s_rdma_network_operator_install=False, k8s_rdma_tenants=VF_TENANTS,
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")), k8s_rdma_tenants=VF_TENANTS,
                         k8s_rdma_tenant_ipam={t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v} for t, v in (("team-a", 101), ("team-b", 102))})
-    preinstall_network_operator(sriov_sim)
-    preinstall_sriov_operator(sriov_sim)
     kube = {"kubeconfig": "{{ lab_kubeconfig }}"}
     play = [
         {"import_playbook": str(ROOT / "playbooks" / "kubernetes.yml")},
@@ -487,6 +470,8 @@ def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory
          "gather_facts": False, "tasks": [
              {"kubernetes.core.k8s_info": dict(kube, kind="Node"), "register": "nodes"},
              {"kubernetes.core.k8s_info": dict(kube, api_version="v1", kind="ResourceQuota", namespace="team-a"), "register": "quota"},
+             {"kubernetes.core.k8s_info": dict(kube, kind="Deployment", namespace=NETOP_NS, name="network-operator-sriov-network-operator"),
+              "register": "sriov_op"},
              {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("steal", "nvidia.com/team_b")), "register": "steal", "ignore_errors": True},
              {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("shared", "rdma/rdma_shared_device_a")), "register": "shared",
               "ignore_errors": True},
@@ -494,7 +479,8 @@ def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory
              {"ansible.builtin.debug": {"msg": "RESULT {{ {'nodes': nodes.resources | map(attribute='metadata') | map(attribute='labels') | list,"
                                                 " 'alloc': nodes.resources | map(attribute='status') | map(attribute='allocatable') | list,"
                                                 " 'quota': quota.resources[0].spec.hard, 'steal': steal.msg | default(''), 'steal_failed': steal is failed,"
-                                                " 'shared': shared.msg | default(''), 'shared_failed': shared is failed, 'own': own is changed} | to_json }}"}},
+                                                " 'shared': shared.msg | default(''), 'shared_failed': shared is failed, 'own': own is changed,"
+                                                " 'sriov_op': sriov_op.resources | map(attribute='spec.template.spec.containers') | list} | to_json }}"}},
              {"kubernetes.core.k8s": dict(kube, state="absent", kind="Pod", namespace="team-a", name="own", wait=True)},
              {"ansible.builtin.include_role": {"name": "lossless.fabric.k8s_rdma"}, "vars": {"k8s_rdma_state": "absent"}},
          ]},
@@ -514,6 +500,10 @@ def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory
     assert got["steal_failed"] and "exceeded quota: lossless-fabric-tenant, requested: requests.nvidia.com/team_b=1" in got["steal"]
     assert got["shared_failed"] and "exceeded quota: lossless-fabric-tenant, requested: requests.rdma/rdma_shared_device_a=1" in got["shared"]
     assert got["own"]
+    # the SR-IOV operator came with the Network Operator's release, its prefix from the role's values
+    ((container,),) = got["sriov_op"]
+    assert {"name": "RESOURCE_PREFIX", "value": "nvidia.com"} in container["env"]
     after = sriov_sim.objects()
     assert not any(k.startswith("lossless.fabric/") for n in after["nodes"] for k in (n["metadata"].get("labels") or {}))
     assert not after.get("sriovnetwork.openshift.io/sriovnetworknodepolicies") and not after.get("resourcequotas")
+    assert releases(after) == {}
