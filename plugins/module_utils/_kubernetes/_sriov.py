@@ -93,8 +93,12 @@ def check_priority(priority: Any) -> int:
 
 
 def host_vfs(tenant: str, hosts: list, devices: dict) -> dict:
-    """host -> [(netdev, numVfs)] of the NICs with VFs, from ``devices.<host>.nics[].vfs`` (C1; absent = 0)."""
-    out: dict[str, list[tuple[str, int]]] = {}
+    """host -> [(selector, value, numVfs)] of the NICs with VFs, from ``devices.<host>.nics[].vfs`` (C1; absent = 0).
+
+    The policy selects a PF by its netdev (``nicSelector.pfNames``) or, for a NIC without a netdev (InfiniBand device
+    data often has none), by its PCI address ``nics[].pci`` (``nicSelector.rootDevices``, "PCI address of SR-IoV PF":
+    api/v1/sriovnetworknodepolicy_types.go)."""
+    out: dict[str, list[tuple[str, str, int]]] = {}
     for host in hosts or []:
         device = devices.get(host) if isinstance(devices, dict) else None
         if not isinstance(device, dict):
@@ -109,14 +113,18 @@ def host_vfs(tenant: str, hosts: list, devices: dict) -> dict:
             if vfs > MLX_MAX_VFS:
                 raise SriovError("tenant %s: %s is %d: the SR-IOV operator's webhook refuses numVfs above %d on Mellanox NICs"
                                  % (tenant, key, vfs, MLX_MAX_VFS))
-            netdev = nic.get("netdev")
-            if not isinstance(netdev, str) or not netdev:
-                raise SriovError("tenant %s: devices.%s.nics[%d].netdev is %r: the policy selects the NIC by its netdev name "
-                                 "(nicSelector.pfNames): give the NIC's netdev" % (tenant, host, index, netdev))
-            if "#" in netdev:
-                raise SriovError("tenant %s: devices.%s.nics[%d].netdev %r: '#' starts a VF range in nicSelector.pfNames"
-                                 % (tenant, host, index, netdev))
-            out.setdefault(host, []).append((netdev, vfs))
+            netdev, pci = nic.get("netdev"), nic.get("pci")
+            if isinstance(netdev, str) and netdev:
+                if "#" in netdev:
+                    raise SriovError("tenant %s: devices.%s.nics[%d].netdev %r: '#' starts a VF range in nicSelector.pfNames"
+                                     % (tenant, host, index, netdev))
+                out.setdefault(host, []).append(("pfNames", netdev, vfs))
+            elif isinstance(pci, str) and pci:
+                out.setdefault(host, []).append(("rootDevices", pci, vfs))
+            else:
+                raise SriovError("tenant %s: devices.%s.nics[%d] has VFs but neither a netdev nor a pci address: the policy selects "
+                                 "the NIC by its netdev (nicSelector.pfNames) or its PCI address (nicSelector.rootDevices)"
+                                 % (tenant, host, index))
     return out
 
 
@@ -129,8 +137,10 @@ def _name(value: str, what: str) -> str:
 def policies(tenant: str, layout: dict, transport: str, namespace: str, priority: int, labels: dict) -> tuple[list, dict]:
     """([SriovNetworkNodePolicy], {host: node labels}) for one tenant's hosts with VFs (``host_vfs``).
 
-    One policy per distinct numVfs among a layout's NICs (numVfs is per policy, for every PF it selects); hosts with
-    different layouts get a layout label and policies of their own, so that no node has two policies on one PF."""
+    One policy per distinct numVfs among a layout's NICs (numVfs is per policy, for every PF it selects) and per
+    selector kind (the webhook's validateNicModel matches a NIC against every selector given: pfNames and
+    rootDevices in one policy would select no NIC that has only one of them); hosts with different layouts get a
+    layout label and policies of their own, so that no node has two policies on one PF."""
     if not _LABEL_VALUE_RE.fullmatch(tenant) or len(tenant) > 63:
         raise SriovError("tenant %s: the node label lossless.fabric/tenant takes a label value (up to 63 of A-Z a-z 0-9 - _ ., "
                          "a letter or digit at both ends): rename the tenant" % tenant)
@@ -145,11 +155,11 @@ def policies(tenant: str, layout: dict, transport: str, namespace: str, priority
         for host, host_nics in layout.items():
             if tuple(sorted(host_nics)) == nics:
                 nodes[host] = dict(selector)
-        for num_vfs in sorted({vfs for _netdev, vfs in nics}):
+        for kind, num_vfs in sorted({(kind, vfs) for kind, _value, vfs in nics}, key=lambda kv: (kv[1], kv[0])):
             out.append({"apiVersion": SRIOV_API, "kind": POLICY_KIND,
                         "metadata": {"namespace": namespace, "labels": dict(labels)},
                         "spec": {"resourceName": resource, "nodeSelector": selector, "priority": priority, "numVfs": num_vfs,
-                                 "nicSelector": {"pfNames": sorted(netdev for netdev, vfs in nics if vfs == num_vfs)},
+                                 "nicSelector": {kind: sorted(value for k, value, vfs in nics if vfs == num_vfs and k == kind)},
                                  "deviceType": "netdevice", "isRdma": True, "linkType": "ib" if transport == "infiniband" else "eth"}})
     for index, policy in enumerate(out, start=1):
         suffix = "" if len(out) == 1 else "-%d" % index
