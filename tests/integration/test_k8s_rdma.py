@@ -444,6 +444,14 @@ def sriov_sim(tmp_path):
         yield running
 
 
+# What the extra play prints for the test (switchlab.results): as the cluster held it after the role, and the pods' answers.
+RESULT = ("RESULT {{ {'nodes': nodes.resources | map(attribute='metadata') | map(attribute='labels') | list,"
+          " 'alloc': nodes.resources | map(attribute='status') | map(attribute='allocatable') | list,"
+          " 'quota': quota.resources[0].spec.hard, 'steal': steal.msg | default(''), 'steal_failed': steal is failed,"
+          " 'shared': shared.msg | default(''), 'shared_failed': shared is failed, 'own': own is changed,"
+          " 'sriov_op': sriov_op.resources | map(attribute='spec.template.spec.containers') | list} | to_json }}")
+
+
 def _pod(name, resource):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "team-a"},
             "spec": {"containers": [{"name": "c", "image": "registry.example/nccl:1", "resources": {"limits": {resource: 1}}}]}}
@@ -476,11 +484,7 @@ def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory
              {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("shared", "rdma/rdma_shared_device_a")), "register": "shared",
               "ignore_errors": True},
              {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("own", "nvidia.com/team_a")), "register": "own"},
-             {"ansible.builtin.debug": {"msg": "RESULT {{ {'nodes': nodes.resources | map(attribute='metadata') | map(attribute='labels') | list,"
-                                                " 'alloc': nodes.resources | map(attribute='status') | map(attribute='allocatable') | list,"
-                                                " 'quota': quota.resources[0].spec.hard, 'steal': steal.msg | default(''), 'steal_failed': steal is failed,"
-                                                " 'shared': shared.msg | default(''), 'shared_failed': shared is failed, 'own': own is changed,"
-                                                " 'sriov_op': sriov_op.resources | map(attribute='spec.template.spec.containers') | list} | to_json }}"}},
+             {"ansible.builtin.debug": {"msg": RESULT}},
              {"kubernetes.core.k8s": dict(kube, state="absent", kind="Pod", namespace="team-a", name="own", wait=True)},
              {"ansible.builtin.include_role": {"name": "lossless.fabric.k8s_rdma"}, "vars": {"k8s_rdma_state": "absent"}},
          ]},
