@@ -16,10 +16,17 @@ description:
     NetworkAttachmentDefinition C(<tenant>-rdma) (InfiniBand - C(ib-sriov) with the tenant's 15-bit P_Key for
     ib-kubernetes; RoCE - C(sriov) with the tenant's VLAN where the intent gives one), and a Role and RoleBinding that let
     the tenant's group run MPIJobs and read, never write, its network attachment. C(docs/tenants.md) says why SR-IOV.
-positional: transport, resources, ipam, subjects
+  - Per tenant whose hosts have virtual functions (the plan's C(devices.<host>.nics[].vfs)) - a SriovNetworkNodePolicy
+    C(lossless-fabric-<tenant>) (resource C(<prefix>/<tenant with _>) on the tenant's nodes only), its NAD naming that
+    resource (InfiniBand - C(ibKubernetesEnabled) false, static VF GUIDs with OpenSM), the ResourceQuota
+    C(lossless-fabric-tenant) of every tenant namespace (no request of another tenant's VFs, nor of the shared device
+    plugin's resources by a tenant with VFs), and C(nodes) - merge patches labelling its nodes
+    C(lossless.fabric/tenant=<tenant>) (kubernetes.core.k8s state patched; never applied).
+  - Refuses, naming tenant, key and value, what the SR-IOV operator's CRD or webhook would refuse.
+positional: transport, resources, ipam, subjects, sriov
 options:
   _input:
-    description: The fabric plan (C(fabric_plan_result)); its C(tenants).
+    description: The fabric plan (C(fabric_plan_result)); its C(tenants) and C(devices) (without C(devices) no tenant has VFs).
     type: dict
     required: true
   transport:
@@ -35,6 +42,12 @@ options:
   subjects:
     description: Tenant name to its RBAC subjects (default - the Group C(lossless.fabric:tenant:<name>)).
     type: dict
+  sriov:
+    description:
+      - C(namespace) - the SR-IOV Network Operator's namespace (default C(nvidia-network-operator)); C(prefix) - its
+        resource prefix (default C(nvidia.com)); C(priority) - the policies' priority 0-99 (default 99);
+        C(shared_resources) - the RDMA shared device plugin's resources (C(prefix/name)) a tenant with VFs may not request.
+    type: dict
 author:
   - lossless.fabric contributors (@lossless-fabric)
 """
@@ -47,14 +60,18 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: C(namespaces) - the tenants' Namespaces; C(tenants) - the NADs, Roles and RoleBindings.
+  description:
+    - C(namespaces) - the tenants' Namespaces; C(tenants) - the NADs, Roles, RoleBindings, ResourceQuotas and
+      SriovNetworkNodePolicies, each labelled C(lossless.fabric/tenant); C(nodes) - Node label merge patches.
   type: dict
 """
 
 
-def k8s_tenant_manifests(plan, transport, resources=None, ipam=None, subjects=None):
+def k8s_tenant_manifests(plan, transport, resources=None, ipam=None, subjects=None, sriov=None):
     try:
-        return _k8s_tenants.manifests(_k8s_tenants.plan_tenants(plan), transport, resources or {}, ipam or {}, subjects or {})
+        devices = plan.get("devices") if isinstance(plan, dict) else None
+        return _k8s_tenants.manifests(_k8s_tenants.plan_tenants(plan), transport, resources or {}, ipam or {}, subjects or {},
+                                      devices or {}, sriov or {})
     except _k8s_tenants.TenantError as exc:
         raise AnsibleFilterError("k8s_tenant_manifests: %s" % exc) from exc
 

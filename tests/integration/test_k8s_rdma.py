@@ -20,7 +20,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labrun import ansible_env, assert_lab_down, copy_lab_inventory, launcher  # noqa: E402  # pylint: disable=import-error,wrong-import-position
-from switchlab import recap  # noqa: E402  # pylint: disable=import-error,wrong-import-position
+from switchlab import recap, results  # noqa: E402  # pylint: disable=import-error,wrong-import-position
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lab"))
@@ -429,3 +429,85 @@ def test_a_role_variable_with_a_second_line_is_refused_before_any_api_call(tmp_p
     assert out.returncode != 0
     assert expected in out.stdout, out.stdout[-3000:]
     assert "Preflight - the cluster answers" not in out.stdout and sim.state()["resource_version"] == rv
+
+
+SRIOV_NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2", "totalvfs": 8}, {"name": "mlx5_1", "netdev": "eth3", "totalvfs": 8}]}
+               for n in ("gpu1", "gpu2")]
+VF_TENANTS = {name: {"hosts": [host], "namespace": name, "kubeconfig": None, "vlan": vlan, "partition": None, "qos_level": None}
+              for name, host, vlan in (("team-a", "gpu1", 101), ("team-b", "gpu2", 102))}
+
+
+@pytest.fixture
+def sriov_sim(tmp_path):
+    """The lab's emulator with SR-IOV capable NICs (8 VFs each), as the sim fixture otherwise."""
+    with K8sSim({"time_scale": 0.02, "nodes": SRIOV_NODES}, str(tmp_path / "sim")) as running:
+        yield running
+
+
+# What the extra play prints for the test (switchlab.results): as the cluster held it after the role, and the pods' answers.
+RESULT = ("RESULT {{ {'nodes': nodes.resources | map(attribute='metadata') | map(attribute='labels') | list,"
+          " 'alloc': nodes.resources | map(attribute='status') | map(attribute='allocatable') | list,"
+          " 'quota': quota.resources[0].spec.hard, 'steal': steal.msg | default(''), 'steal_failed': steal is failed,"
+          " 'shared': shared.msg | default(''), 'shared_failed': shared is failed, 'own': own is changed,"
+          " 'sriov_op': sriov_op.resources | map(attribute='spec.template.spec.containers') | list} | to_json }}")
+
+
+def _pod(name, resource):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "team-a"},
+            "spec": {"containers": [{"name": "c", "image": "registry.example/nccl:1", "resources": {"limits": {resource: 1}}}]}}
+
+
+def test_tenants_with_vfs_get_their_own_vfs_and_nothing_else(tmp_path, inventory, sriov_sim):
+    """Tenants whose hosts have VFs (device data nics[].vfs = 4 on both NICs of gpu1 and gpu2): the role installs the
+    Network Operator with the SR-IOV operator turned on (the lab's helm; RESOURCE_PREFIX nvidia.com from the values),
+    labels the tenants' nodes, applies their SriovNetworkNodePolicies and quotas, and waits until the emulated SR-IOV
+    operator advertises nvidia.com/team_a (8 = 4 VFs x 2 PFs) on gpu1 only and nvidia.com/team_b on gpu2 only; a team-a
+    pod asking for team-b's VFs or the shared plugin's HCA is refused by the quota (403), one asking for its own is
+    admitted; state absent in the same run removes the labels, policies, quotas and the release."""
+    for host in ("gpu1", "gpu2"):
+        path = inventory / "host_vars" / ("%s.yml" % host)
+        data = yaml.safe_load(path.read_text())
+        data["lossless_fabric_device"]["nics"] = [dict(nic, vfs=4) for nic in data["lossless_fabric_device"]["nics"]]
+        path.write_text(yaml.safe_dump(data))
+    netop = intent_file(tmp_path, lambda k: (k.pop("multi_nic_cni"), k.update(cni="network_operator")), k8s_rdma_tenants=VF_TENANTS,
+                        k8s_rdma_tenant_ipam={t: {"type": "whereabouts", "range": "10.%d.0.0/24" % v} for t, v in (("team-a", 101), ("team-b", 102))})
+    kube = {"kubeconfig": "{{ lab_kubeconfig }}"}
+    play = [
+        {"import_playbook": str(ROOT / "playbooks" / "kubernetes.yml")},
+        {"name": "as the cluster holds it, then as a tenant's pods ask, then state absent", "hosts": "localhost", "connection": "local",
+         "gather_facts": False, "tasks": [
+             {"kubernetes.core.k8s_info": dict(kube, kind="Node"), "register": "nodes"},
+             {"kubernetes.core.k8s_info": dict(kube, api_version="v1", kind="ResourceQuota", namespace="team-a"), "register": "quota"},
+             {"kubernetes.core.k8s_info": dict(kube, kind="Deployment", namespace=NETOP_NS, name="network-operator-sriov-network-operator"),
+              "register": "sriov_op"},
+             {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("steal", "nvidia.com/team_b")), "register": "steal", "ignore_errors": True},
+             {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("shared", "rdma/rdma_shared_device_a")), "register": "shared",
+              "ignore_errors": True},
+             {"kubernetes.core.k8s": dict(kube, state="present", definition=_pod("own", "nvidia.com/team_a")), "register": "own"},
+             {"ansible.builtin.debug": {"msg": RESULT}},
+             {"kubernetes.core.k8s": dict(kube, state="absent", kind="Pod", namespace="team-a", name="own", wait=True)},
+             {"ansible.builtin.include_role": {"name": "lossless.fabric.k8s_rdma"}, "vars": {"k8s_rdma_state": "absent"}},
+         ]},
+    ]
+    (tmp_path / "vf.yml").write_text(yaml.safe_dump(play, sort_keys=False))
+    helm = write_bin(str(tmp_path / "helm-bin"), sys.executable)
+    argv = [str(BIN / "ansible-playbook"), "-i", str(inventory), str(tmp_path / "vf.yml"), "-e", "lab_kubeconfig=%s" % sriov_sim.kubeconfig,
+            "-e", "lab_helm_bin=%s" % helm, *WAIT, "-e", netop]
+    out = subprocess.run(argv, cwd=str(ROOT), env=_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+    (got,) = results(out)
+    by_node = dict(zip(("gpu1", "gpu2"), zip(got["nodes"], got["alloc"])))
+    assert by_node["gpu1"][0]["lossless.fabric/tenant"] == "team-a" and by_node["gpu2"][0]["lossless.fabric/tenant"] == "team-b"
+    assert by_node["gpu1"][1].get("nvidia.com/team_a") == "8" and "nvidia.com/team_b" not in by_node["gpu1"][1]
+    assert by_node["gpu2"][1].get("nvidia.com/team_b") == "8" and "nvidia.com/team_a" not in by_node["gpu2"][1]
+    assert got["quota"] == {"requests.nvidia.com/team_b": "0", "requests.rdma/rdma_shared_device_a": "0"}
+    assert got["steal_failed"] and "exceeded quota: lossless-fabric-tenant, requested: requests.nvidia.com/team_b=1" in got["steal"]
+    assert got["shared_failed"] and "exceeded quota: lossless-fabric-tenant, requested: requests.rdma/rdma_shared_device_a=1" in got["shared"]
+    assert got["own"]
+    # the SR-IOV operator came with the Network Operator's release, its prefix from the role's values
+    ((container,),) = got["sriov_op"]
+    assert {"name": "RESOURCE_PREFIX", "value": "nvidia.com"} in container["env"]
+    after = sriov_sim.objects()
+    assert not any(k.startswith("lossless.fabric/") for n in after["nodes"] for k in (n["metadata"].get("labels") or {}))
+    assert not after.get("sriovnetwork.openshift.io/sriovnetworknodepolicies") and not after.get("resourcequotas")
+    assert releases(after) == {}

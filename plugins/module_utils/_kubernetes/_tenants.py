@@ -22,6 +22,16 @@ Why SR-IOV and not the shared device plugin (sources read at the commits named):
   Its UFM plugin refuses a P_Key with the membership bit (``IsPKeyValid: pkey == pkey & 0x7fff``, ufm.go) and
   always adds members as ``full``: the NAD carries the 15-bit P_Key.
 - RoCE: k8snetworkplumbingwg/sriov-cni's ``vlan`` field tags the pod's VF (README "Configuration reference").
+
+What is built (``_sriov.py``): a tenant whose hosts have VFs (device data ``nics[].vfs``) gets them from the SR-IOV
+Network Operator (SriovNetworkNodePolicy per tenant, resource ``<prefix>/<tenant with _>`` on its nodes only) and a
+ResourceQuota keeping its pods off other tenants' VFs and off the shared plugin. With OpenSM there is no ib-kubernetes
+(its plugins: ufm, noop), so the VF GUIDs are static (the operator's guids file, members of the tenant's partition)
+and the NAD says ``ibKubernetesEnabled: false``: ib-sriov-cni (543060d, cmd/ib-sriov-cni/main.go
+``getNetConfNetns``) with true refuses every pod whose CNI args lack ib-kubernetes' ``mellanox.infiniband.app=
+configured`` ("InfiniBand status ... is not configured please check mellanox ib-kubernetes") and every VF without a
+GUID from ib-kubernetes ("GUID must be provided by ib-kubernetes"); with false and no ``guid`` it leaves the VF's
+GUID as the operator set it (pkg/sriov/sriov.go ``applyVFGuid`` acts only on a given GUID).
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from ansible_collections.lossless.fabric.plugins.module_utils._kubernetes import _sriov
 
 # Object labels: the k8s_rdma role's own, plus the tenant's name (state absent and the isolation check select on it).
 LABELS = {"app.kubernetes.io/managed-by": "lossless.fabric", "lossless.fabric/role": "k8s_rdma"}
@@ -91,15 +103,18 @@ def base_pkey(pkey: Any) -> str:
     return "0x%04x" % value
 
 
-def cni_config(name: str, tenant: dict, transport: str, ipam: dict | None) -> dict:
-    """The CNI config of the tenant's NetworkAttachmentDefinition (fields cited in the module docstring)."""
+def cni_config(name: str, tenant: dict, transport: str, ipam: dict | None, with_vfs: bool = False) -> dict:
+    """The CNI config of the tenant's NetworkAttachmentDefinition (fields cited in the module docstring).
+
+    ``with_vfs``: the tenant's VFs come from the SR-IOV operator with static GUIDs (no ib-kubernetes with OpenSM):
+    ``ibKubernetesEnabled`` false (module docstring)."""
     if transport == "infiniband":
         partition = tenant.get("partition")
         if not partition:
             raise TenantError("InfiniBand tenant %s has no partition: its pods would share the default partition" % name)
         conf: dict[str, Any] = {"cniVersion": CNI_VERSION, "name": network_name(name), "type": "ib-sriov",
                                 "pkey": base_pkey(partition.get("pkey")), "link_state": "enable",
-                                "rdmaIsolation": True, "ibKubernetesEnabled": True}
+                                "rdmaIsolation": True, "ibKubernetesEnabled": not with_vfs}
         if ipam:
             conf["ipam"] = ipam  # optional for ib-sriov (NCCL over IB addresses by LID/GID, not IP)
         return conf
@@ -113,31 +128,68 @@ def cni_config(name: str, tenant: dict, transport: str, ipam: dict | None) -> di
 
 
 def manifests(tenants: dict, transport: str, resources: dict | None = None, ipam: dict | None = None,
-              subjects: dict | None = None) -> dict:
-    """{'namespaces': [Namespace...], 'tenants': [NAD, Role, RoleBinding per tenant with a namespace]}.
+              subjects: dict | None = None, devices: dict | None = None, sriov: dict | None = None) -> dict:
+    """{'namespaces': [Namespace...], 'tenants': [objects], 'nodes': [Node label patches]}.
 
-    ``resources``: transport -> SR-IOV resource name (DEFAULT_RESOURCES); ``ipam``: tenant -> CNI ipam dict;
-    ``subjects``: tenant -> RBAC subjects (default: the Group ``group_name(tenant)``)."""
+    ``tenants``: per tenant with a namespace its NAD, Role, RoleBinding and, where tenants have VFs, its
+    ResourceQuota; then the SriovNetworkNodePolicies (in ``sriov.namespace``). ``nodes``: merge patches of the
+    VF tenants' nodes (``lossless.fabric/tenant``): patched, never applied (a Node is not ours).
+    ``resources``: transport -> SR-IOV resource name of a tenant without VFs (DEFAULT_RESOURCES); ``ipam``:
+    tenant -> CNI ipam dict; ``subjects``: tenant -> RBAC subjects (default: the Group ``group_name(tenant)``);
+    ``devices``: the plan's ``devices`` (``nics[].vfs``); ``sriov``: {namespace, prefix, priority,
+    shared_resources (the RDMA shared device plugin's ``prefix/name``s)}."""
+    try:
+        return _manifests(tenants, transport, resources, ipam, subjects, devices, sriov)
+    except _sriov.SriovError as exc:
+        raise TenantError(str(exc)) from exc
+
+
+def _manifests(tenants: dict, transport: str, resources: dict | None, ipam: dict | None,
+               subjects: dict | None, devices: dict | None, sriov: dict | None) -> dict:
     if transport not in ("infiniband", "roce"):
         raise TenantError("transport %r: tenants need infiniband or roce" % (transport,))
     resource = dict(DEFAULT_RESOURCES, **(resources or {}))[transport]
+    sriov = sriov or {}
+    prefix = _sriov.check_prefix(sriov.get("prefix") or _sriov.DEFAULT_PREFIX)
+    priority = _sriov.check_priority(sriov.get("priority", _sriov.DEFAULT_PRIORITY))
+    operator_ns = _sriov.check_namespace(sriov.get("namespace") or _sriov.DEFAULT_NAMESPACE)
+    shared = list(sriov.get("shared_resources") or [])
     namespaces: list[dict] = []
     objects: list[dict] = []
+    policies: list[dict] = []
+    nodes: dict[str, dict] = {}
+    node_owner: dict[str, str] = {}
     owner: dict[str, str] = {}
-    for name in sorted(tenants):
+    vf_resource: dict[str, str] = {}
+    named = [name for name in sorted(tenants) if (tenants[name] or {}).get("namespace")]
+    # a tenant without a namespace has no Kubernetes half (bare-metal or its own cluster)
+    for name in named:
         tenant = tenants[name] or {}
-        ns = tenant.get("namespace")
-        if not ns:
-            continue  # a tenant without a namespace has no Kubernetes half (bare-metal or its own cluster)
+        layout = _sriov.host_vfs(name, tenant.get("hosts") or [], devices or {})
+        if not layout:
+            continue
+        vf_resource[name] = "%s/%s" % (prefix, _sriov.resource_name(name))
+        labels = dict(LABELS, **{TENANT_LABEL: name, "app.kubernetes.io/name": "tenant"})
+        made, selected = _sriov.policies(name, layout, transport, operator_ns, priority, labels)
+        for host in sorted(selected):
+            if host in node_owner:
+                raise TenantError("host %s is in tenants %s and %s, both with VFs: its node carries one %s label and the SR-IOV "
+                                  "operator refuses two policies on one PF" % (host, node_owner[host], name, TENANT_LABEL))
+            node_owner[host] = name
+            nodes[host] = selected[host]
+        policies.extend(made)
+    for name in named:
+        tenant = tenants[name] or {}
+        ns = tenant["namespace"]
         if ns in owner:
             raise TenantError("tenants %s and %s share namespace %s: a namespace is one tenant's" % (owner[ns], name, ns))
         owner[ns] = name
         labels = dict(LABELS, **{TENANT_LABEL: name, "app.kubernetes.io/name": "tenant"})
         meta = {"namespace": ns, "labels": labels}
         namespaces.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": labels}})
-        conf = cni_config(name, tenant, transport, (ipam or {}).get(name))
+        conf = cni_config(name, tenant, transport, (ipam or {}).get(name), with_vfs=name in vf_resource)
         objects.append({"apiVersion": NAD_API, "kind": "NetworkAttachmentDefinition",
-                        "metadata": dict(meta, name=network_name(name), annotations={RESOURCE_ANNOTATION: resource}),
+                        "metadata": dict(meta, name=network_name(name), annotations={RESOURCE_ANNOTATION: vf_resource.get(name, resource)}),
                         "spec": {"config": json.dumps(conf, sort_keys=True)}})
         objects.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                         "metadata": dict(meta, name="lossless-fabric-tenant"), "rules": TENANT_RULES})
@@ -146,7 +198,13 @@ def manifests(tenants: dict, transport: str, resources: dict | None = None, ipam
                         "metadata": dict(meta, name="lossless-fabric-tenant"),
                         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "lossless-fabric-tenant"},
                         "subjects": subj})
-    return {"namespaces": namespaces, "tenants": objects}
+        # Every other tenant's VFs, and (for a tenant with VFs) the shared plugin's HCA: a tenant without VFs keeps
+        # the shared plugin (it is not isolated by a device plugin; docs/tenants.md says so).
+        forbidden = [res for other, res in vf_resource.items() if other != name] + (shared if name in vf_resource else [])
+        if forbidden:
+            objects.append(_sriov.quota(ns, forbidden, labels))
+    patches = [_sriov.node_patch(host, nodes[host]) for host in sorted(nodes)]
+    return {"namespaces": namespaces, "tenants": objects + policies, "nodes": patches}
 
 
 def _marks(name: str, tenant: dict, transport: str) -> dict:
@@ -186,9 +244,16 @@ def isolation_findings(tenants: dict, transport: str, objects: list[dict]) -> li
     """Everything in one tenant's namespace that names another tenant's network, or binds another tenant's group.
 
     ``objects``: what the cluster holds in the tenants' namespaces (NADs, pods, MPIJobs, RoleBindings).
-    Each finding: {tenant, namespace, object, names, detail}. [] = isolated."""
+    Each finding: {tenant, namespace, object, names, detail}. [] = isolated. A tenant's resource is the one its own
+    NAD names (``<tenant>-rdma`` in its namespace): a pod or MPIJob asking for another tenant's (different) resource
+    names that tenant's VFs (the quota refuses it at admission; this finds what was there before the quota)."""
     marks = {name: _marks(name, t or {}, transport) for name, t in tenants.items() if (t or {}).get("namespace")}
     by_ns = {m["namespace"]: name for name, m in marks.items()}
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        owner = by_ns.get(meta.get("namespace"))
+        if obj.get("kind") == "NetworkAttachmentDefinition" and owner and meta.get("name") == network_name(owner):
+            marks[owner]["resource"] = (meta.get("annotations") or {}).get(RESOURCE_ANNOTATION)
     findings = []
     for obj in objects:
         meta = obj.get("metadata") or {}
@@ -200,14 +265,17 @@ def isolation_findings(tenants: dict, transport: str, objects: list[dict]) -> li
         for other, mark in sorted(marks.items()):
             if other == me:
                 continue
-            for detail in _names_other(obj, ns, mark, other):
+            for detail in _names_other(obj, ns, mark, other, marks[me].get("resource")):
                 findings.append({"tenant": me, "namespace": ns, "object": label, "names": other, "detail": detail})
     return findings
 
 
-def _names_other(obj: dict, ns: str, mark: dict, other: str) -> list[str]:
+def _names_other(obj: dict, ns: str, mark: dict, other: str, own_resource: Any = None) -> list[str]:
     kind = obj.get("kind")
     out = []
+    theirs = mark.get("resource")
+    if theirs and theirs != own_resource and theirs in _requested(obj):
+        out.append("requests tenant %s's resource %s" % (other, theirs))
     if kind == "NetworkAttachmentDefinition":
         try:
             conf = json.loads((obj.get("spec") or {}).get("config") or "{}")
@@ -230,6 +298,27 @@ def _names_other(obj: dict, ns: str, mark: dict, other: str) -> list[str]:
         for net_ns, net in _networks(annotation, ns):
             if net_ns == mark["namespace"] or net == mark["network"]:
                 out.append("attaches network %s/%s of tenant %s" % (net_ns, net, other))
+    return out
+
+
+def _pod_specs(obj: dict) -> list[dict]:
+    """The pod spec of a pod, or those of the pod templates of an MPIJob."""
+    if obj.get("kind") == "Pod":
+        return [obj.get("spec") or {}]
+    if obj.get("kind") == "MPIJob":
+        specs = ((obj.get("spec") or {}).get("mpiReplicaSpecs") or {}).values()
+        return [((s or {}).get("template") or {}).get("spec") or {} for s in specs]
+    return []
+
+
+def _requested(obj: dict) -> set:
+    """Every resource a pod (or an MPIJob's pods) requests or limits, in any container."""
+    out: set = set()
+    for spec in _pod_specs(obj):
+        for container in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+            resources = (container or {}).get("resources") or {}
+            for key in ("requests", "limits"):
+                out.update((resources.get(key) or {}).keys())
     return out
 
 
