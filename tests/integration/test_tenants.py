@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import pytest
@@ -38,6 +39,10 @@ REPLAYS = ROOT / "tests" / "lab" / "nccl" / "replays"
 BASELINE = str(REPLAYS / "deepops_k8s_sriov_roce_2node.txt")  # 22.77 GB/s at 1 GiB (the host baseline, and team-a)
 SLOWER = str(REPLAYS / "cci_moc_h100_2node_roce_allreduce_nogdr.txt")  # 15.12 GB/s at 1 GiB (team-b)
 NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_0", "netdev": "eth2"}]} for n in ("gpu1", "gpu2")]
+# The InfiniBand lab's hosts as nodes: both HCAs SR-IOV capable (device data nics[].vfs = 2, selected by PCI address)
+IB_NODES = [{"name": n, "gpus": 8, "nics": [{"name": "mlx5_%d" % i, "netdev": "ib%d" % i, "link_type": "infiniband", "totalvfs": 8, "pci": pci}
+                                            for i, pci in enumerate(("0000:0c:00.0", "0000:16:00.0"))]} for n in ("gpu1", "gpu2", "gpu3", "gpu4")]
+OPERATOR_NS = "nvidia-network-operator"
 USERS = [{"token": "token-team-a", "user": "alice", "groups": ["lossless.fabric:tenant:team-a"]},
          {"token": "token-team-b", "user": "bob", "groups": ["lossless.fabric:tenant:team-b"]}]
 
@@ -143,12 +148,20 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
         assert out.returncode == 0, out.stdout[-6000:] + out.stderr
         users = USERS + [{"token": "token-team-c", "user": "carol", "groups": ["lossless.fabric:tenant:team-c"]}]
         # the tenant's launches replay the log of the lab's mpirun baseline (lab_nccl_replay passing); team-c's a slower one
-        config = {"time_scale": 0.01, "nodes": NODES, "users": users, "replay": str(REPLAYS / "deepops_netop_dgxa100_2node_hdr.txt"),
-                  "replays": [{"selector": {"lossless.fabric/tenant": "team-c"}, "path": SLOWER}]}
+        config = {"time_scale": 0.01, "nodes": IB_NODES, "users": users, "replay": str(REPLAYS / "deepops_netop_dgxa100_2node_hdr.txt"),
+                  "replays": [{"selector": {"lossless.fabric/tenant": "team-c"}, "path": SLOWER}], "namespaces": [OPERATOR_NS]}
         with K8sSim(config, str(tmp_path / "sim")) as sim:
+            # the SR-IOV Network Operator as the Network Operator chart deploys it (resource prefix nvidia.com): it makes
+            # the VFs of a tenant's policy and advertises them as the tenant's resource on the tenant's nodes
+            labels = {"app": "sriov-network-operator"}
+            _admin_post(sim, "/apis/apps/v1/namespaces/%s/deployments" % OPERATOR_NS, {
+                "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "sriov-network-operator"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {"containers": [{
+                    "name": "sriov-network-operator", "image": "nvcr.io/nvidia/mellanox/sriov-network-operator:network-operator-v26.4.1",
+                    "env": [{"name": "RESOURCE_PREFIX", "value": "nvidia.com"}]}]}}}})
             extra = {"lossless_fabric_kubeconfig": sim.kubeconfig, "tenant_repeats": 4, "tenant_poll_interval": 0.1,
                      "tenant_timeout": 60, "tenant_kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3", "rdma_resource_count": 0},
-                     "tenant_rdma_resource_count": 0, "change_window_benchmark": False, "change_window_confirm_margin_seconds": 0,
+                     "change_window_benchmark": False, "change_window_confirm_margin_seconds": 0,
                      "lossless_fabric_report_dir": lab.report_dir, "fabric_plan_lock_dir": str(tmp_path / "locks")}
             (tmp_path / "extra.json").write_text(json.dumps(extra))
 
@@ -175,6 +188,15 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
             # 2. team-b at bare-metal speed: kept
             out_b, report_b, window_b = onboard("team-b", "0x8003", "bob")
             kept = {"files": lab.files(), "objects": sim.objects(), "pkeys": (_pkeys(lab, GPU3_0), _pkeys(lab, GPU4_1))}
+            # team-b's quota: a pod in its namespace asking for team-a's VFs (or the shared plugin's HCA) is refused
+            steal = None
+            try:
+                _admin_post(sim, "/api/v1/namespaces/team-b/pods", {
+                    "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "steal", "namespace": "team-b"},
+                    "spec": {"containers": [{"name": "c", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+                                             "resources": {"limits": {"nvidia.com/team_a": "1"}, "requests": {"nvidia.com/team_a": "1"}}}]}})
+            except urllib.error.HTTPError as exc:
+                steal = (exc.code, json.loads(exc.read())["message"])
             # 3. team-b CHANGED (P_Key 0x8003 -> 0x8007) and now slower: rolled back, its previous objects put back
             sim.set_replay(path=SLOWER, selector={"lossless.fabric/tenant": "team-b"})
             out_c, report_c, window_c = onboard("team-b", "0x8007", "bob", window_id="team-b-pkey")
@@ -201,10 +223,14 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     assert not diffs["opensm.conf"]["changed"], diffs["opensm.conf"]
     assert slow["files"] == before  # byte for byte
     assert slow["pkeys"] == ({"0xffff"}, {"0xffff", "0x0002"})  # OpenSM took 0x8005 out of the tables again
-    # an onboarded tenant's objects did not exist before the window: each deleted (the namespace after the others)
-    assert [(r["object"], r["action"]) for r in report["restored"]] == [
-        ("Namespace team-c", "deleted"), ("NetworkAttachmentDefinition team-c/team-c-rdma", "deleted"),
-        ("Role team-c/lossless-fabric-tenant", "deleted"), ("RoleBinding team-c/lossless-fabric-tenant", "deleted")], report["restored"]
+    # an onboarded tenant's objects did not exist before the window: each deleted (the namespace after the others);
+    # its nodes' labels were not there either: the nodes put back
+    assert {r["object"]: r["action"] for r in report["restored"]} == {
+        "Namespace team-c": "deleted", "NetworkAttachmentDefinition team-c/team-c-rdma": "deleted",
+        "Role team-c/lossless-fabric-tenant": "deleted", "RoleBinding team-c/lossless-fabric-tenant": "deleted",
+        "ResourceQuota team-c/lossless-fabric-tenant": "deleted", "SriovNetworkNodePolicy %s/lossless-fabric-team-c" % OPERATOR_NS: "deleted",
+        "Node gpu3": "put back", "Node gpu4": "put back"}, report["restored"]
+    assert not any("lossless.fabric/tenant" in (n["metadata"].get("labels") or {}) for n in slow["objects"]["nodes"]), slow["objects"]["nodes"]
     assert not [o for kind in ("k8s.cni.cncf.io/network-attachment-definitions", "rbac.authorization.k8s.io/roles",
                                "rbac.authorization.k8s.io/rolebindings", "namespaces")
                 for o in slow["objects"].get(kind, []) if "team-c" in json.dumps(o["metadata"])], slow["objects"]
@@ -219,6 +245,14 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     assert kept["pkeys"] == ({"0x7fff", "0x8003"}, {"0x7fff", "0x0002", "0x8003"})
     nads = {o["metadata"]["namespace"]: json.loads(o["spec"]["config"]) for o in kept["objects"]["k8s.cni.cncf.io/network-attachment-definitions"]}
     assert {ns: (c["type"], c["pkey"]) for ns, c in nads.items()} == {"team-b": ("ib-sriov", "0x0003")}, nads
+    # team-b's workers asked for its own VFs, one per HCA, which only its nodes (labelled for it) advertise
+    assert report_b["benchmarks"]["team-b"]["requests"] == {"nvidia.com/gpu": "8", "nvidia.com/team_b": "2"}, report_b["benchmarks"]["team-b"]
+    alloc = {n["metadata"]["name"]: n["status"]["allocatable"] for n in kept["objects"]["nodes"]}
+    assert {n: a.get("nvidia.com/team_b") for n, a in alloc.items()} == {"gpu1": None, "gpu2": None, "gpu3": "4", "gpu4": "4"}, alloc
+    assert {n["metadata"]["name"]: n["metadata"]["labels"].get("lossless.fabric/tenant") for n in kept["objects"]["nodes"]} == {
+        "gpu1": None, "gpu2": None, "gpu3": "team-b", "gpu4": "team-b"}
+    assert steal is not None and steal[0] == 403, steal
+    assert 'pods "steal" is forbidden: exceeded quota: lossless-fabric-tenant, requested: requests.nvidia.com/team_a=1' in steal[1], steal
     assert report_b["md"].startswith("# Tenants: passed")
 
     # 3. a changed tenant rolled back: partitions.conf as before the change byte for byte, the ports hold 0x8003 again,
@@ -230,9 +264,11 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     assert window_c["verdict"] == "rolled back", window_c["reasons"]
     assert changed["files"] == kept["files"]  # byte for byte
     assert changed["pkeys"] == kept["pkeys"]
-    assert [(r["object"], r["action"], r["error"]) for r in report_c["restored"]] == [
-        ("Namespace team-b", "unchanged", None), ("NetworkAttachmentDefinition team-b/team-b-rdma", "put back", None),
-        ("Role team-b/lossless-fabric-tenant", "unchanged", None), ("RoleBinding team-b/lossless-fabric-tenant", "unchanged", None)], report_c["restored"]
+    assert {r["object"]: (r["action"], r["error"]) for r in report_c["restored"]} == dict(
+        {"Namespace team-b": ("unchanged", None), "NetworkAttachmentDefinition team-b/team-b-rdma": ("put back", None),
+         "Role team-b/lossless-fabric-tenant": ("unchanged", None), "RoleBinding team-b/lossless-fabric-tenant": ("unchanged", None),
+         "ResourceQuota team-b/lossless-fabric-tenant": ("unchanged", None), "Node gpu3": ("unchanged", None), "Node gpu4": ("unchanged", None),
+         "SriovNetworkNodePolicy %s/lossless-fabric-team-b" % OPERATOR_NS: ("unchanged", None)}), report_c["restored"]
 
     def tenant_b(objects, kind):
         found = [o for o in objects[kind] if o["metadata"].get("namespace") == "team-b"]
