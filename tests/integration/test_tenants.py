@@ -137,7 +137,9 @@ def test_a_tenant_partition_onboarded_under_the_window_is_kept_or_rolled_back_wi
     network attachment carries the P_Key. Then team-b is CHANGED (P_Key 0x8007) and runs slower (the k8sim replay
     for its label): the window rolls back, partitions.conf is as after step 2 byte for byte, its ports hold 0x8003
     again, and the network attachment the window applied with pkey 0x0007 is put back with 0x0003 (its RBAC and
-    namespace unchanged). One lab and one k8sim for the three."""
+    namespace unchanged). The k8sim has the lab's four hosts as SR-IOV capable nodes and the SR-IOV operator: each
+    tenant's workers ask for its own VFs (nvidia.com/team_b, one per HCA), advertised on its nodes only, and its quota
+    refuses a pod asking for team-a's (403). One lab and one k8sim for the three."""
     lab = IbWindow(tmp_path).up()
     try:
         base = lab.intent()
