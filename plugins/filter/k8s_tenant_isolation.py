@@ -14,7 +14,8 @@ version_added: 0.1.0
 description:
   - Reads the objects found in the tenants' namespaces (NetworkAttachmentDefinitions, Pods, MPIJobs, RoleBindings) and
     returns one finding per object that names another tenant's network - its NAD, its P_Key or VLAN in a NAD config,
-    a pod network annotation of another tenant's namespace - or binds another tenant's group. An empty list is isolated.
+    a pod network annotation of another tenant's namespace, a pod or MPIJob asking for another tenant's RDMA resource
+    (the SR-IOV VFs its NAD names) - or binds another tenant's group. An empty list is isolated.
 positional: plan, transport
 options:
   _input:
