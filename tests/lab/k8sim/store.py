@@ -711,6 +711,15 @@ class Store:
         if not isinstance(body, dict):
             raise ApiError(400, "BadRequest", "the body of the request was in an unknown format")
         rv = (body.get("metadata") or {}).get("resourceVersion")
+        if not rv and res.crd:
+            # A custom resource's strategy does not allow an unconditional update (apiextensions-apiserver
+            # pkg/registry/customresource/strategy.go AllowUnconditionalUpdate false), so the generic store refuses a
+            # PUT without resourceVersion (apiserver pkg/registry/generic/registry/store.go Update: field.Invalid of
+            # the uint64 0, printed 0x0; the kind there is the resource's plural with its group).
+            message = "Invalid value: 0x0: must be specified for an update"
+            raise ApiError(422, "Invalid", '%s.%s "%s" is invalid: metadata.resourceVersion: %s' % (res.plural, res.group, name, message),
+                           {"name": name, "group": res.group, "kind": res.plural,
+                            "causes": [{"reason": "FieldValueInvalid", "message": message, "field": "metadata.resourceVersion"}]})
         return self._write(res, ns, name, body, sub, params, check_rv=rv or None)
 
     def patch(self, res: Res, ns: str | None, name: str, raw: bytes, content_type: str, params: dict,

@@ -173,6 +173,19 @@ def test_custom_resource_strategic_merge_is_415_and_json_patch(api, sim):
     assert got["spec"]["config"] == "{}"
     code, body = raw(sim, "PATCH", path, {"spec": {"config": "x"}}, "application/strategic-merge-patch+json")
     assert code == 415 and body["reason"] == "UnsupportedMediaType"
+    # a PUT of a custom resource must carry its resourceVersion (customResourceStrategy: no unconditional update)
+    bare = {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition", "metadata": {"name": "rdma-net"},
+            "spec": {"config": "{}"}}
+    code, body = raw(sim, "PUT", path, bare)
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["message"] == ('network-attachment-definitions.k8s.cni.cncf.io "rdma-net" is invalid: metadata.resourceVersion: '
+                               'Invalid value: 0x0: must be specified for an update')
+    bare["metadata"]["resourceVersion"] = got["metadata"]["resourceVersion"]
+    assert raw(sim, "PUT", path, bare)[0] == 200
+    # a built-in kind (a ConfigMap) allows the unconditional update
+    k8s.CoreV1Api(api).create_namespaced_config_map("default", {"metadata": {"name": "cm-put"}, "data": {"a": "1"}})
+    assert raw(sim, "PUT", "/api/v1/namespaces/default/configmaps/cm-put",
+               {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm-put"}, "data": {"a": "2"}})[0] == 200
     # cluster-scoped CRs: no namespace
     custom.create_cluster_custom_object("multinic.fms.io", "v1", "multinicnetworks", {
         "apiVersion": "multinic.fms.io/v1", "kind": "MultiNicNetwork", "metadata": {"name": "mn"},
