@@ -21,7 +21,7 @@ Sources (read at the commits named; docs/tenants.md "Kubernetes" says what each 
   false, Mellanox/network-operator b06827e deployment/network-operator/values.yaml): what it would refuse is
   refused here, before the cluster is touched, so it never depends on the webhook.
 - doc/ib-vf-guid-static-configuration.md (same commit): on InfiniBand VF i takes the i-th GUID of the host file
-  ``/etc/sriov-operator/infiniband/guids`` (written by h/ibvf from ``nics[].vf_guids``); those GUIDs are members of
+  ``/etc/sriov-operator/infiniband/guids`` (written by playbooks/infiniband.yml from ``nics[].vf_guids``); those GUIDs are members of
   the tenant's partition in OpenSM's partitions.conf.
 - Mellanox/network-operator b06827e deployment/network-operator/values.yaml: ``sriovNetworkOperator.enabled``
   deploys the SR-IOV Network Operator; ``sriov-network-operator.operator.resourcePrefix: "nvidia.com"`` is the
