@@ -183,19 +183,7 @@ def test_no_dcqcn_on_gpu2_mlx5_1_marks_without_cnps(rounds):
 
 
 # ------------------------------------------------------------------ end to end: the gate on the evidence
-# The evidence rules (issue 34, "Counters around every benchmark") are another engineer's part; this test runs once
-# they are in the tree (the module _common/_evidence.py, or _window/_findings.py with the per-priority bytes rule).
-_MU = os.path.join(ROOT, "plugins", "module_utils")
-
-
-def _evidence_present() -> bool:
-    if os.path.exists(os.path.join(_MU, "_common", "_evidence.py")):
-        return True
-    try:
-        with open(os.path.join(_MU, "_window", "_findings.py"), encoding="utf-8") as handle:
-            return "tx_prio_bytes" in handle.read()
-    except OSError:
-        return False
+# The gate's evidence rules: plugins/module_utils/_common/_evidence.py (issue 34, "Counters around every benchmark").
 
 
 # knob -> names of which at least one must be in the failed gate's message (the host, NIC or switch port it names)
@@ -207,7 +195,6 @@ GATE_ROUNDS = [
 ]
 
 
-@pytest.mark.skipif(not _evidence_present(), reason="the benchmark evidence rules (issue 34) are not in this tree yet")
 def test_benchmark_gate_fails_on_each_traffic_fault_naming_where(tmp_path):
     """One lab: hosts.yml configures the hosts, then benchmark.yml (mpirun launcher: no MPIJob lifecycle) passes
     without faults and fails with each fault (changed in the running lab), naming the host, NIC or port."""

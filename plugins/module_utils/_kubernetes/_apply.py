@@ -19,7 +19,8 @@ from typing import Any
 ORDER = ("multi_nic_cni_crds", "device_plugin", "multi_nic_cni", "multinicnetwork", "nicclusterpolicy", "tenants")
 
 
-def _label(obj: dict, namespace: bool = True) -> str:
+def label(obj: dict, namespace: bool = True) -> str:
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped or ``namespace`` is false): how a report names an object."""
     meta = obj.get("metadata") or {}
     where = meta["namespace"] + "/" if namespace and meta.get("namespace") else ""
     return "%s %s%s" % (obj.get("kind"), where, meta.get("name"))
@@ -46,7 +47,7 @@ def batches(manifests: dict[str, list[dict]], apis: dict[str, Any], missing_name
             namespace = obj["metadata"].get("namespace") or ""
             served = obj.get("kind") in ((apis or {}).get(obj.get("apiVersion")) or {})
             if check_mode and (namespace in missing or not served):
-                deferred.append(_label(obj))
+                deferred.append(label(obj))
             else:
                 kept.setdefault(component, []).append(index)
     out = []
@@ -57,7 +58,7 @@ def batches(manifests: dict[str, list[dict]], apis: dict[str, Any], missing_name
         keep = kept.get(component, [])
         if diff_mode:
             out.extend(
-                {"component": component, "label": _label(obj, namespace=False), "objects": [obj] if index in keep else []} for index, obj in enumerate(objects)
+                {"component": component, "label": label(obj, namespace=False), "objects": [obj] if index in keep else []} for index, obj in enumerate(objects)
             )
         else:
             out.append({"component": component, "label": component, "objects": [objects[index] for index in keep]})

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ansible_collections.lossless.fabric.plugins.module_utils._kubernetes._apply import label
+
 # The metadata the API server owns (an update must not carry them from an old copy), and the status subresource (an
 # update of the object does not write it).
 SERVER_METADATA = ("resourceVersion", "uid", "creationTimestamp", "managedFields", "generation", "selfLink")
@@ -28,13 +30,6 @@ SERVER_METADATA = ("resourceVersion", "uid", "creationTimestamp", "managedFields
 
 class RestoreError(ValueError):
     """Input the snapshot or the plan cannot use, with the reason."""
-
-
-def label(obj: dict) -> str:
-    """``Kind namespace/name`` (``Kind name`` when cluster-scoped): how the report names an object."""
-    meta = obj.get("metadata") or {}
-    where = meta["namespace"] + "/" if meta.get("namespace") else ""
-    return "%s %s%s" % (obj.get("kind"), where, meta.get("name"))
 
 
 def live_copy(obj: dict) -> dict:
